@@ -1,0 +1,132 @@
+"""The default command: ``kdump --files A[,B...]``, DumpLogSegments' top-level loop (spec §2.1)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+
+from kdump.cli.run import EXIT_FILE_ERROR, EXIT_USAGE, DumpOptions, DumpRun
+from kdump.errors import KdumpError, UsageError
+from kdump.format.crc import CRC32C_IS_SLOW, CRC32C_IMPLEMENTATION
+from kdump.log.files import FileKind, java_path, kafka_suffix
+from kdump.render.decoders import bytes_decoder
+from kdump.render.dialect import Dialect, parse_kafka_version
+from kdump.render.log_text import RecordDecoder, RecordTextOptions
+
+Handler = Callable[[DumpRun, str], None]
+
+# FileKind -> "module:function(run, path)"; imported on first use.
+HANDLERS: dict[FileKind, str] = {
+    FileKind.LOG: "kdump.cli.dump_log:dump_log",
+    FileKind.CHECKPOINT: "kdump.cli.dump_log:dump_log",
+    FileKind.INDEX: "kdump.cli.dump_index:dump_offset_index",
+    FileKind.TIME_INDEX: "kdump.cli.dump_index:dump_time_index",
+    FileKind.PRODUCER_SNAPSHOT: "kdump.cli.dump_state:dump_producer_snapshot",
+    FileKind.TXN_INDEX: "kdump.cli.dump_state:dump_txn_index",
+}
+
+_INTERNAL_DECODERS = (  # Kafka's precedence: the first flag given wins.
+    ("offsets_decoder", "OffsetsDecoder"),
+    ("transaction_log_decoder", "TransactionLogDecoder"),
+    ("cluster_metadata_decoder", "ClusterMetadataDecoder"),
+    ("remote_log_metadata_decoder", "RemoteLogMetadataDecoder"),
+    ("share_group_state_decoder", "ShareGroupStateDecoder"),
+)
+
+
+def split_files(value: str) -> list[str]:
+    """Java's String.split(","): no trimming, trailing empty pieces dropped."""
+    pieces = value.split(",")
+    while pieces and pieces[-1] == "":
+        pieces.pop()
+    return pieces
+
+
+def _record_decoder(flags: dict[str, object], dialect: Dialect) -> RecordDecoder | None:
+    for flag, class_name in _INTERNAL_DECODERS:
+        if flags.get(flag):
+            module = importlib.import_module("kdump.render.internal_topics")
+            return getattr(module, class_name)(kafka_version=dialect.major_minor).decode  # type: ignore[no-any-return]
+    return None
+
+
+def build_options(flags: dict[str, object], dialect: Dialect) -> DumpOptions:
+    key_class = flags.get("key_decoder_class")
+    value_class = flags.get("value_decoder_class")
+    record_decoder = _record_decoder(flags, dialect)
+    print_contents = bool(flags.get("print_data_log") or key_class is not None or value_class is not None
+                          or record_decoder is not None)
+    max_bytes = int(flags.get("max_bytes") or 0)
+    if max_bytes < 0:
+        raise UsageError(f"--max-bytes must not be negative: {max_bytes}")
+    records = RecordTextOptions(
+        print_contents=print_contents,
+        skip_metadata=bool(flags.get("skip_record_metadata")),
+        key_decoder=bytes_decoder(str(key_class or "StringDecoder")),
+        value_decoder=bytes_decoder(str(value_class or "StringDecoder")),
+        record_decoder=record_decoder,
+    )
+    return DumpOptions(
+        deep=print_contents or bool(flags.get("deep_iteration")),
+        records=records,
+        max_bytes=max_bytes,
+        verify_index_only=bool(flags.get("verify_index_only")),
+        index_sanity_check=bool(flags.get("index_sanity_check")),
+        max_message_size=int(flags.get("max_message_size") or 0),
+        json=bool(flags.get("json_output")),
+        traceback=bool(flags.get("traceback")),
+    )
+
+
+def _handler(kind: FileKind) -> Handler:
+    module_name, attr = HANDLERS[kind].split(":")
+    return getattr(importlib.import_module(module_name), attr)  # type: ignore[no-any-return]
+
+
+def dump_files(**flags: object) -> int:
+    """Run a dump; returns the exit code (0 ok, 1 some file failed, 2 usage)."""
+    try:
+        dialect = parse_kafka_version(str(flags.get("kafka_version")))
+        options = build_options(flags, dialect)
+    except UsageError as err:
+        sys.stderr.write(f"Error: {err}\n")
+        return EXIT_USAGE
+    run = DumpRun(options=options, dialect=dialect)
+    if CRC32C_IS_SLOW:
+        run.warn(f"Warning: CRC-32C is computed by {CRC32C_IMPLEMENTATION}; install the 'crc32c' package "
+                 f"or a compiler for crcmod's C extension for normal speed.")
+    for path in split_files(str(flags["files"])):
+        dump_one(run, path)
+    run.out.flush()
+    for line in run.summaries.lines(dialect):
+        run.err.write(line + "\n")
+    run.err.flush()
+    return run.exit_code
+
+
+def dump_one(run: DumpRun, path: str) -> None:
+    if not run.options.json:
+        run.out.write(f"Dumping {java_path(path)}\n")
+    try:
+        if path == "":
+            raise UsageError("empty file name in --files (two commas in a row?)")
+        if kafka_suffix(path) is None:
+            # Kafka dies here with StringIndexOutOfBoundsException; kdump names the file and goes on.
+            raise UsageError("the file name has no '.', so its type is unknown (Kafka's tool crashes on "
+                             "such names; checkpoint files are read by `kdump summary`)")
+        kind = next((k for k in FileKind if kafka_suffix(path) == k.value), None)
+        if kind is None:
+            run.out.flush()
+            run.err.write(f"Ignoring unknown file {java_path(path)}\n")
+            run.err.flush()
+            return
+        _handler(kind)(run, path)
+    except KdumpError as err:
+        run.error(err, path)
+    except Exception as err:  # a bug in kdump: still one line, unless --traceback
+        if run.options.traceback:
+            raise
+        run.error(KdumpError(f"internal error {type(err).__name__}: {err} (rerun with --traceback and "
+                             f"report it)"), path)
+        run.exit_code = EXIT_FILE_ERROR

@@ -1,0 +1,103 @@
+"""``kdump``: Kafka's ``kafka-dump-log.sh`` options at the top level, extra tools as subcommands.
+
+``kdump --files A,B [...]`` behaves like DumpLogSegments; ``kdump gen``, ``kdump verify-index``
+and the other subcommands are kdump's own. Subcommand modules are imported only when used, so a
+plain dump starts fast (PERFORMANCE-NOTES.md: start-up counts for small files).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from kdump import __version__
+from kdump.cli.dump_files import dump_files
+from kdump.cli.options import dump_options
+from kdump.cli.run import EXIT_USAGE
+
+# name -> "module:attribute"; each module holds one click command.
+SUBCOMMANDS: dict[str, str] = {
+    "gen": "kdump.cli.gen:gen",
+    "verify-index": "kdump.cli.verify_index:verify_index",
+    "rebuild-index": "kdump.cli.rebuild_index:rebuild_index",
+    "find": "kdump.cli.find:find",
+    "summary": "kdump.cli.summary:summary",
+    "txn": "kdump.cli.txn:txn",
+    "partition-for": "kdump.cli.partition_for:partition_for",
+    "spark": "kdump.cli.spark:spark",
+}
+
+
+class KdumpGroup(click.Group):
+    """Lazy subcommands, and Kafka's rule that words which are not options are ignored."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name in SUBCOMMANDS if self._load(name) is not None]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return self._load(cmd_name)
+
+    @staticmethod
+    def _load(name: str) -> click.Command | None:
+        target = SUBCOMMANDS.get(name)
+        if target is None:
+            return None
+        module_name, attr = target.split(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as err:
+            if err.name == module_name:
+                return None  # not built yet in this checkout
+            raise
+        command = getattr(module, attr)
+        assert isinstance(command, click.Command)
+        return command
+
+    def resolve_command(self, ctx: click.Context,
+                        args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        if ctx.params.get("files") is not None and self.get_command(ctx, args[0]) is None:
+            # DumpLogSegments silently ignores non-option words (`--files a.log b.log` dumps a.log);
+            # kdump ignores them too, but says so.
+            click.echo(f"Ignoring argument(s) that are not options: {' '.join(args)} "
+                       f"(list files as --files a,b)", err=True)
+            return None, _IGNORED, []
+        return super().resolve_command(ctx, args)
+
+
+_IGNORED = click.Command("ignored", callback=lambda: None, hidden=True)
+
+
+@click.group(cls=KdumpGroup, invoke_without_command=True,
+             context_settings={"help_option_names": ["--help", "-h"], "max_content_width": 110})
+@dump_options
+@click.version_option(__version__, "--version", message="kdump %(version)s (reproduces kafka-dump-log output "
+                                                         "of Kafka 2.2 to 4.3)")
+@click.pass_context
+def cli(ctx: click.Context, **options: object) -> None:
+    """Parse Kafka log directory files and dump them, like kafka-dump-log.sh (DumpLogSegments).
+
+    \b
+    kdump --files 00000000000000000000.log --print-data-log
+    kdump --files a.index,a.timeindex --verify-index-only
+    kdump verify-index /var/lib/kafka/data
+    kdump gen demo-logs
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    if options.get("files") is None:
+        click.echo('Missing required argument "[files]"', err=True)
+        click.echo(ctx.get_usage(), err=True)
+        click.echo("Try 'kdump --help' for help.", err=True)
+        ctx.exit(EXIT_USAGE)
+    ctx.exit(dump_files(**options))  # type: ignore[arg-type]
+
+
+def main() -> None:
+    try:
+        cli.main(prog_name="kdump")
+    except BrokenPipeError:
+        # `kdump ... | head`: stop quietly, as cat does.
+        sys.stderr.close()
+        sys.exit(0)

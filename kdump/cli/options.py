@@ -1,0 +1,69 @@
+"""Option sets declared once and shared by the commands that take them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import click
+
+from kdump.render.dialect import DEFAULT_KAFKA_VERSION
+
+F = TypeVar("F", bound=Callable[..., object])
+
+INT32_MAX = 2**31 - 1
+
+
+def _stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    def apply(func: F) -> F:
+        for decorator in reversed(decorators):
+            func = decorator(func)
+        return func
+
+    return apply
+
+
+kafka_version_option = click.option(
+    "--kafka-version", default=DEFAULT_KAFKA_VERSION, show_default=True, metavar="V",
+    help="Reproduce the output of this Kafka version's tool (2.2 ... 4.3).")
+json_option = click.option("--json", "json_output", is_flag=True,
+                           help="Write JSON Lines instead of Kafka's text (schema: docs/json-output.md).")
+traceback_option = click.option("--traceback", is_flag=True, help="Show Python tracebacks for errors (debugging).")
+
+dump_options = _stack(
+    click.option("--files", metavar="file1,file2,...",
+                 help="REQUIRED: comma-separated list of data and index log files to dump."),
+    click.option("--print-data-log", is_flag=True,
+                 help="Print the records' keys and values (implies --deep-iteration)."),
+    click.option("--deep-iteration", is_flag=True,
+                 help="Iterate the records inside each batch, decompressing, not just the batches."),
+    click.option("--skip-record-metadata", is_flag=True,
+                 help="Do not print record metadata (offset, timestamp, sizes, headers); control records "
+                      "print empty lines."),
+    click.option("--verify-index-only", is_flag=True,
+                 help="For .index/.timeindex: check entries against the log but do not print them."),
+    click.option("--index-sanity-check", is_flag=True,
+                 help="For .index/.timeindex: only run the index's structural sanity check."),
+    click.option("--max-message-size", type=int, default=5 * 1024 * 1024, show_default=True,
+                 help="For .index: bytes read at each indexed position to find its batch."),
+    click.option("--max-bytes", type=int, default=INT32_MAX, show_default=True,
+                 help="For .log: read at most this many bytes from the start of each file."),
+    click.option("--key-decoder-class", is_flag=False, flag_value="StringDecoder", default=None, metavar="[CLASS]",
+                 help="Decoder for keys: StringDecoder, IntegerDecoder, LongDecoder, DefaultDecoder (full "
+                      "org.apache.kafka.tools.api.* names accepted) or hex, base64, json, schema-registry. "
+                      "Implies --print-data-log."),
+    click.option("--value-decoder-class", is_flag=False, flag_value="StringDecoder", default=None, metavar="[CLASS]",
+                 help="Decoder for values (same choices). Implies --print-data-log."),
+    click.option("--offsets-decoder", is_flag=True, help="Decode __consumer_offsets records. Implies --print-data-log."),
+    click.option("--transaction-log-decoder", is_flag=True,
+                 help="Decode __transaction_state records. Implies --print-data-log."),
+    click.option("--cluster-metadata-decoder", is_flag=True,
+                 help="Decode KRaft __cluster_metadata records and snapshots. Implies --print-data-log."),
+    click.option("--remote-log-metadata-decoder", is_flag=True,
+                 help="Decode __remote_log_metadata records. Implies --print-data-log."),
+    click.option("--share-group-state-decoder", is_flag=True,
+                 help="Decode __share_group_state records. Implies --print-data-log."),
+    kafka_version_option,
+    json_option,
+    traceback_option,
+)

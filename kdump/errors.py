@@ -1,0 +1,61 @@
+"""One exception hierarchy for kdump.
+
+The format layer raises these with the byte position it was looking at; the log layer adds the
+file name (``with_file``); the CLI turns any ``KdumpError`` into one ``Error: ...`` line and an exit
+code. Low-level ``struct.error``/``IndexError``/``ValueError`` are converted at batch boundaries, so
+nothing above the format layer ever sees them.
+"""
+
+from __future__ import annotations
+
+
+class KdumpError(Exception):
+    """Base class: a problem with input data or arguments, described for a person."""
+
+    def __init__(self, reason: str, *, path: str | None = None, position: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path = path
+        self.position = position
+
+    def with_file(self, path: str) -> "KdumpError":
+        """Name the file this error belongs to (the format layer does not know it)."""
+        if self.path is None:
+            self.path = path
+        return self
+
+    def __str__(self) -> str:
+        where = []
+        if self.path is not None:
+            where.append(self.path)
+        if self.position is not None:
+            where.append(f"position {self.position}")
+        return f"{': '.join(where)}: {self.reason}" if where else self.reason
+
+
+class FormatError(KdumpError):
+    """Bytes that do not follow Kafka's on-disk format."""
+
+
+class CorruptRecordError(FormatError):
+    """Kafka's CorruptRecordException: framing is broken (size below the minimum, bad CRC on recovery)."""
+
+
+class InvalidRecordError(FormatError):
+    """Kafka's InvalidRecordException: a batch's records cannot be parsed."""
+
+
+class CodecError(FormatError):
+    """A compressed payload could not be decompressed, or the codec id is unknown."""
+
+
+class IndexFormatError(FormatError):
+    """An index file that fails Kafka's structural sanity check."""
+
+
+class InputError(KdumpError):
+    """A file that cannot be read at all: missing, a directory, no permission, wrong name."""
+
+
+class UsageError(KdumpError):
+    """Arguments that do not make sense together."""

@@ -1,0 +1,231 @@
+"""Log entries: v2 record batches and legacy (v0/v1) messages, and Kafka's framing rules.
+
+Layouts mirror org.apache.kafka.common.record.DefaultRecordBatch (v2) and LegacyRecord (v0/v1);
+see kafka-format-spec.md §3.1-§3.5. ``scan_batches`` reproduces FileLogInputStream.nextBatch:
+stop when 17 or fewer bytes remain, fail on a size field below 14, stop at a partial tail.
+Only headers are parsed here; records are decoded on demand by ``records``.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import IntEnum
+
+from kdump.errors import CodecError, CorruptRecordError
+from kdump.format.codecs import Codec, codec_from_id
+from kdump.format.crc import crc32, crc32c
+
+Buffer = bytes | bytearray | memoryview
+
+# Log entry framing, common to every magic (FileLogInputStream).
+FRAMING = struct.Struct(
+    ">q"  # offset / baseOffset
+    "i"   # size: bytes that follow this field
+)
+LOG_OVERHEAD = FRAMING.size                     # 12
+HEADER_SIZE_UP_TO_MAGIC = LOG_OVERHEAD + 5      # 17: framing + partitionLeaderEpoch/crc + magic
+MIN_RECORD_OVERHEAD = 14                        # LegacyRecord.RECORD_OVERHEAD_V0
+
+# DefaultRecordBatch header, magic 2.
+V2_HEADER = struct.Struct(
+    ">q"  # baseOffset
+    "i"   # batchLength
+    "i"   # partitionLeaderEpoch (not covered by the CRC)
+    "b"   # magic
+    "I"   # crc (CRC-32C of attributes .. end)
+    "h"   # attributes
+    "i"   # lastOffsetDelta
+    "q"   # baseTimestamp (the delete horizon when attribute bit 6 is set)
+    "q"   # maxTimestamp
+    "q"   # producerId
+    "h"   # producerEpoch
+    "i"   # baseSequence
+    "i"   # recordsCount
+)
+V2_HEADER_SIZE = V2_HEADER.size                           # 61
+V2_CRC_OFFSET = struct.calcsize(">qiib")                  # 17
+V2_ATTRIBUTES_OFFSET = V2_CRC_OFFSET + 4                  # 21: CRC coverage starts here
+
+# LegacyRecord, after the 12-byte framing.
+LEGACY_V0_HEADER = struct.Struct(
+    ">I"  # crc (CRC-32 of magic .. end)
+    "b"   # magic
+    "b"   # attributes
+)
+LEGACY_V1_TIMESTAMP = struct.Struct(">q")  # magic 1 only, right after attributes
+LEGACY_CRC_START = LOG_OVERHEAD + 4        # CRC coverage starts at the magic byte
+
+ATTR_CODEC_MASK = 0x07
+ATTR_TIMESTAMP_TYPE = 0x08
+ATTR_TRANSACTIONAL = 0x10
+ATTR_CONTROL = 0x20
+ATTR_DELETE_HORIZON = 0x40
+
+INT32_MAX = 0x7FFFFFFF
+
+
+class TimestampType(IntEnum):
+    NO_TIMESTAMP_TYPE = -1
+    CREATE_TIME = 0
+    LOG_APPEND_TIME = 1
+
+    @property
+    def kafka_name(self) -> str:
+        return _TIMESTAMP_NAMES[self]
+
+
+_TIMESTAMP_NAMES = {
+    TimestampType.NO_TIMESTAMP_TYPE: "NoTimestampType",
+    TimestampType.CREATE_TIME: "CreateTime",
+    TimestampType.LOG_APPEND_TIME: "LogAppendTime",
+}
+
+
+def increment_sequence(sequence: int, increment: int) -> int:
+    """DefaultRecordBatch.incrementSequence: int32 arithmetic that wraps to 0, not negative."""
+    if sequence > INT32_MAX - increment:
+        return increment - (INT32_MAX - sequence) - 1
+    return sequence + increment
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """One log entry's header: a v2 record batch, or a v0/v1 message (possibly a compressed wrapper).
+
+    For legacy entries the v2-only fields hold Kafka's defaults (spec §3.5) and ``base_offset``
+    equals ``last_offset`` (Kafka only knows a wrapper's first offset after decompressing it).
+    """
+
+    position: int
+    base_offset: int
+    last_offset: int
+    size: int                      # 12 + the size field: the whole entry
+    magic: int
+    crc: int                       # as stored, unsigned
+    attributes: int
+    partition_leader_epoch: int
+    base_timestamp: int
+    max_timestamp: int
+    producer_id: int
+    producer_epoch: int
+    base_sequence: int
+    records_count: int | None      # None for legacy entries
+    is_valid: bool | None          # None when the CRC was not checked
+
+    @property
+    def is_legacy(self) -> bool:
+        return self.magic < 2
+
+    @property
+    def end(self) -> int:
+        return self.position + self.size
+
+    @property
+    def codec_id(self) -> int:
+        return self.attributes & ATTR_CODEC_MASK
+
+    @property
+    def codec(self) -> Codec:
+        """Raises CodecError for ids 5-7, as Kafka's CompressionType.forId does."""
+        try:
+            return codec_from_id(self.codec_id)
+        except CodecError as err:
+            err.position = self.position
+            raise
+
+    @property
+    def timestamp_type(self) -> TimestampType:
+        if self.magic == 0:
+            return TimestampType.NO_TIMESTAMP_TYPE
+        if self.attributes & ATTR_TIMESTAMP_TYPE:
+            return TimestampType.LOG_APPEND_TIME
+        return TimestampType.CREATE_TIME
+
+    @property
+    def is_transactional(self) -> bool:
+        return not self.is_legacy and bool(self.attributes & ATTR_TRANSACTIONAL)
+
+    @property
+    def is_control(self) -> bool:
+        return not self.is_legacy and bool(self.attributes & ATTR_CONTROL)
+
+    @property
+    def delete_horizon_ms(self) -> int | None:
+        if not self.is_legacy and self.attributes & ATTR_DELETE_HORIZON:
+            return self.base_timestamp
+        return None
+
+    @property
+    def last_offset_delta(self) -> int:
+        return self.last_offset - self.base_offset
+
+    @property
+    def last_sequence(self) -> int:
+        if self.base_sequence == -1:
+            return -1
+        return increment_sequence(self.base_sequence, self.last_offset_delta)
+
+
+def read_batch(buf: Buffer, pos: int, *, check_crc: bool = True) -> Batch:
+    """Parse the entry header at ``pos``; the caller has checked that the whole entry is in ``buf``.
+
+    Raises CorruptRecordError when a v2 header cannot be read (Kafka: "Failed to load record batch").
+    """
+    offset, size = FRAMING.unpack_from(buf, pos)
+    magic = buf[pos + 16]
+    if magic > 127:
+        magic -= 256
+    total = LOG_OVERHEAD + size
+    if magic >= 2:
+        if pos + V2_HEADER_SIZE > len(buf):
+            raise CorruptRecordError(f"Failed to load record batch at position {pos}: "
+                                     f"fewer than {V2_HEADER_SIZE} bytes left for its header", position=pos)
+        (base_offset, _, leader_epoch, magic, stored_crc, attributes, last_delta, base_ts, max_ts,
+         producer_id, producer_epoch, base_seq, count) = V2_HEADER.unpack_from(buf, pos)
+        valid = None
+        if check_crc:
+            valid = total >= V2_HEADER_SIZE and crc32c(buf[pos + V2_ATTRIBUTES_OFFSET:pos + total]) == stored_crc
+        return Batch(pos, base_offset, base_offset + last_delta, total, magic, stored_crc, attributes & 0xFFFF,
+                     leader_epoch, base_ts, max_ts, producer_id, producer_epoch, base_seq, count, valid)
+    stored_crc, magic, attributes = LEGACY_V0_HEADER.unpack_from(buf, pos + LOG_OVERHEAD)
+    timestamp = -1
+    if magic == 1 and size >= MIN_RECORD_OVERHEAD + LEGACY_V1_TIMESTAMP.size:
+        (timestamp,) = LEGACY_V1_TIMESTAMP.unpack_from(buf, pos + LOG_OVERHEAD + LEGACY_V0_HEADER.size)
+    valid = None
+    if check_crc:
+        valid = size >= MIN_RECORD_OVERHEAD and crc32(buf[pos + LEGACY_CRC_START:pos + total]) == stored_crc
+    return Batch(pos, offset, offset, total, magic, stored_crc, attributes & 0xFF, -1, timestamp, timestamp,
+                 -1, -1, -1, None, valid)
+
+
+def scan_batches(buf: Buffer, start: int = 0, end: int | None = None, *,
+                 check_crc: bool = True) -> Iterator[Batch]:
+    """Yield every complete entry in ``buf[start:end]`` following Kafka's framing rules.
+
+    Stops silently at a tail of 17 bytes or fewer and at an entry that runs past ``end``;
+    raises CorruptRecordError (Kafka's exact text, minus the file name) for a size below 14.
+    """
+    if end is None:
+        end = len(buf)
+    pos = start
+    unpack = FRAMING.unpack_from
+    while pos < end - HEADER_SIZE_UP_TO_MAGIC:
+        _, size = unpack(buf, pos)
+        if size < MIN_RECORD_OVERHEAD:
+            raise CorruptRecordError(f"Found record size {size} smaller than minimum record overhead "
+                                     f"({MIN_RECORD_OVERHEAD})", position=pos)
+        if pos > end - LOG_OVERHEAD - size:
+            return
+        yield read_batch(buf, pos, check_crc=check_crc)
+        pos += LOG_OVERHEAD + size
+
+
+def batch_crc_ok(buf: Buffer, batch: Batch) -> bool:
+    """Recompute validity of an entry parsed with ``check_crc=False``."""
+    if batch.is_legacy:
+        return batch.size >= LOG_OVERHEAD + MIN_RECORD_OVERHEAD and \
+            crc32(buf[batch.position + LEGACY_CRC_START:batch.end]) == batch.crc
+    return batch.size >= V2_HEADER_SIZE and \
+        crc32c(buf[batch.position + V2_ATTRIBUTES_OFFSET:batch.end]) == batch.crc

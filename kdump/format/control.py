@@ -1,0 +1,85 @@
+"""Control records (ControlRecordType, EndTransactionMarker): transaction markers and KRaft records.
+
+A control batch's record key is (version int16, type int16); for ABORT/COMMIT the value is
+(version int16, coordinatorEpoch int32). KRaft control values (LeaderChange, SnapshotHeader, ...)
+are flexible messages decoded by ``kdump.format.messages``; here we only classify them.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from enum import IntEnum
+
+from kdump.errors import InvalidRecordError
+
+CONTROL_KEY = struct.Struct(
+    ">h"  # version (0)
+    "h"   # type
+)
+END_TXN_MARKER = struct.Struct(
+    ">h"  # version (0)
+    "i"   # coordinatorEpoch
+)
+
+
+class ControlType(IntEnum):
+    ABORT = 0
+    COMMIT = 1
+    LEADER_CHANGE = 2
+    SNAPSHOT_HEADER = 3
+    SNAPSHOT_FOOTER = 4
+    KRAFT_VERSION = 5
+    KRAFT_VOTERS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class ControlRecordInfo:
+    type_id: int
+    coordinator_epoch: int | None  # ABORT/COMMIT only
+
+    @property
+    def type_name(self) -> str:
+        try:
+            return ControlType(self.type_id).name
+        except ValueError:
+            return "UNKNOWN"
+
+    @property
+    def is_end_txn_marker(self) -> bool:
+        return self.type_id in (ControlType.ABORT, ControlType.COMMIT)
+
+
+def parse_control_key(key: bytes | None) -> int:
+    """The control type id of a control record key (ControlRecordType.parse)."""
+    if key is None or len(key) < CONTROL_KEY.size:
+        size = -1 if key is None else len(key)
+        raise InvalidRecordError(f"Invalid value size found for end control record key. Must have at least "
+                                 f"{CONTROL_KEY.size} bytes, but found only {size}")
+    version, type_id = CONTROL_KEY.unpack_from(key)
+    if version < 0:
+        raise InvalidRecordError(f"Invalid version found for control record: {version}. May indicate data corruption")
+    return type_id
+
+
+def parse_control_record(key: bytes | None, value: bytes | None) -> ControlRecordInfo:
+    type_id = parse_control_key(key)
+    epoch = None
+    if type_id in (ControlType.ABORT, ControlType.COMMIT):
+        if value is None or len(value) < END_TXN_MARKER.size:
+            size = -1 if value is None else len(value)
+            raise InvalidRecordError(f"Invalid value size found for end transaction marker. Must have at least "
+                                     f"{END_TXN_MARKER.size} bytes, but found only {size}")
+        version, epoch = END_TXN_MARKER.unpack_from(value)
+        if version < 0:
+            raise InvalidRecordError(f"Invalid version found for end transaction marker: {version}. "
+                                     f"May indicate data corruption")
+    return ControlRecordInfo(type_id, epoch)
+
+
+def encode_control_key(type_id: int, version: int = 0) -> bytes:
+    return CONTROL_KEY.pack(version, type_id)
+
+
+def encode_end_txn_marker(coordinator_epoch: int, version: int = 0) -> bytes:
+    return END_TXN_MARKER.pack(version, coordinator_epoch)

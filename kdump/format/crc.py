@@ -1,0 +1,59 @@
+"""CRC-32C (v2 batches, producer snapshots) and CRC-32 (legacy v0/v1 messages).
+
+CRC-32C is the hot path of every shallow scan. Measured on this project's machines
+(PERFORMANCE-NOTES.md, benchmarks/bench_crc.py): the ``crc32c`` package uses the CPU's CRC
+instruction (6-12 GB/s) and reads memoryview/mmap slices without copying; crcmod's C extension
+is 15-20x slower; crcmod's pure-Python fallback is ~1000x slower. So: ``crc32c`` first, crcmod
+(the library the user asked for, kept working) as fallback. crcmod silently installs its pure-Python
+version when no compiler is present; we detect that and say so in ``CRC32C_IMPLEMENTATION`` so
+the CLI can warn instead of falling back silently.
+
+Set ``KDUMP_CRC32C=crcmod`` to force the crcmod implementation (tests compare both).
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Callable
+
+Buffer = bytes | bytearray | memoryview
+
+
+def _crcmod_crc32c() -> tuple[Callable[[Buffer], int], str]:
+    import crcmod  # type: ignore[import-untyped]
+    import crcmod.predefined  # type: ignore[import-untyped]
+
+    fun = crcmod.predefined.mkCrcFun("crc-32c")
+    fast = bool(getattr(crcmod, "_usingExtension", False))
+    label = "crcmod (C extension)" if fast else "crcmod (pure Python, slow)"
+
+    def crc(data: Buffer) -> int:
+        # crcmod's C extension wants an object with the buffer protocol; memoryviews work,
+        # the pure-Python version iterates bytes, so hand it bytes.
+        return int(fun(data if fast else bytes(data)))
+
+    return crc, label
+
+
+def _select() -> tuple[Callable[[Buffer], int], str]:
+    if os.environ.get("KDUMP_CRC32C", "").lower() != "crcmod":
+        try:
+            import crc32c as _hw  # type: ignore[import-untyped]
+
+            if getattr(_hw, "hardware_based", True):
+                return _hw.crc32c, "crc32c (hardware)"
+        except ImportError:
+            pass
+    return _crcmod_crc32c()
+
+
+crc32c, CRC32C_IMPLEMENTATION = _select()
+"""``crc32c(data) -> int``: CRC-32C (Castagnoli) of a bytes-like object."""
+
+CRC32C_IS_SLOW = CRC32C_IMPLEMENTATION.endswith("slow)")
+
+
+def crc32(data: Buffer) -> int:
+    """CRC-32 (IEEE, zlib's) used by legacy v0/v1 messages."""
+    return zlib.crc32(data) & 0xFFFFFFFF

@@ -1,0 +1,81 @@
+"""File naming in a Kafka log directory (LogFileUtils, spec §2.1 and §4.1)."""
+
+from __future__ import annotations
+
+import os
+from enum import Enum
+
+from kdump.errors import InputError
+
+
+class FileKind(Enum):
+    LOG = ".log"
+    CHECKPOINT = ".checkpoint"          # KRaft snapshot / bootstrap.checkpoint
+    INDEX = ".index"
+    TIME_INDEX = ".timeindex"
+    PRODUCER_SNAPSHOT = ".snapshot"
+    TXN_INDEX = ".txnindex"
+
+
+_BY_SUFFIX = {kind.value: kind for kind in FileKind}
+
+
+def kafka_suffix(path: str) -> str | None:
+    """Kafka's suffix: the file name from its last '.'; None when the name has no dot.
+
+    Kafka crashes (StringIndexOutOfBounds) on a name with no dot; callers report it instead.
+    """
+    name = os.path.basename(path)
+    dot = name.rfind(".")
+    return None if dot < 0 else name[dot:]
+
+
+def file_kind(path: str) -> FileKind | None:
+    suffix = kafka_suffix(path)
+    return None if suffix is None else _BY_SUFFIX.get(suffix)
+
+
+def java_path(path: str) -> str:
+    """java.io.File.toString of a path argument: repeated separators collapsed, no trailing one."""
+    if not path:
+        return path
+    lead = "/" if path.startswith("/") else ""
+    parts = [p for p in path.split("/") if p]
+    return lead + "/".join(parts) if parts else lead
+
+
+def java_absolute_path(path: str) -> str:
+    """java.io.File.getAbsolutePath: cwd + '/' + path for relative input, no normalisation."""
+    p = java_path(path)
+    return p if p.startswith("/") else os.getcwd().rstrip("/") + "/" + p
+
+
+def parse_java_long(text: str) -> int | None:
+    """Long.parseLong: optional sign, ASCII digits, int64 range; None when Java would throw."""
+    body = text[1:] if text[:1] in "+-" else text
+    if not body or not body.isascii() or not body.isdigit():
+        return None
+    value = int(text)
+    return value if -(1 << 63) <= value < (1 << 63) else None
+
+
+def base_offset_of(path: str) -> int:
+    """The base offset in a segment file name (the name up to its first '.')."""
+    name = os.path.basename(path)
+    prefix = name.split(".", 1)[0]
+    value = parse_java_long(prefix)
+    if value is None:
+        raise InputError(f"file name does not start with a base offset (For input string: \"{prefix}\")",
+                         path=path)
+    return value
+
+
+def sibling(path: str, suffix: str) -> str:
+    """The companion file: everything after the name's first '.' replaced by ``suffix``."""
+    directory, name = os.path.split(os.path.abspath(path))
+    return os.path.join(directory, name.split(".", 1)[0] + suffix)
+
+
+def segment_file_name(base_offset: int, suffix: str) -> str:
+    """``00000000000000000042.log`` and friends: 20-digit zero-padded base offset."""
+    return f"{base_offset:020d}{suffix}"

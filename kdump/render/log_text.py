@@ -1,0 +1,162 @@
+"""Kafka's text lines for `.log`/`.checkpoint` dumps: batch lines and `| offset: ...` record lines.
+
+Format strings follow DumpLogSegments (spec §2.2) in the dialect chosen by ``--kafka-version``.
+Renderers take model objects and return strings; the caller makes one write per batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from kdump.errors import FormatError, KdumpError
+from kdump.format.batch import Batch
+from kdump.format.control import ControlType, parse_control_record
+from kdump.format.records import Record
+from kdump.render.decoders import BytesDecoder, string_decoder
+from kdump.render.dialect import Dialect
+
+RecordDecoder = Callable[[int, bytes | None, bytes | None], tuple[str | None, str | None]]
+"""(offset, key, value) -> (text after 'key: ' or None, text after 'payload: ' or None)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordTextOptions:
+    print_contents: bool = False
+    skip_metadata: bool = False
+    key_decoder: BytesDecoder = string_decoder
+    value_decoder: BytesDecoder = string_decoder
+    record_decoder: RecordDecoder | None = None   # --offsets-decoder and friends take precedence
+
+
+def codec_text(batch: Batch, dialect: Dialect) -> str:
+    codec = batch.codec
+    return codec.enum_name if dialect.upper_codec_names else codec.kafka_name
+
+
+def optional_long(value: int | None) -> str:
+    return "OptionalLong.empty" if value is None else f"OptionalLong[{value}]"
+
+
+def batch_line(batch: Batch, dialect: Dialect) -> str:
+    ts_type = batch.timestamp_type.kafka_name
+    valid = "true" if batch.is_valid else "false"
+    codec = codec_text(batch, dialect)
+    if batch.is_legacy:
+        return (f"offset: {batch.last_offset} position: {batch.position} {ts_type}: {batch.max_timestamp} "
+                f"size: {batch.size} magic: {batch.magic} compresscodec: {codec} crc: {batch.crc} "
+                f"isvalid: {valid}")
+    horizon = f"deleteHorizonMs: {optional_long(batch.delete_horizon_ms)} " if dialect.has_delete_horizon else ""
+    return (f"baseOffset: {batch.base_offset} lastOffset: {batch.last_offset} count: {batch.records_count} "
+            f"baseSequence: {batch.base_sequence} lastSequence: {batch.last_sequence} "
+            f"producerId: {batch.producer_id} producerEpoch: {batch.producer_epoch} "
+            f"partitionLeaderEpoch: {batch.partition_leader_epoch} "
+            f"isTransactional: {'true' if batch.is_transactional else 'false'} "
+            f"isControl: {'true' if batch.is_control else 'false'} {horizon}"
+            f"position: {batch.position} {ts_type}: {batch.max_timestamp} size: {batch.size} "
+            f"magic: {batch.magic} compresscodec: {codec} crc: {batch.crc} isvalid: {valid}")
+
+
+def control_text(record: Record, dialect: Dialect) -> str:
+    """What a control record prints after its metadata (spec §2.2 ``<control>``)."""
+    info = parse_control_record(record.key, record.value)
+    type_id = info.type_id
+    if info.is_end_txn_marker:
+        return f" endTxnMarker: {info.type_name} coordinatorEpoch: {info.coordinator_epoch}"
+    json_known = (
+        (type_id == ControlType.LEADER_CHANGE and dialect.leader_change_json)
+        or (type_id in (ControlType.SNAPSHOT_HEADER, ControlType.SNAPSHOT_FOOTER) and dialect.snapshot_control_json)
+        or (type_id in (ControlType.KRAFT_VERSION, ControlType.KRAFT_VOTERS) and dialect.kraft_control_json)
+    )
+    if json_known:
+        from kdump.render.internal_topics import control_record_text
+
+        return control_record_text(type_id, record.value or b"", dialect.major_minor)
+    return f" controlType: {dialect.control_type_name(type_id)}({type_id})"
+
+
+def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOptions,
+                 dialect: Dialect) -> list[str]:
+    """One line per record (including the empty lines Kafka prints with --skip-record-metadata)."""
+    key_name, value_name = dialect.size_field_names
+    ts_name = batch.timestamp_type.kafka_name
+    is_control = batch.is_control
+    legacy = batch.is_legacy
+    show_meta = not options.skip_metadata
+    superset = _superset_fields(batch, dialect) if dialect.superset_record_line else None
+    lines = []
+    for record in records:
+        parts: list[str] = []
+        if show_meta:
+            key_size = -1 if record.key is None else len(record.key)
+            value_size = -1 if record.value is None else len(record.value)
+            if superset is not None:
+                parts.append(_superset_head(record, key_name, key_size, value_name, value_size, ts_name, superset))
+            else:
+                parts.append(f"| offset: {record.offset} {ts_name}: {record.timestamp} "
+                             f"{key_name}: {key_size} {value_name}: {value_size}")
+            if legacy:
+                parts.append(_legacy_validity(record, dialect))
+            else:
+                keys = ",".join(string_decoder(k) for k, _ in record.headers)
+                parts.append(f" sequence: {record.sequence} headerKeys: [{keys}]")
+            if is_control:
+                parts.append(control_text(record, dialect))
+        if options.print_contents and not is_control:
+            parts.append(_contents(record, options, dialect, show_meta))
+        lines.append("".join(parts))
+    return lines
+
+
+def _superset_fields(batch: Batch, dialect: Dialect) -> str:
+    """The batch fields 2.8.x repeated on each record line, after the timestamp."""
+    return (f"baseOffset: {batch.base_offset} lastOffset: {batch.last_offset} "
+            f"baseSequence: {batch.base_sequence} lastSequence: {batch.last_sequence} "
+            f"producerEpoch: {batch.producer_epoch} partitionLeaderEpoch: {batch.partition_leader_epoch} "
+            f"batchSize: {batch.size} magic: {batch.magic} compressType: {codec_text(batch, dialect)} "
+            f"position: {batch.position}")
+
+
+def _superset_head(record: Record, key_name: str, key_size: int, value_name: str, value_size: int,
+                   ts_name: str, batch_fields: str) -> str:
+    # v2 records have no CRC of their own: 2.8 printed isValid: true crc: null for them.
+    if record.legacy_crc is None:
+        validity = "isValid: true crc: null"
+    else:
+        validity = f"isValid: {'true' if record.legacy_valid else 'false'} crc: {record.legacy_crc}"
+    return (f"| offset: {record.offset} {validity} {key_name}: {key_size} {value_name}: {value_size} "
+            f"{ts_name}: {record.timestamp} {batch_fields}")
+
+
+def _legacy_validity(record: Record, dialect: Dialect) -> str:
+    valid = "true" if record.legacy_valid else "false"
+    if dialect.legacy_record_crc_first:
+        return f" crc: {record.legacy_crc} isvalid: {valid}"
+    brace = "}" if dialect.legacy_crc_brace else ""
+    return f" isValid: {valid} crc: {record.legacy_crc}{brace}"
+
+
+def _contents(record: Record, options: RecordTextOptions, dialect: Dialect, show_meta: bool) -> str:
+    if options.record_decoder is not None:
+        key_text, value_text = options.record_decoder(record.offset, record.key, record.value)
+    elif record.value is None and not dialect.key_printed_for_null_value:
+        return ""
+    else:
+        key_text = None if record.key is None else options.key_decoder(record.key)
+        value_text = None if record.value is None else options.value_decoder(record.value)
+    out = ""
+    if key_text is not None:
+        out = (" key: " if show_meta else "| key: ") + key_text
+    if value_text is not None:
+        if not show_meta and key_text is None and dialect.keyless_payload_bar:
+            out += "| payload: " + value_text
+        else:
+            out += " payload: " + value_text
+    return out
+
+
+def describe_error(err: KdumpError) -> str:
+    """One line for an error inside a dump (file and position are added by the caller's context)."""
+    if isinstance(err, FormatError) and err.position is not None and err.path is None:
+        return f"position {err.position}: {err.reason}"
+    return str(err)

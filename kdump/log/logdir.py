@@ -1,0 +1,130 @@
+"""Walking what a broker keeps on disk: ``log.dirs`` roots, partition directories, segments.
+
+Naming rules from LogFileUtils and UnifiedLog (spec §4.1): a partition directory is
+``<topic>-<partition>`` split on the last '-' (with ``.<uuid>-delete``/``-future``/``-stray``
+variants), segment files share a 20-digit base-offset prefix. Only names are read here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from kdump.errors import InputError
+from kdump.log.files import parse_java_long
+
+_PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)(?:\.(?P<uuid>[0-9a-f]{32})-(?P<state>delete|future|stray))?$")
+_SEGMENT_FILE = re.compile(r"^(?P<base>\d{20})\.(?P<suffix>log|index|timeindex|txnindex|snapshot)"
+                           r"(?P<extra>\.deleted|\.cleaned|\.swap)?$")
+
+# The order Kafka's files sort in when kdump expands a directory: by base offset, then this.
+SUFFIX_ORDER = (".log", ".index", ".timeindex", ".txnindex", ".snapshot")
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentFiles:
+    """The files of one segment (absolute paths; None when absent)."""
+
+    base_offset: int
+    log: str | None = None
+    index: str | None = None
+    time_index: str | None = None
+    txn_index: str | None = None
+
+    def paths(self) -> list[str]:
+        return [p for p in (self.log, self.index, self.time_index, self.txn_index) if p is not None]
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionDir:
+    path: str
+    topic: str
+    partition: int
+    state: str | None                           # None, "delete", "future" or "stray"
+    segments: tuple[SegmentFiles, ...] = ()     # ascending base offset
+    snapshots: tuple[str, ...] = ()             # producer-state .snapshot files, ascending offset
+    other_files: tuple[str, ...] = field(default=())  # checkpoints, partition.metadata, .deleted/.cleaned/.swap
+
+
+def parse_partition_dir_name(name: str) -> tuple[str, int, str | None] | None:
+    """(topic, partition, state) for a partition directory name, None for anything else."""
+    match = _PARTITION_DIR.match(name)
+    if not match:
+        return None
+    return match.group("topic"), int(match.group("partition")), match.group("state")
+
+
+def read_partition_dir(path: str) -> PartitionDir:
+    """List one partition directory's files, grouped by segment."""
+    name = os.path.basename(os.path.normpath(path))
+    parsed = parse_partition_dir_name(name)
+    if parsed is None:
+        raise InputError("not a partition directory (expected <topic>-<partition>)", path=path)
+    topic, partition, state = parsed
+    try:
+        names = sorted(os.listdir(path))
+    except OSError as err:
+        raise InputError(err.strerror or str(err), path=path) from None
+    by_base: dict[int, dict[str, str]] = {}
+    snapshots: list[tuple[int, str]] = []
+    others: list[str] = []
+    for file_name in names:
+        full = os.path.join(os.path.abspath(path), file_name)
+        match = _SEGMENT_FILE.match(file_name)
+        if not match or match.group("extra"):
+            others.append(full)
+            continue
+        base = int(match.group("base"))
+        suffix = match.group("suffix")
+        if suffix == "snapshot":
+            snapshots.append((base, full))
+        else:
+            by_base.setdefault(base, {})[suffix] = full
+    segments = tuple(
+        SegmentFiles(base, files.get("log"), files.get("index"), files.get("timeindex"), files.get("txnindex"))
+        for base, files in sorted(by_base.items())
+    )
+    return PartitionDir(os.path.abspath(path), topic, partition, state, segments,
+                        tuple(p for _, p in sorted(snapshots)), tuple(others))
+
+
+def is_partition_dir(path: str) -> bool:
+    return os.path.isdir(path) and parse_partition_dir_name(os.path.basename(os.path.normpath(path))) is not None
+
+
+def walk_partitions(path: str) -> Iterator[PartitionDir]:
+    """Every partition directory at or below ``path`` (a partition dir, a log dir, or a parent of log dirs).
+
+    Sorted by topic then partition number within each directory level, so output is stable.
+    """
+    if is_partition_dir(path):
+        yield read_partition_dir(path)
+        return
+    if not os.path.isdir(path):
+        raise InputError("not a directory", path=path)
+    try:
+        entries = os.listdir(path)
+    except OSError as err:
+        raise InputError(err.strerror or str(err), path=path) from None
+    partitions = []
+    subdirs = []
+    for entry in entries:
+        full = os.path.join(path, entry)
+        if not os.path.isdir(full):
+            continue
+        parsed = parse_partition_dir_name(entry)
+        if parsed is not None:
+            partitions.append((parsed[0], parsed[1], full))
+        else:
+            subdirs.append(full)
+    for _, _, full in sorted(partitions):
+        yield read_partition_dir(full)
+    for full in sorted(subdirs):
+        yield from walk_partitions(full)
+
+
+def segment_base_offset(file_name: str) -> int | None:
+    """Base offset of a segment file name, or None when it does not start with one."""
+    return parse_java_long(file_name.split(".", 1)[0])

@@ -1,0 +1,10 @@
+"""Kafka message-protocol records: schema tables, one generic reader/writer, record envelopes.
+
+``schema`` holds the table types, ``tables`` the transcribed schemas and registries, ``protocol``
+the reader, ``encode`` the writer and envelope builders.
+"""
+
+from kdump.format.messages.protocol import MessageData, Reader, Uuid, read_message
+from kdump.format.messages.schema import Field, MessageSchema, Versions
+
+__all__ = ["Field", "MessageData", "MessageSchema", "Reader", "Uuid", "Versions", "read_message"]

@@ -1,0 +1,173 @@
+"""Schema table types for Kafka's message-protocol records.
+
+Kafka describes every coordinator record, KRaft metadata record and control record with a JSON
+schema (``*/src/main/resources/common/message/*.json``); its generator turns those into Java
+classes. kdump keeps the same facts as small frozen tables (see ``tables/``) and drives one generic
+reader, writer and JSON renderer from them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field as dc_field
+from typing import Any
+
+MAX_VERSION = 0x7FFF
+
+PRIMITIVES = frozenset(
+    {"int8", "int16", "int32", "int64", "uint16", "uint32", "float64", "bool", "string", "bytes", "uuid"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Versions:
+    """An inclusive version range; ``lo > hi`` is the empty range (Kafka's ``"none"``)."""
+
+    lo: int
+    hi: int
+
+    @classmethod
+    def parse(cls, text: str | None) -> "Versions":
+        if text is None or text == "none" or text == "":
+            return NONE
+        if text.endswith("+"):
+            return cls(int(text[:-1]), MAX_VERSION)
+        if "-" in text:
+            lo, hi = text.split("-", 1)
+            return cls(int(lo), int(hi))
+        return cls(int(text), int(text))
+
+    def __contains__(self, version: object) -> bool:
+        return isinstance(version, int) and self.lo <= version <= self.hi
+
+    @property
+    def empty(self) -> bool:
+        return self.lo > self.hi
+
+    def __str__(self) -> str:
+        if self.empty:
+            return "none"
+        if self.hi == MAX_VERSION:
+            return f"{self.lo}+"
+        return str(self.lo) if self.lo == self.hi else f"{self.lo}-{self.hi}"
+
+
+NONE = Versions(1, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One schema field. ``type`` is a primitive name, ``"struct"``, ``"[]<primitive>"`` or ``"[]struct"``."""
+
+    name: str
+    type: str
+    versions: Versions
+    nullable_versions: Versions = NONE
+    tag: int | None = None
+    tagged_versions: Versions = NONE
+    default: Any = None  # None means "the type's natural default"; see ``default_value``
+    fields: tuple["Field", ...] = ()
+    ignorable: bool = False
+    struct_name: str = ""
+
+    @property
+    def json_name(self) -> str:
+        """Kafka's camelCase name: the schema name with its first letter lower-cased."""
+        return self.name[:1].lower() + self.name[1:]
+
+    @property
+    def is_array(self) -> bool:
+        return self.type.startswith("[]")
+
+    @property
+    def element_type(self) -> str:
+        return self.type[2:]
+
+    @property
+    def is_struct(self) -> bool:
+        return self.type == "struct"
+
+    def nullable_in(self, version: int) -> bool:
+        return version in self.nullable_versions
+
+    def tagged_in(self, version: int) -> bool:
+        return self.tag is not None and version in self.tagged_versions
+
+
+@dataclass(frozen=True, slots=True)
+class MessageSchema:
+    """A whole message: its name, record type / api key, version ranges and fields."""
+
+    name: str
+    api_key: int | None
+    valid_versions: Versions
+    flexible_versions: Versions
+    fields: tuple[Field, ...] = dc_field(default=())
+
+    def flexible(self, version: int) -> bool:
+        return version in self.flexible_versions
+
+    @property
+    def type_name(self) -> str:
+        """``TopicRecord`` → ``TOPIC_RECORD``: an underscore before each capital that follows a
+        lower-case letter (Kafka's generator rule, so ``KRaft`` stays ``KRAFT``)."""
+        out: list[str] = []
+        prev_upper = True
+        for ch in self.name:
+            if ch.isupper():
+                if not prev_upper:
+                    out.append("_")
+                prev_upper = True
+            else:
+                prev_upper = False
+            out.append(ch.upper())
+        return "".join(out)
+
+
+def F(
+    name: str,
+    type: str,
+    versions: str,
+    *,
+    nullable: str | None = None,
+    tag: int | None = None,
+    tagged: str | None = None,
+    default: Any = None,
+    fields: tuple[Field, ...] = (),
+    ignorable: bool = False,
+    struct: str = "",
+) -> Field:
+    """Table shorthand: version ranges written as Kafka writes them (``"0+"``, ``"1-3"``, ``"none"``)."""
+    return Field(
+        name=name,
+        type=type,
+        versions=Versions.parse(versions),
+        nullable_versions=Versions.parse(nullable),
+        tag=tag,
+        tagged_versions=Versions.parse(tagged),
+        default=default,
+        fields=tuple(fields),
+        ignorable=ignorable,
+        struct_name=struct,
+    )
+
+
+def M(name: str, api_key: int | None, valid: str, flexible: str, fields: tuple[Field, ...]) -> MessageSchema:
+    """Table shorthand for a message schema."""
+    return MessageSchema(name, api_key, Versions.parse(valid), Versions.parse(flexible), tuple(fields))
+
+
+class _Null:
+    """Marker for a schema ``"default": "null"`` (distinct from "no default given")."""
+
+    _instance: "_Null | None" = None
+
+    def __new__(cls) -> "_Null":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NULL"
+
+
+NULL = _Null()

@@ -1,0 +1,407 @@
+"""Decoders for Kafka's internal topics, as ``kafka-dump-log`` prints them.
+
+Each decoder's ``decode(offset, key, value)`` returns ``(key_text, payload_text)``: the text after
+``key: `` and after ``payload: ``, or ``None`` to leave that part out. ``kafka_version`` picks the
+dialect of the Kafka release being imitated (see the spec, §2.8):
+
+* offsets: ≤ 3.7 the ``offset_commit::…`` strings, 3.8+ the JSON envelope;
+* transaction log: ≤ 3.9 ``transaction_metadata::…`` strings, 4.0+ JSON, state names from 4.4;
+* missing coordinator key: "using offset topic decoder" ≤ 4.2, "using the specified decoder" 4.3+.
+
+A record without a key raises ``InvalidRecordError`` (Kafka's tool dies there); every other problem
+becomes a "…, skipping." text, as in Kafka.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from kdump.errors import FormatError, InvalidRecordError
+from kdump.format.messages import tables
+from kdump.format.messages.protocol import MessageData, Reader, read_message
+from kdump.format.messages.schema import MessageSchema
+from kdump.render.kafka_json import Tree, dumps, quote, to_tree
+
+Decoded = tuple[str | None, str | None]
+DEFAULT_VERSION = (4, 3)
+
+CONTROL_NAMES = {0: "ABORT", 1: "COMMIT", 2: "LEADER_CHANGE", 3: "SNAPSHOT_HEADER", 4: "SNAPSHOT_FOOTER",
+                 5: "KRAFT_VERSION", 6: "KRAFT_VOTERS"}
+TRANSACTION_STATES = ("Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort",
+                      "Dead", "PrepareEpochFence")
+SEGMENT_STATES = ("COPY_SEGMENT_STARTED", "COPY_SEGMENT_FINISHED", "DELETE_SEGMENT_STARTED",
+                  "DELETE_SEGMENT_FINISHED")
+PARTITION_DELETE_STATES = ("DELETE_PARTITION_MARKED", "DELETE_PARTITION_STARTED", "DELETE_PARTITION_FINISHED")
+_UNDECODABLE = (FormatError, ValueError, IndexError, struct.error, UnicodeError)
+
+
+class _UnknownRecordType(Exception):
+    def __init__(self, record_type: int) -> None:
+        super().__init__(record_type)
+        self.record_type = record_type
+
+
+def _read_short(buf: bytes, name: str) -> tuple[int, Reader]:
+    if len(buf) < 2:
+        raise FormatError(f"Could not read version from {name}'s buffer.")
+    return struct.unpack_from(">h", buf)[0], Reader(buf, 2)
+
+
+def _read_part(schema: MessageSchema, reader: Reader, version: int, name: str) -> MessageData:
+    try:
+        return read_message(schema, reader, version)
+    except FormatError as exc:
+        raise FormatError(f"Could not read record with version {version} from {name}'s buffer "
+                          f"due to: {exc.reason}.") from exc
+
+
+class CoordinatorDecoder:
+    """The shared logic of Kafka's coordinator-record parsers (CoordinatorRecordSerde + JSON)."""
+
+    registry: dict[int, tables.KeyValue] = {}
+    legacy_missing_key = "offset topic decoder"
+
+    def __init__(self, kafka_version: tuple[int, int] = DEFAULT_VERSION) -> None:
+        self.kafka_version = kafka_version
+
+    def missing_key(self, offset: int) -> InvalidRecordError:
+        how = "the specified decoder" if self.kafka_version >= (4, 3) else f"{self.legacy_missing_key}"
+        return InvalidRecordError(f"Failed to decode message at offset {offset} using {how} "
+                                  "(message had a missing key)")
+
+    def decode(self, offset: int, key: bytes | None, value: bytes | None) -> Decoded:
+        if key is None:
+            raise self.missing_key(offset)
+        try:
+            record_type, key_data, value_part = self.deserialize(key, value)
+        except _UnknownRecordType as exc:
+            return f"Unknown record type {exc.record_type} at offset {offset}, skipping.", None
+        except _UNDECODABLE as exc:
+            return f"Error at offset {offset}, skipping. {_message(exc)}", None
+        key_text = dumps({"type": str(record_type), "data": to_tree(key_data)})
+        if value_part is None:
+            return key_text, "<DELETE>"
+        value_version, value_data = value_part
+        envelope = "type" if self.value_envelope_is_type() else "version"
+        return key_text, dumps({envelope: str(value_version), "data": self.value_tree(record_type, value_data)})
+
+    def deserialize(self, key: bytes, value: bytes | None) -> tuple[int, MessageData, tuple[int, MessageData] | None]:
+        record_type, key_reader = _read_short(key, "key")
+        if record_type not in self.registry:
+            raise _UnknownRecordType(record_type)
+        key_schema, value_schema = self.registry[record_type]
+        key_data = _read_part(key_schema, key_reader, tables.key_version(key_schema, record_type), "key")
+        if value is None:
+            return record_type, key_data, None
+        value_version, value_reader = _read_short(value, "value")
+        return record_type, key_data, (value_version, _read_part(value_schema, value_reader, value_version, "value"))
+
+    def value_envelope_is_type(self) -> bool:
+        return False
+
+    def value_tree(self, record_type: int, data: MessageData) -> Tree:
+        return to_tree(data)
+
+
+def _message(exc: BaseException) -> str:
+    return exc.reason if isinstance(exc, FormatError) else str(exc)
+
+
+class OffsetsDecoder(CoordinatorDecoder):
+    """``--offsets-decoder``: ``__consumer_offsets`` (group coordinator) records."""
+
+    registry = tables.GROUP_COORDINATOR
+
+    def decode(self, offset: int, key: bytes | None, value: bytes | None) -> Decoded:
+        if self.kafka_version <= (3, 7):
+            return _legacy_offsets(offset, key, value)
+        return super().decode(offset, key, value)
+
+    def value_tree(self, record_type: int, data: MessageData) -> Tree:
+        tree = to_tree(data)
+        if record_type == 2 and tree.get("protocolType") == "consumer" and isinstance(tree.get("members"), list):
+            for member_node, member in zip(tree["members"], data["members"]):
+                _expand(member_node, "subscription", member["subscription"], tables.CONSUMER_PROTOCOL_SUBSCRIPTION)
+                _expand(member_node, "assignment", member["assignment"], tables.CONSUMER_PROTOCOL_ASSIGNMENT)
+        return tree
+
+
+def _expand(node: dict[str, Tree], name: str, raw: bytes | None, schema: MessageSchema) -> None:
+    """Replace a member's embedded-protocol bytes by their JSON; keep the base64 text on failure."""
+    if name not in node or raw is None:
+        return
+    try:
+        version, reader = _read_short(raw, name)
+        node[name] = to_tree(read_message(schema, reader, version))
+    except _UNDECODABLE:
+        pass
+
+
+def _legacy_offsets(offset: int, key: bytes | None, value: bytes | None) -> Decoded:
+    """Kafka ≤ 3.7 (GroupMetadataManager.formatRecordKeyAndValue)."""
+    if key is None:
+        raise InvalidRecordError("Failed to decode message using offset topic decoder (message had a missing key)")
+    record_type, reader = _read_short(key, "key")
+    if record_type in (0, 1):
+        k = read_message(tables.GROUP_COORDINATOR[0][0], reader, record_type)
+        key_text = f"offset_commit::group={k['group']},partition={k['topic']}-{k['partition']}"
+        if value is None:
+            return key_text, "<DELETE>"
+        version, vr = _read_short(value, "value")
+        v = read_message(tables.GROUP_COORDINATOR[0][1], vr, version)
+        meta = v["metadata"]
+        return key_text, f"offset={v['offset']}" + (f",metadata={meta}" if meta else "")
+    if record_type == 2:
+        k = read_message(tables.GROUP_COORDINATOR[2][0], reader, 2)
+        key_text = f"group_metadata::group={k['group']}"
+        if value is None:
+            return key_text, "<DELETE>"
+        version, vr = _read_short(value, "value")
+        return key_text, _legacy_group_text(read_message(tables.GROUP_COORDINATOR[2][1], vr, version))
+    return f"unknown::version={record_type}", None
+
+
+def _hex(raw: bytes) -> str:
+    return format(int.from_bytes(raw, "big"), "X") if raw else ""
+
+
+def _legacy_group_text(group: MessageData) -> str:
+    protocol_type = group["protocolType"] or ""
+    parts = []
+    for member in group["members"]:
+        if protocol_type == "consumer":
+            version, reader = _read_short(member["assignment"], "assignment")
+            a = read_message(tables.CONSUMER_PROTOCOL_ASSIGNMENT, reader, version)
+            partitions = ", ".join(f"{tp['topic']}-{p}" for tp in a["assignedPartitions"] for p in tp["partitions"])
+            user = _hex(a["userData"] or b"")
+            parts.append(f"{member['memberId']}=[{partitions}]" + (f":{user}" if user else ""))
+        else:
+            parts.append(f"{member['memberId']}={_hex(member['assignment'])}")
+    assignment = "{" + ",".join(parts) + "}"
+    protocol = group["protocol"]
+    return ('{"protocolType":' + quote(protocol_type) + ',"protocol":' + ("null" if protocol is None else quote(protocol))
+            + ',"generationId":' + str(group["generation"]) + ',"assignment":' + quote(assignment) + "}")
+
+
+class TransactionLogDecoder(CoordinatorDecoder):
+    """``--transaction-log-decoder``: ``__transaction_state`` records."""
+
+    registry = tables.TRANSACTION_LOG
+
+    def decode(self, offset: int, key: bytes | None, value: bytes | None) -> Decoded:
+        if self.kafka_version < (4, 0):
+            return _legacy_transaction(offset, key, value)
+        return super().decode(offset, key, value)
+
+    def value_tree(self, record_type: int, data: MessageData) -> Tree:
+        tree = to_tree(data)
+        status = tree.get("transactionStatus")
+        if self.kafka_version >= (4, 4) and isinstance(status, int) and 0 <= status < len(TRANSACTION_STATES):
+            tree["transactionStatus"] = TRANSACTION_STATES[status]
+        return tree
+
+
+def _legacy_transaction(offset: int, key: bytes | None, value: bytes | None) -> Decoded:
+    """Kafka ≤ 3.9 (TransactionLog.formatRecordKeyAndValue)."""
+    if key is None:
+        # Kafka ≤ 3.9 dies with a NullPointerException here; kdump names the cause instead.
+        raise InvalidRecordError(f"Failed to decode message at offset {offset} using transaction log decoder "
+                                 "(message had a missing key)")
+    key_version, reader = _read_short(key, "key")
+    if key_version != 0:
+        return f"unknown::version={key_version}", None
+    txn_id = read_message(tables.TRANSACTION_LOG[0][0], reader, 0)["transactionalId"]
+    key_text = f"transaction_metadata::transactionalId={txn_id}"
+    if value is None:
+        return key_text, "<DELETE>"
+    version, vr = _read_short(value, "value")
+    if version not in tables.TRANSACTION_LOG[0][1].valid_versions:
+        raise InvalidRecordError(f"Unknown version {version} from the transaction log message value")
+    v = read_message(tables.TRANSACTION_LOG[0][1], vr, version)
+    status = v["TransactionStatus"]
+    state = TRANSACTION_STATES[status] if 0 <= status < len(TRANSACTION_STATES) else str(status)
+    partitions: list[str] = []
+    if status != 0:  # an Empty transaction's partitions are not loaded
+        for entry in v["TransactionPartitions"] or []:
+            for p in entry["PartitionIds"]:
+                tp = f"{entry['Topic']}-{p}"
+                if tp not in partitions:
+                    partitions.append(tp)
+    return key_text, (f"producerId:{v['ProducerId']},producerEpoch:{v['ProducerEpoch']},state={state},"
+                      f"partitions=[{','.join(partitions)}],"
+                      f"txnLastUpdateTimestamp={v['TransactionLastUpdateTimestampMs']},"
+                      f"txnTimeoutMs={v['TransactionTimeoutMs']}")
+
+
+class ShareGroupStateDecoder(CoordinatorDecoder):
+    """``--share-group-state-decoder``: ``__share_group_state`` records (ShareSnapshot, ShareUpdate)."""
+
+    registry = tables.SHARE_STATE
+    legacy_missing_key = "offset topic decoder"
+
+    def value_envelope_is_type(self) -> bool:
+        return self.kafka_version < (4, 0)
+
+    def missing_key(self, offset: int) -> InvalidRecordError:
+        if self.kafka_version < (4, 0):
+            return InvalidRecordError(f"Failed to decode message at offset {offset} using share group state "
+                                      "topic decoder (message had a missing key)")
+        return super().missing_key(offset)
+
+
+# -- frame-versioned records: KRaft metadata and remote-log metadata ---------------------------------------
+
+
+def read_framed(value: bytes, registry: dict[int, MessageSchema]) -> tuple[MessageSchema, int, MessageData]:
+    """AbstractApiMessageSerde.read: uvarint frame version (1), api key, version, struct, no trailing bytes."""
+    reader = Reader(value)
+    frame = _framed_short(reader, "frame version")
+    if frame == 0:
+        raise FormatError("Could not deserialize metadata record with frame version 0. Note that upgrades from "
+                          "the preview release of KRaft in 2.8 to newer versions are not supported.")
+    if frame != 1:
+        raise FormatError(f"Could not deserialize metadata record due to unknown frame version {frame}"
+                          "(only frame version 1 is supported)")
+    api_key = _framed_short(reader, "type")
+    version = _framed_short(reader, "version")
+    schema = registry.get(api_key)
+    if schema is None:
+        raise FormatError(f"org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id {api_key}")
+    try:
+        data = read_message(schema, reader, version)
+    except _UNDECODABLE as exc:
+        raise FormatError(f"Failed to deserialize record with type {api_key}") from exc
+    if reader.remaining() > 0:
+        raise FormatError(f"Found {reader.remaining()} byte(s) of garbage after {api_key}")
+    return schema, version, data
+
+
+def _framed_short(reader: Reader, entity: str) -> int:
+    try:
+        value = reader.uvarint()
+    except FormatError as exc:
+        raise FormatError(f"Error while reading {entity}") from exc
+    if value > 0x7FFF:
+        raise FormatError(f"Value for {entity} was too large.")
+    return value
+
+
+class ClusterMetadataDecoder:
+    """``--cluster-metadata-decoder``: ``{"type":"TOPIC_RECORD","version":0,"data":{…}}``; no key."""
+
+    def __init__(self, kafka_version: tuple[int, int] = DEFAULT_VERSION) -> None:
+        self.kafka_version = kafka_version
+
+    def decode(self, offset: int, key: bytes | None, value: bytes | None) -> Decoded:
+        try:
+            if value is None:
+                raise FormatError("null")
+            schema, version, data = read_framed(value, tables.METADATA)
+            text = dumps({"type": schema.type_name, "version": version, "data": to_tree(data)})
+        except _UNDECODABLE as exc:
+            text = f"Error at {offset}, skipping. {_message(exc)}"
+        return None, text
+
+
+class RemoteLogMetadataDecoder:
+    """``--remote-log-metadata-decoder``: the Java ``toString()`` of each remote-log metadata object."""
+
+    def __init__(self, kafka_version: tuple[int, int] = DEFAULT_VERSION) -> None:
+        self.kafka_version = kafka_version
+
+    def decode(self, offset: int, key: bytes | None, value: bytes | None) -> Decoded:
+        try:
+            if value is None:
+                raise FormatError("null")
+            schema, _, data = read_framed(value, tables.REMOTE_LOG)
+            text = remote_log_text(schema.api_key or 0, data)
+        except _UNDECODABLE as exc:
+            text = f"Error at offset {offset}, skipping. {_message(exc)}"
+        return None, text
+
+
+def _tip(entry: MessageData) -> str:
+    return f"{entry['Id']}:{entry['Name']}-{entry['Partition']}"
+
+
+def _segment_id(entry: MessageData) -> str:
+    return f"RemoteLogSegmentId{{topicIdPartition={_tip(entry['TopicIdPartition'])}, id={entry['Id']}}}"
+
+
+def _custom(raw: bytes | None) -> str:
+    return "Optional.empty" if raw is None else f"Optional[CustomMetadata{{{len(raw)} bytes}}]"
+
+
+def _state(names: tuple[str, ...], state_id: int) -> str:
+    if not 0 <= state_id < len(names):
+        raise FormatError("state can not be null")
+    return names[state_id]
+
+
+def _epochs(entries: list[MessageData]) -> str:
+    if not entries:
+        raise FormatError("segmentLeaderEpochs can not be null or empty")
+    epochs = {e["LeaderEpoch"]: e["Offset"] for e in entries}
+    return "{" + ", ".join(f"{k}={epochs[k]}" for k in sorted(epochs)) + "}"
+
+
+def remote_log_text(api_key: int, d: MessageData) -> str:
+    """The ``toString()`` of the object RemoteLogMetadataSerde builds from record ``d``."""
+    if api_key == 0:
+        return (f"RemoteLogSegmentMetadata{{remoteLogSegmentId={_segment_id(d['RemoteLogSegmentId'])}, "
+                f"startOffset={d['StartOffset']}, endOffset={d['EndOffset']}, brokerId={d['BrokerId']}, "
+                f"maxTimestampMs={d['MaxTimestampMs']}, eventTimestampMs={d['EventTimestampMs']}, "
+                f"segmentLeaderEpochs={_epochs(d['SegmentLeaderEpochs'])}, "
+                f"segmentSizeInBytes={d['SegmentSizeInBytes']}, customMetadata={_custom(d['CustomMetadata'])}, "
+                f"state={_state(SEGMENT_STATES, d['RemoteLogSegmentState'])}}}")
+    if api_key == 1:
+        return (f"RemoteLogSegmentMetadataUpdate{{remoteLogSegmentId={_segment_id(d['RemoteLogSegmentId'])}, "
+                f"customMetadata={_custom(d['CustomMetadata'])}, "
+                f"state={_state(SEGMENT_STATES, d['RemoteLogSegmentState'])}, "
+                f"eventTimestampMs={d['EventTimestampMs']}, brokerId={d['BrokerId']}}}")
+    if api_key == 2:
+        return (f"RemotePartitionDeleteMetadata{{topicPartition={_tip(d['TopicIdPartition'])}, "
+                f"state={_state(PARTITION_DELETE_STATES, d['RemotePartitionDeleteState'])}, "
+                f"eventTimestampMs={d['EventTimestampMs']}, brokerId={d['BrokerId']}}}")
+    return (f"RemoteLogSegmentMetadataSnapshot{{segmentId={d['SegmentId']}, startOffset={d['StartOffset']}, "
+            f"endOffset={d['EndOffset']}, maxTimestampMs={d['MaxTimestampMs']}, "
+            f"segmentLeaderEpochs={_epochs(d['SegmentLeaderEpochs'])}, "
+            f"segmentSizeInBytes={d['SegmentSizeInBytes']}, customMetadata={_custom(d['CustomMetadata'])}, "
+            f"state={_state(SEGMENT_STATES, d['RemoteLogSegmentState'])}}}")
+
+
+# -- KRaft control records ------------------------------------------------------------------------------
+
+_CONTROL_LABELS = {3: " SnapshotHeader ", 4: " SnapshotFooter ", 5: " KRaftVersion ", 6: " KRaftVoters ",
+                   2: " LeaderChange: "}
+
+
+def control_record_text(control_type: int, value: bytes, kafka_version: tuple[int, int] = DEFAULT_VERSION) -> str:
+    """What follows the record metadata for a KRaft control record (types 2-6).
+
+    The value is read at version 0 (ControlRecordUtils) and printed with the record's own
+    ``Version`` field as the JSON version, as the dump tool does. LEADER_CHANGE is JSON from 4.1;
+    SNAPSHOT_* from 3.3 and KRAFT_* from 3.8; older releases print ``controlType: NAME(id)``.
+    """
+    introduced = {2: (4, 1), 3: (3, 3), 4: (3, 3), 5: (3, 8), 6: (3, 8)}
+    if control_type not in introduced or kafka_version < introduced[control_type]:
+        # Before a type got its printer it fell through to the enum name (KRAFT_* were not in the enum).
+        name = CONTROL_NAMES[control_type] if 0 <= control_type <= 4 else "UNKNOWN"
+        return f" controlType: {name}({control_type})"
+    data = read_message(tables.CONTROL[control_type], value, 0)
+    data.version = data["Version"]
+    return _CONTROL_LABELS[control_type] + dumps(to_tree(data))
+
+
+def control_type_name(control_type: int) -> str:
+    """ControlRecordType's name for a type id (``UNKNOWN`` for anything unassigned)."""
+    return CONTROL_NAMES.get(control_type, "UNKNOWN")
+
+
+def as_decoder(name: str, kafka_version: tuple[int, int] = DEFAULT_VERSION) -> Any:
+    """Decoder object for a CLI option name (``offsets``, ``transaction-log``, ``cluster-metadata``…)."""
+    classes = {"offsets": OffsetsDecoder, "transaction-log": TransactionLogDecoder,
+               "cluster-metadata": ClusterMetadataDecoder, "remote-log-metadata": RemoteLogMetadataDecoder,
+               "share-group-state": ShareGroupStateDecoder}
+    return classes[name](kafka_version)

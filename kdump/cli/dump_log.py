@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 
 from kdump.cli.run import INT32_MAX, DumpRun
-from kdump.errors import InputError, InvalidRecordError, KdumpError
+from kdump.errors import CorruptRecordError, InputError, InvalidRecordError, KdumpError
 from kdump.format.batch import scan_batches
 from kdump.format.control import parse_control_record
 from kdump.format.records import decode_records
 from kdump.log.files import base_offset_of, java_absolute_path, parse_java_long
-from kdump.log.segment import MappedFile
+from kdump.log.segment import MappedFile, is_zero_padding
 from kdump.render import log_json
 from kdump.render.log_text import batch_line, record_lines
 
@@ -60,6 +60,15 @@ def dump_log(run: DumpRun, path: str) -> None:
                 if records is not None:
                     tracker.feed(records)
                 valid_bytes += batch.size
+        except CorruptRecordError as err:
+            tracker.close(path)
+            if err.position is None or not is_zero_padding(buf, err.position, window):
+                raise
+            # Kafka dies here ("Found record size 0 ..."); the truth is that the rest is preallocated space.
+            run.warn(f"Note: {path}: position {err.position}: the remaining {window - err.position} bytes are "
+                     f"zero padding (a preallocated or crashed active segment); Kafka's tool stops here with "
+                     f"\"{err.reason}\"")
+            return
         except KdumpError as err:
             if isinstance(err, InvalidRecordError) and batch is not None and not options.json and \
                     err.position == batch.position:

@@ -69,3 +69,20 @@ class MappedFile:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+_ZERO_CHUNK = bytes(1 << 20)
+
+
+def is_zero_padding(buf: memoryview, start: int, end: int) -> bool:
+    """Whether ``buf[start:end]`` is all zero bytes (a preallocated or crashed active segment's tail).
+
+    Compared a megabyte at a time so a 1 GiB preallocated file costs no large copy.
+    """
+    pos = start
+    while pos < end:
+        step = min(len(_ZERO_CHUNK), end - pos)
+        if buf[pos:pos + step] != _ZERO_CHUNK[:step]:
+            return False
+        pos += step
+    return True

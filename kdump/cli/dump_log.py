@@ -15,6 +15,9 @@ from kdump.render import log_json
 from kdump.render.log_text import batch_line, record_lines
 
 
+_RELEASE_EVERY = 64 * 1024 * 1024  # bytes between madvise calls that drop scanned pages from RSS
+
+
 def log_header(path: str, run: DumpRun) -> tuple[str, dict[str, object]]:
     """The line after ``Dumping``, and its JSON fields."""
     name = os.path.basename(path)
@@ -44,6 +47,7 @@ def dump_log(run: DumpRun, path: str) -> None:
             out.write(header + "\n")
         tracker = _OffsetTracker(run)
         valid_bytes = 0
+        next_release = _RELEASE_EVERY
         batch = None
         try:
             for batch in scan_batches(buf, 0, window):
@@ -60,6 +64,9 @@ def dump_log(run: DumpRun, path: str) -> None:
                 if records is not None:
                     tracker.feed(records)
                 valid_bytes += batch.size
+                if valid_bytes >= next_release:
+                    segment.release_before(batch.position)
+                    next_release = valid_bytes + _RELEASE_EVERY
         except CorruptRecordError as err:
             tracker.close(path)
             if err.position is None or not is_zero_padding(buf, err.position, window):

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
-from dataclasses import dataclass
 from enum import IntEnum
+from typing import NamedTuple
 
 from kdump.errors import CodecError, CorruptRecordError
 from kdump.format.codecs import Codec, codec_from_id
@@ -90,12 +90,13 @@ def increment_sequence(sequence: int, increment: int) -> int:
     return sequence + increment
 
 
-@dataclass(frozen=True, slots=True)
-class Batch:
+class Batch(NamedTuple):
     """One log entry's header: a v2 record batch, or a v0/v1 message (possibly a compressed wrapper).
 
     For legacy entries the v2-only fields hold Kafka's defaults (spec §3.5) and ``base_offset``
     equals ``last_offset`` (Kafka only knows a wrapper's first offset after decompressing it).
+    A NamedTuple rather than a dataclass: immutable all the same, and several times cheaper to
+    build, which matters at hundreds of thousands of batches a second.
     """
 
     position: int
@@ -168,6 +169,9 @@ class Batch:
         return increment_sequence(self.base_sequence, self.last_offset_delta)
 
 
+_new_batch = tuple.__new__  # skips NamedTuple's Python-level __new__
+
+
 def read_batch(buf: Buffer, pos: int, *, check_crc: bool = True) -> Batch:
     """Parse the entry header at ``pos``; the caller has checked that the whole entry is in ``buf``.
 
@@ -187,8 +191,9 @@ def read_batch(buf: Buffer, pos: int, *, check_crc: bool = True) -> Batch:
         valid = None
         if check_crc:
             valid = total >= V2_HEADER_SIZE and crc32c(buf[pos + V2_ATTRIBUTES_OFFSET:pos + total]) == stored_crc
-        return Batch(pos, base_offset, base_offset + last_delta, total, magic, stored_crc, attributes & 0xFFFF,
-                     leader_epoch, base_ts, max_ts, producer_id, producer_epoch, base_seq, count, valid)
+        return _new_batch(Batch, (pos, base_offset, base_offset + last_delta, total, magic, stored_crc,
+                                  attributes & 0xFFFF, leader_epoch, base_ts, max_ts, producer_id, producer_epoch,
+                                  base_seq, count, valid))
     stored_crc, magic, attributes = LEGACY_V0_HEADER.unpack_from(buf, pos + LOG_OVERHEAD)
     timestamp = -1
     if magic == 1 and size >= MIN_RECORD_OVERHEAD + LEGACY_V1_TIMESTAMP.size:

@@ -82,83 +82,92 @@ def _v2_records(buf: Buffer, batch: Batch) -> list[Record]:
     return records
 
 
+_ZIGZAG = [(u >> 1) ^ -(u & 1) for u in range(128)]
+"""Zig-zag decoding of every one-byte varint: one list lookup instead of four operations."""
+
+
 def decode_v2_record_area(data: bytes, count: int, batch: Batch) -> tuple[list[Record], int]:
-    """Decode ``count`` DefaultRecords from ``data``; returns the records and the end position."""
+    """Decode ``count`` DefaultRecords from ``data``; returns the records and the end position.
+
+    Written for speed: one-byte varints are a table lookup, two-byte offset deltas (records 64+ of a
+    batch) are decoded inline, and only longer ones call ``decode_uvarint``.
+    """
     base_offset = batch.base_offset
     base_ts = batch.base_timestamp
-    log_append = batch.timestamp_type is TimestampType.LOG_APPEND_TIME
-    max_ts = batch.max_timestamp
+    log_append_ts = batch.max_timestamp if batch.timestamp_type is TimestampType.LOG_APPEND_TIME else None
     base_seq = batch.base_sequence
+    zz = _ZIGZAG
+    new = _new_record
     out: list[Record] = []
     append = out.append
     pos = 0
     for _ in range(count):
         start = pos
-        # length (varint)
-        u = data[pos]
+        u = data[pos]  # length
         if u < 0x80:
+            length = zz[u]
             pos += 1
         else:
             u, pos = decode_uvarint(data, pos)
-        length = (u >> 1) ^ -(u & 1)
-        body = pos
-        pos += 1  # attributes: unused
-        # timestampDelta (varlong)
-        u = data[pos]
+            length = (u >> 1) ^ -(u & 1)
+        end = pos + length
+        u = data[pos + 1]  # timestampDelta, after the unused attributes byte
         if u < 0x80:
+            ts_delta = zz[u]
+            pos += 2
+        else:
+            u, pos = decode_uvarint(data, pos + 1, 10)
+            ts_delta = (u >> 1) ^ -(u & 1)
+        u = data[pos]  # offsetDelta
+        if u < 0x80:
+            offset_delta = zz[u]
             pos += 1
         else:
-            u, pos = decode_uvarint(data, pos, 10)
-        ts_delta = (u >> 1) ^ -(u & 1)
-        # offsetDelta (varint)
-        u = data[pos]
+            v = data[pos + 1]
+            if v < 0x80:
+                u = (u & 0x7F) | (v << 7)
+                pos += 2
+            else:
+                u, pos = decode_uvarint(data, pos)
+            offset_delta = (u >> 1) ^ -(u & 1)
+        u = data[pos]  # keyLength
         if u < 0x80:
+            n = zz[u]
             pos += 1
         else:
             u, pos = decode_uvarint(data, pos)
-        offset_delta = (u >> 1) ^ -(u & 1)
-        # key
-        u = data[pos]
-        if u < 0x80:
-            pos += 1
-        else:
-            u, pos = decode_uvarint(data, pos)
-        n = (u >> 1) ^ -(u & 1)
+            n = (u >> 1) ^ -(u & 1)
         if n >= 0:
             key = data[pos:pos + n]
             pos += n
         else:
             key = None
-        # value
-        u = data[pos]
+        u = data[pos]  # valueLength
         if u < 0x80:
+            n = zz[u]
             pos += 1
         else:
             u, pos = decode_uvarint(data, pos)
-        n = (u >> 1) ^ -(u & 1)
+            n = (u >> 1) ^ -(u & 1)
         if n >= 0:
             value = data[pos:pos + n]
             pos += n
         else:
             value = None
-        # headers
-        u = data[pos]
-        if u < 0x80:
+        if data[pos] == 0:  # headersCount, almost always 0
+            headers: tuple[Header, ...] = ()
             pos += 1
         else:
             u, pos = decode_uvarint(data, pos)
-        n = (u >> 1) ^ -(u & 1)
-        if n == 0:
-            headers: tuple[Header, ...] = ()
-        else:
-            headers, pos = _headers(data, pos, n)
-        if pos - body != length or pos > len(data):
+            headers, pos = _headers(data, pos, (u >> 1) ^ -(u & 1))
+        if pos != end or pos > len(data):
             raise InvalidRecordError(f"Invalid record size: expected to read {length} bytes in record "
-                                     f"payload, but instead read {pos - body} (record at byte {start} of the "
-                                     f"batch's records)")
-        seq = -1 if base_seq < 0 else increment_sequence(base_seq, offset_delta)
-        append(_new_record(Record, (base_offset + offset_delta, max_ts if log_append else base_ts + ts_delta,
-                                    key, value, headers, seq, None, None)))
+                                     f"payload, but instead read {pos - end + length} (record at byte {start} "
+                                     f"of the batch's records)")
+        append(new(Record, (base_offset + offset_delta,
+                            base_ts + ts_delta if log_append_ts is None else log_append_ts,
+                            key, value, headers,
+                            -1 if base_seq < 0 else increment_sequence(base_seq, offset_delta), None, None)))
     return out, pos
 
 

@@ -84,6 +84,8 @@ def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOpt
     legacy = batch.is_legacy
     show_meta = not options.skip_metadata
     superset = _superset_fields(batch, dialect) if dialect.superset_record_line else None
+    if not legacy and not is_control and show_meta and superset is None and options.record_decoder is None:
+        return _v2_data_lines(records, options, dialect, ts_name, key_name, value_name)
     lines = []
     for record in records:
         parts: list[str] = []
@@ -105,6 +107,34 @@ def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOpt
         if options.print_contents and not is_control:
             parts.append(_contents(record, options, dialect, show_meta))
         lines.append("".join(parts))
+    return lines
+
+
+def _v2_data_lines(records: Sequence[Record], options: RecordTextOptions, dialect: Dialect, ts_name: str,
+                   key_name: str, value_name: str) -> list[str]:
+    """The common case, written for speed: v2 data records with metadata (one f-string per record)."""
+    head = f" {ts_name}: "
+    key_label = f" {key_name}: "
+    value_label = f" {value_name}: "
+    contents = options.print_contents
+    decode_key = options.key_decoder
+    decode_value = options.value_decoder
+    null_value_hides_key = not dialect.key_printed_for_null_value
+    lines = []
+    append = lines.append
+    for offset, timestamp, key, value, headers, sequence, _, _ in records:
+        keys = ",".join([string_decoder(k) for k, _ in headers]) if headers else ""
+        line = (f"| offset: {offset}{head}{timestamp}{key_label}{-1 if key is None else len(key)}"
+                f"{value_label}{-1 if value is None else len(value)} sequence: {sequence} headerKeys: [{keys}]")
+        if contents:
+            if value is None:
+                if key is not None and not null_value_hides_key:
+                    line = f"{line} key: {decode_key(key)}"
+            elif key is None:
+                line = f"{line} payload: {decode_value(value)}"
+            else:
+                line = f"{line} key: {decode_key(key)} payload: {decode_value(value)}"
+        append(line)
     return lines
 
 

@@ -6,6 +6,7 @@ import importlib
 import sys
 from collections.abc import Callable
 
+from kdump.cli.dump_extra import dump_extra, expand_paths
 from kdump.cli.run import EXIT_FILE_ERROR, EXIT_USAGE, DumpOptions, DumpRun
 from kdump.errors import KdumpError, UsageError
 from kdump.format.crc import CRC32C_IS_SLOW, CRC32C_IMPLEMENTATION
@@ -96,7 +97,8 @@ def dump_files(**flags: object) -> int:
     if CRC32C_IS_SLOW:
         run.warn(f"Warning: CRC-32C is computed by {CRC32C_IMPLEMENTATION}; install the 'crc32c' package "
                  f"or a compiler for crcmod's C extension for normal speed.")
-    for path in split_files(str(flags["files"])):
+    # kdump extension: a partition directory or log.dirs expands to its files in Kafka's order.
+    for path in expand_paths(split_files(str(flags["files"]))):
         dump_one(run, path)
     run.out.flush()
     for line in run.summaries.lines(dialect):
@@ -111,6 +113,10 @@ def dump_one(run: DumpRun, path: str) -> None:
     try:
         if path == "":
             raise UsageError("empty file name in --files (two commas in a row?)")
+        # kdump extension: checkpoints, partition.metadata, meta.properties, quorum-state and
+        # .deleted/.cleaned/.swap segment files, which Kafka's tool crashes on or ignores.
+        if dump_extra(run, path):
+            return
         if kafka_suffix(path) is None:
             # Kafka dies here with StringIndexOutOfBoundsException; kdump names the file and goes on.
             raise UsageError("the file name has no '.', so its type is unknown (Kafka's tool crashes on "

@@ -1,0 +1,231 @@
+"""kdump extensions to ``--files``: the log-directory files Kafka's tool does not dump, and directories.
+
+Kafka's DumpLogSegments crashes on names without a dot (the checkpoints, quorum-state) and prints
+``Ignoring unknown file`` for ``partition.metadata``, ``meta.properties`` and segments renamed with
+``.deleted``/``.cleaned``/``.swap`` (spec §2.1, §3.11, §4.1). kdump shows them instead:
+
+* ``dump_extra(run, path) -> bool`` handles such a file and returns True, or returns False so the
+  caller continues with Kafka's own dispatch. Malformed text becomes one ``Error:`` line naming
+  the file and the line number.
+* ``expand_paths(paths)`` turns a partition directory or a whole ``log.dirs`` into its files.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from typing import Any
+
+from kdump.cli.run import EXIT_FILE_ERROR, DumpRun
+from kdump.format.checkpoint import (
+    LEADER_EPOCH_CHECKPOINT_NAME,
+    OFFSET_CHECKPOINT_NAMES,
+    CheckpointError,
+    parse_clean_shutdown,
+    parse_leader_epoch_checkpoint,
+    parse_offset_checkpoint,
+    parse_partition_metadata,
+    parse_properties,
+    parse_quorum_state,
+)
+from kdump.log.files import FileKind, file_kind, java_path
+from kdump.log.logdir import SUFFIX_ORDER, is_partition_dir, parse_partition_dir_name, read_partition_dir
+from kdump.log.segment import MappedFile
+from kdump.render import log_json
+
+# What each offset checkpoint's number means (spec §3.11, seed 001).
+OFFSET_FIELD = {
+    "recovery-point-offset-checkpoint": "recoveryPoint",
+    "replication-offset-checkpoint": "highWatermark",
+    "log-start-offset-checkpoint": "logStartOffset",
+    "cleaner-offset-checkpoint": "firstDirtyOffset",
+}
+
+# Suffixes Kafka appends to a finished file name while it is being replaced or deleted (spec §4.1).
+TEMP_SUFFIXES = {
+    ".deleted": "scheduled for asynchronous deletion (file.delete.delay.ms); Kafka removes it at start-up",
+    ".cleaned": "being written by the log cleaner or a segment split; Kafka removes it at start-up",
+    ".swap": "a finished replacement waiting to be renamed into place; Kafka completes the swap at start-up",
+    ".part": "an in-progress KRaft snapshot",
+}
+
+_HANDLERS: dict[FileKind, str] = {
+    FileKind.LOG: "kdump.cli.dump_log:dump_log",
+    FileKind.CHECKPOINT: "kdump.cli.dump_log:dump_log",
+    FileKind.INDEX: "kdump.cli.dump_index:dump_offset_index",
+    FileKind.TIME_INDEX: "kdump.cli.dump_index:dump_time_index",
+    FileKind.PRODUCER_SNAPSHOT: "kdump.cli.dump_state:dump_producer_snapshot",
+    FileKind.TXN_INDEX: "kdump.cli.dump_state:dump_txn_index",
+}
+
+
+def _read_text(path: str) -> bytes:
+    with MappedFile(path) as mapped:
+        return bytes(mapped.buf)
+
+
+def _emit(run: DumpRun, lines: list[str], obj: dict[str, Any]) -> None:
+    if run.options.json:
+        run.out.write(log_json.dumps(obj) + "\n")
+    else:
+        for line in lines:
+            run.out.write(line + "\n")
+
+
+def _malformed(run: DumpRun, path: str, err: CheckpointError) -> None:
+    """One line: Kafka's message (which names the file) and the line number."""
+    where = f" (line {err.line_number})" if err.line_number is not None else ""
+    run.out.flush()
+    if run.options.json:
+        run.out.write(log_json.dumps({"type": "error", "path": path, "message": err.reason,
+                                      "line": err.line_number}) + "\n")
+    run.err.write(f"Error: {err.reason}{where}\n")
+    run.err.flush()
+    run.exit_code = EXIT_FILE_ERROR
+
+
+def _offset_checkpoint(run: DumpRun, path: str, name: str) -> None:
+    parsed = parse_offset_checkpoint(_read_text(path), java_path(path))
+    field = OFFSET_FIELD[name]
+    lines = [f"Offset checkpoint ({field}) version: {parsed.version} entries: {len(parsed.entries)}"]
+    lines += [f"topic: {e.topic} partition: {e.partition} {field}: {e.offset}" for e in parsed.entries]
+    _emit(run, lines, log_json.file_object(path, "offsetCheckpoint", checkpoint=name, meaning=field,
+                                           version=parsed.version, entries=[
+                                               {"topic": e.topic, "partition": e.partition, field: e.offset}
+                                               for e in parsed.entries]))
+
+
+def _leader_epochs(run: DumpRun, path: str) -> None:
+    parsed = parse_leader_epoch_checkpoint(_read_text(path), java_path(path))
+    lines = [f"Leader epoch checkpoint version: {parsed.version} entries: {len(parsed.entries)}"]
+    lines += [f"epoch: {e.epoch} startOffset: {e.start_offset}" for e in parsed.entries]
+    _emit(run, lines, log_json.file_object(path, "leaderEpochCheckpoint", version=parsed.version, entries=[
+        {"epoch": e.epoch, "startOffset": e.start_offset} for e in parsed.entries]))
+
+
+def _partition_metadata(run: DumpRun, path: str) -> None:
+    meta = parse_partition_metadata(_read_text(path), java_path(path))
+    _emit(run, [f"version: {meta.version} topicId: {meta.topic_id}"],
+          log_json.file_object(path, "partitionMetadata", version=meta.version, topicId=meta.topic_id))
+
+
+def _meta_properties(run: DumpRun, path: str) -> None:
+    props = parse_properties(_read_text(path), java_path(path))
+    _emit(run, [f"{key}: {value}" for key, value in props.items()],
+          log_json.file_object(path, "metaProperties", properties=props))
+
+
+def _quorum_state(run: DumpRun, path: str) -> None:
+    state = parse_quorum_state(_read_text(path), java_path(path))
+    lines = [f"{key}: {json.dumps(value, separators=(',', ':'))}" for key, value in state.items()]
+    _emit(run, lines, log_json.file_object(path, "quorumState", state=state))
+
+
+def _clean_shutdown(run: DumpRun, path: str) -> None:
+    marker = parse_clean_shutdown(_read_text(path), java_path(path))
+    if marker.version is None:
+        line = "Clean shutdown marker (empty, as written by older Kafka)"
+    else:
+        line = f"Clean shutdown marker version: {marker.version} brokerEpoch: {marker.broker_epoch}"
+    _emit(run, [line], log_json.file_object(path, "cleanShutdown", version=marker.version,
+                                            brokerEpoch=marker.broker_epoch))
+
+
+_BY_NAME = {
+    **{name: (lambda run, path, n=name: _offset_checkpoint(run, path, n)) for name in OFFSET_CHECKPOINT_NAMES},
+    LEADER_EPOCH_CHECKPOINT_NAME: _leader_epochs,
+    "partition.metadata": _partition_metadata,
+    "meta.properties": _meta_properties,
+    "quorum-state": _quorum_state,
+    ".kafka_cleanshutdown": _clean_shutdown,
+}
+
+
+def _temporary(run: DumpRun, path: str, suffix: str, kind: FileKind) -> None:
+    note = f"kdump: {os.path.basename(path)} is a {kind.value} file {TEMP_SUFFIXES[suffix]} ({suffix}); " \
+           f"dumped as {kind.value}"
+    _emit(run, [note], {"type": "note", "path": path, "tempSuffix": suffix, "fileType": kind.value,
+                        "text": note})
+    module_name, attr = _HANDLERS[kind].split(":")
+    getattr(importlib.import_module(module_name), attr)(run, path)
+
+
+def dump_extra(run: DumpRun, path: str) -> bool:
+    """Dump ``path`` if it is a file Kafka's tool does not handle; False leaves it to Kafka's dispatch."""
+    name = os.path.basename(java_path(path))
+    handler = _BY_NAME.get(name)
+    if handler is not None:
+        try:
+            handler(run, path)
+        except CheckpointError as err:
+            _malformed(run, path, err)
+        return True
+    for suffix in TEMP_SUFFIXES:
+        if name.endswith(suffix):
+            kind = file_kind(name[:-len(suffix)])
+            if kind is not None and (suffix != ".part" or kind is FileKind.CHECKPOINT):
+                _temporary(run, path, suffix, kind)
+                return True
+    return False
+
+
+# --- directories --------------------------------------------------------------------------
+
+def _partition_files(directory: str) -> list[str]:
+    """A partition directory's files: per base offset .log .index .timeindex .txnindex .snapshot,
+    then everything else (checkpoints, partition.metadata, temporary files) by name."""
+    part = read_partition_dir(directory)
+    keyed: list[tuple[int, int, str]] = []
+    for segment in part.segments:
+        for path in segment.paths():
+            keyed.append((segment.base_offset, SUFFIX_ORDER.index(os.path.splitext(path)[1]), path))
+    for path in part.snapshots:
+        keyed.append((int(os.path.basename(path).split(".", 1)[0]), SUFFIX_ORDER.index(".snapshot"), path))
+    ordered = [p for _, _, p in sorted(keyed)] + sorted(part.other_files)
+    return [os.path.join(directory, os.path.basename(p)) for p in ordered]
+
+
+def _log_dir_files(directory: str) -> list[str]:
+    """A log dir's own files, then its partition directories (by topic, partition), then other
+    subdirectories (a parent of several log dirs) the same way."""
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    files = [os.path.join(directory, n) for n in names if os.path.isfile(os.path.join(directory, n))]
+    partitions: list[tuple[str, int, str]] = []
+    others: list[str] = []
+    for name in names:
+        full = os.path.join(directory, name)
+        if not os.path.isdir(full):
+            continue
+        parsed = parse_partition_dir_name(name)
+        if parsed is None:
+            others.append(full)
+        else:
+            partitions.append((parsed[0], parsed[1], full))
+    for _, _, full in sorted(partitions):
+        files.extend(_partition_files(full))
+    for full in others:
+        files.extend(_log_dir_files(full))
+    return files
+
+
+def expand_paths(paths: list[str]) -> list[str]:
+    """Replace each directory in ``paths`` by its files; other paths (even missing ones) stay as given.
+
+    A partition directory gives its files (``_partition_files`` order); any other directory is
+    taken as a log dir (or a parent of log dirs): its own files first, then each partition
+    directory in it sorted by topic and partition number, then other subdirectories.
+    """
+    result: list[str] = []
+    for path in paths:
+        if not path or not os.path.isdir(path):
+            result.append(path)
+            continue
+        files = _partition_files(path) if is_partition_dir(path) else _log_dir_files(path)
+        # A directory with no Kafka files stays as given, so the dump reports it instead of
+        # silently printing nothing.
+        result.extend(files or [path])
+    return result

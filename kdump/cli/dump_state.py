@@ -1,0 +1,127 @@
+"""``kdump --files X.snapshot`` and ``X.txnindex`` (spec §2.5, §2.6), in every ``--kafka-version`` dialect.
+
+Line formats by Kafka version (spec §2.5, §2.9):
+* currentTxnFirstOffset: ``OptionalLong[n]``/``OptionalLong.empty`` from 3.5 (Java storage module),
+  ``Some(n)``/``None`` before (Scala Option).
+* ``lastTimestamp:`` exists from 3.1.
+* The batch-metadata part (``firstSequence: ... timestamp: TS``) is printed only when the entry's
+  lastOffset >= 0 from 2.5; 2.2-2.4 always printed it, with Kafka's empty defaults.
+* The Scala tool (<= 4.2) ends the fixed part with a space and appends the metadata without one
+  (so a line without metadata ends in a space); the Java tool (4.3+) puts the space before
+  ``firstSequence``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from kdump.cli.run import EXIT_FILE_ERROR, DumpRun
+from kdump.format.snapshot import CorruptSnapshotError, ProducerSnapshotEntry, parse_producer_snapshot
+from kdump.format.txnindex import AbortedTxn, TxnIndexVersionError, iter_aborted_txns
+from kdump.log.files import java_absolute_path
+from kdump.log.segment import MappedFile
+from kdump.render import log_json
+from kdump.render.dialect import Dialect
+
+
+def _txn_first_offset_text(entry: ProducerSnapshotEntry, dialect: Dialect) -> str:
+    value = entry.ongoing_txn_first_offset
+    if dialect.snapshot_optional_long:
+        return "OptionalLong.empty" if value is None else f"OptionalLong[{value}]"
+    return "None" if value is None else f"Some({value})"
+
+
+def snapshot_entry_line(entry: ProducerSnapshotEntry, dialect: Dialect) -> str:
+    """One producer entry exactly as that Kafka version's DumpLogSegments prints it."""
+    fixed = (f"producerId: {entry.producer_id} producerEpoch: {entry.producer_epoch} "
+             f"coordinatorEpoch: {entry.coordinator_epoch} "
+             f"currentTxnFirstOffset: {_txn_first_offset_text(entry, dialect)}")
+    if dialect.major_minor >= (3, 1):
+        fixed += f" lastTimestamp: {entry.timestamp}"
+    metadata: str | None = None
+    if entry.has_batch_metadata:
+        metadata = (f"firstSequence: {entry.first_sequence} lastSequence: {entry.last_sequence} "
+                    f"lastOffset: {entry.last_offset} offsetDelta: {entry.offset_delta} "
+                    f"timestamp: {entry.timestamp}")
+    elif dialect.major_minor < (2, 5):
+        # 2.2-2.4 printed the empty entry's defaults (NO_SEQUENCE, -1, delta 0, NO_TIMESTAMP).
+        metadata = "firstSequence: -1 lastSequence: -1 lastOffset: -1 offsetDelta: 0 timestamp: -1"
+    if dialect.is_java:
+        return fixed if metadata is None else f"{fixed} {metadata}"
+    return f"{fixed} {metadata or ''}"
+
+
+def snapshot_entry_object(path: str, entry: ProducerSnapshotEntry) -> dict[str, Any]:
+    obj: dict[str, Any] = {
+        "type": "producerState", "path": path, "producerId": entry.producer_id,
+        "producerEpoch": entry.producer_epoch, "coordinatorEpoch": entry.coordinator_epoch,
+        "currentTxnFirstOffset": entry.ongoing_txn_first_offset, "lastTimestamp": entry.timestamp,
+    }
+    if entry.has_batch_metadata:
+        obj.update(firstSequence=entry.first_sequence, lastSequence=entry.last_sequence,
+                   lastOffset=entry.last_offset, offsetDelta=entry.offset_delta, timestamp=entry.timestamp)
+    return obj
+
+
+def txn_entry_line(entry: AbortedTxn) -> str:
+    return (f"version: {entry.version} producerId: {entry.producer_id} firstOffset: {entry.first_offset} "
+            f"lastOffset: {entry.last_offset} lastStableOffset: {entry.last_stable_offset}")
+
+
+def txn_entry_object(path: str, entry: AbortedTxn) -> dict[str, Any]:
+    return {"type": "abortedTxn", "path": path, "version": entry.version, "producerId": entry.producer_id,
+            "firstOffset": entry.first_offset, "lastOffset": entry.last_offset,
+            "lastStableOffset": entry.last_stable_offset}
+
+
+def _kafka_error(run: DumpRun, message: str) -> None:
+    """Kafka's own message, already naming the file, on one stderr line."""
+    run.out.flush()
+    run.err.write(f"Error: {message}\n")
+    run.err.flush()
+    run.exit_code = EXIT_FILE_ERROR
+
+
+def dump_producer_snapshot(run: DumpRun, path: str) -> None:
+    """Kafka prints a CorruptSnapshotException's message to stderr and goes on to the next file."""
+    with MappedFile(path) as mapped:
+        try:
+            snapshot = parse_producer_snapshot(mapped.buf)
+        except CorruptSnapshotError as err:
+            message = err.message(wrap_unknown_version=run.dialect.is_java)
+            run.out.flush()
+            if run.options.json:
+                run.out.write(log_json.dumps({"type": "error", "path": path, "fileType": "producerSnapshot",
+                                              "message": message}) + "\n")
+            run.err.write(message + "\n")
+            run.err.flush()
+            return
+        if run.options.json:
+            run.out.write(log_json.dumps(log_json.file_object(path, "producerSnapshot", size=mapped.size,
+                                                              version=snapshot.version, crc=snapshot.crc,
+                                                              entries=len(snapshot.entries))) + "\n")
+            for entry in snapshot.entries:
+                run.out.write(log_json.dumps(snapshot_entry_object(path, entry)) + "\n")
+        else:
+            for entry in snapshot.entries:
+                run.out.write(snapshot_entry_line(entry, run.dialect) + "\n")
+
+
+def dump_txn_index(run: DumpRun, path: str) -> None:
+    """A missing .txnindex prints nothing (Kafka treats it as empty); a version above 0 stops the file."""
+    if not os.path.exists(path):
+        if run.options.json:
+            run.out.write(log_json.dumps(log_json.file_object(path, "txnIndex", size=0, exists=False)) + "\n")
+        return
+    with MappedFile(path) as mapped:
+        if run.options.json:
+            run.out.write(log_json.dumps(log_json.file_object(path, "txnIndex", size=mapped.size)) + "\n")
+        try:
+            for entry in iter_aborted_txns(mapped.buf, java_absolute_path(path)):
+                if run.options.json:
+                    run.out.write(log_json.dumps(txn_entry_object(path, entry)) + "\n")
+                else:
+                    run.out.write(txn_entry_line(entry) + "\n")
+        except TxnIndexVersionError as err:
+            _kafka_error(run, err.reason)

@@ -1,0 +1,74 @@
+"""``kdump partition-for``: which ``__consumer_offsets`` / ``__transaction_state`` partition holds a group
+or a transactional id, i.e. which broker (that partition's leader) is its coordinator.
+
+Kafka computes ``Utils.abs(id.hashCode()) % partitions``:
+* GroupMetadataManager.partitionFor (core, Scala) and GroupCoordinatorService.partitionFor
+  (group-coordinator, Java 3.7+): ``Utils.abs(groupId.hashCode) % groupMetadataTopicPartitionCount``;
+* TransactionStateManager.partitionFor: ``Utils.abs(transactionalId.hashCode) % transactionTopicPartitionCount``.
+``org.apache.kafka.common.utils.Utils.abs(int n)`` returns 0 for Integer.MIN_VALUE and Math.abs(n)
+otherwise (its Javadoc says so because Math.abs(MIN_VALUE) stays negative). It is *not*
+``Utils.toPositive`` (``n & 0x7fffffff``), which the producer's partitioner uses: for a negative hash
+the two give different partitions. Sources read: apache/kafka clients/.../common/utils/Utils.java,
+core/.../coordinator/transaction/TransactionStateManager.scala,
+core/.../coordinator/group/GroupMetadataManager.scala (via the code index, 2024-2025 trunk).
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from kdump.cli.options import json_option
+
+DEFAULT_PARTITIONS = 50  # offsets.topic.num.partitions and transaction.state.log.num.partitions defaults
+INT32_MIN = -(1 << 31)
+
+
+def java_string_hash(text: str) -> int:
+    """java.lang.String.hashCode: s[0]*31^(n-1) + ... over UTF-16 code units, in int32 arithmetic."""
+    h = 0
+    data = text.encode("utf-16-be", errors="surrogatepass")
+    for i in range(0, len(data), 2):
+        h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def kafka_utils_abs(n: int) -> int:
+    """Utils.abs: Math.abs, except Integer.MIN_VALUE maps to 0."""
+    return 0 if n == INT32_MIN else abs(n)
+
+
+def partition_for_key(key: str, partitions: int = DEFAULT_PARTITIONS) -> int:
+    """The internal-topic partition Kafka picks for a group id or transactional id."""
+    return kafka_utils_abs(java_string_hash(key)) % partitions
+
+
+@click.command("partition-for")
+@click.option("--group", "group_id", metavar="ID", help="Consumer group id (__consumer_offsets).")
+@click.option("--transactional-id", metavar="ID", help="Producer transactional.id (__transaction_state).")
+@click.option("--partitions", type=click.IntRange(min=1), default=DEFAULT_PARTITIONS, show_default=True,
+              help="Partition count of the internal topic (offsets.topic.num.partitions / "
+                   "transaction.state.log.num.partitions).")
+@json_option
+def partition_for_command(group_id: str | None, transactional_id: str | None, partitions: int,
+                          json_output: bool) -> None:
+    """Which internal-topic partition (and so which coordinator) holds a group or a transactional id."""
+    if (group_id is None) == (transactional_id is None):
+        raise click.UsageError("give exactly one of --group or --transactional-id")
+    if group_id is not None:
+        key, topic, kind = group_id, "__consumer_offsets", "group"
+    else:
+        key, topic, kind = str(transactional_id), "__transaction_state", "transactionalId"
+    hash_code = java_string_hash(key)
+    partition = kafka_utils_abs(hash_code) % partitions
+    if json_output:
+        click.echo(json.dumps({"type": "partitionFor", kind: key, "topic": topic, "partitions": partitions,
+                               "hashCode": hash_code, "partition": partition}, ensure_ascii=False))
+    else:
+        click.echo(f"{topic}-{partition}")
+        click.echo(f"  ({kind} {key!r}: hashCode {hash_code}, Utils.abs % {partitions} = {partition})", err=True)
+
+
+partition_for = partition_for_command  # the name kdump.cli.main loads
+__all__ = ["partition_for", "partition_for_key", "java_string_hash", "kafka_utils_abs"]

@@ -1,0 +1,63 @@
+"""``kdump txn`` output: plain text lines and JSON objects from ``TxnReport`` (no parsing, no printing)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kdump.verify.transactions import OPEN, Transaction, TxnReport
+
+
+def _txn_line(txn: Transaction) -> str:
+    parts = [f"{txn.outcome:<6} producerId: {txn.producer_id} producerEpoch: {txn.producer_epoch}",
+             f"firstOffset: {txn.first_offset} lastOffset: {txn.last_offset}"]
+    if txn.marker_offset is None and txn.last_data_offset is not None:
+        parts[-1] = f"firstOffset: {txn.first_offset} lastDataOffset: {txn.last_data_offset}"
+    parts.append(f"batches: {txn.batches} records: {txn.records} bytes: {txn.size_bytes}")
+    duration = txn.duration_ms
+    parts.append(f"durationMs: {duration if duration is not None else 'unknown'}")
+    if txn.coordinator_epoch is not None:
+        parts.append(f"coordinatorEpoch: {txn.coordinator_epoch}")
+    if txn.outcome == OPEN:
+        parts.append("HANGING (no marker before the log end)")
+    return " ".join(parts)
+
+
+def txn_lines(report: TxnReport) -> list[str]:
+    lines = [f"Partition {report.topic}-{report.partition} ({report.path})",
+             f"  log end offset: {report.log_end_offset if report.log_end_offset is not None else 'none'} "
+             f"last stable offset: {report.last_stable_offset if report.last_stable_offset is not None else 'none'}",
+             f"  transactions: {len(report.committed)} committed, {len(report.aborted)} aborted, "
+             f"{len(report.open)} open; {len(report.index_entries)} .txnindex entries"]
+    by_producer: dict[int, list[Transaction]] = {}
+    for txn in report.transactions:
+        by_producer.setdefault(txn.producer_id, []).append(txn)
+    for producer_id in sorted(by_producer):
+        lines.append(f"  producer {producer_id}:")
+        lines.extend(f"    {_txn_line(t)}" for t in sorted(by_producer[producer_id], key=lambda t: t.first_offset))
+    for finding in report.findings:
+        where = f" at offset {finding.offset}" if finding.offset is not None else ""
+        lines.append(f"  {finding.severity}: {finding.path}{where}: {finding.text}")
+    return lines
+
+
+def txn_object(txn: Transaction) -> dict[str, Any]:
+    return {"outcome": txn.outcome, "producerId": txn.producer_id, "producerEpoch": txn.producer_epoch,
+            "firstOffset": txn.first_offset, "lastOffset": txn.last_offset,
+            "lastDataOffset": txn.last_data_offset, "markerOffset": txn.marker_offset,
+            "coordinatorEpoch": txn.coordinator_epoch, "batches": txn.batches, "records": txn.records,
+            "bytes": txn.size_bytes, "firstTimestamp": txn.first_timestamp,
+            "lastTimestamp": txn.last_timestamp, "markerTimestamp": txn.marker_timestamp,
+            "durationMs": txn.duration_ms, "lastStableOffset": txn.last_stable_offset,
+            "hanging": txn.outcome == OPEN}
+
+
+def report_object(report: TxnReport) -> dict[str, Any]:
+    return {"type": "partitionTransactions", "topic": report.topic, "partition": report.partition,
+            "path": report.path, "logEndOffset": report.log_end_offset,
+            "lastStableOffset": report.last_stable_offset,
+            "transactions": [txn_object(t) for t in report.transactions],
+            "txnIndex": [{"path": p, "producerId": e.producer_id, "firstOffset": e.first_offset,
+                          "lastOffset": e.last_offset, "lastStableOffset": e.last_stable_offset}
+                         for p, e in report.index_entries],
+            "findings": [{"severity": f.severity, "path": f.path, "offset": f.offset, "text": f.text}
+                         for f in report.findings]}

@@ -1,0 +1,250 @@
+"""What ``kdump summary`` reports for each partition. Library only: reads files, returns model objects.
+
+Per segment: offsets, sizes, batch/record counts, codecs, magics, timestamps, producers. Per
+partition: the same totals plus what the log dir's checkpoints say (spec §3.11, seed 001):
+recovery point (flushed below), high watermark (replication-offset-checkpoint), log start offset,
+cleaner's first dirty offset, leader epochs, topic id, compared with the log end offset.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from kdump.errors import KdumpError
+from kdump.format.checkpoint import (
+    OFFSET_CHECKPOINT_NAMES,
+    CheckpointError,
+    EpochEntry,
+    parse_leader_epoch_checkpoint,
+    parse_offset_checkpoint,
+    parse_partition_metadata,
+)
+from kdump.format.batch import scan_batches
+from kdump.format.records import decode_records
+from kdump.log.logdir import PartitionDir
+from kdump.log.segment import MappedFile
+from kdump.verify.transactions import Finding
+
+
+@dataclass(slots=True)
+class SegmentSummary:
+    base_offset: int
+    path: str
+    log_bytes: int = 0
+    index_bytes: int = 0
+    time_index_bytes: int = 0
+    txn_index_bytes: int = 0
+    batches: int = 0
+    records: int = 0
+    first_offset: int | None = None
+    last_offset: int | None = None
+    min_timestamp: int | None = None
+    max_timestamp: int | None = None
+    invalid_bytes: int = 0
+    codecs: set[str] = field(default_factory=set)
+    magics: set[int] = field(default_factory=set)
+    producers: set[int] = field(default_factory=set)
+    transactional_batches: int = 0
+    control_batches: int = 0
+
+
+@dataclass(slots=True)
+class PartitionSummary:
+    topic: str
+    partition: int
+    path: str
+    state: str | None
+    segments: list[SegmentSummary] = field(default_factory=list)
+    snapshots: list[str] = field(default_factory=list)
+    checkpoints: dict[str, int] = field(default_factory=dict)   # OFFSET_FIELD name -> offset
+    leader_epochs: list[EpochEntry] = field(default_factory=list)
+    topic_id: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def log_start_offset(self) -> int | None:
+        firsts = [s.first_offset for s in self.segments if s.first_offset is not None]
+        return min(firsts) if firsts else (self.segments[0].base_offset if self.segments else None)
+
+    @property
+    def log_end_offset(self) -> int | None:
+        lasts = [s.last_offset for s in self.segments if s.last_offset is not None]
+        if lasts:
+            return max(lasts) + 1
+        return self.segments[-1].base_offset if self.segments else None
+
+    def total(self, name: str) -> int:
+        return sum(getattr(s, name) for s in self.segments)
+
+    def union(self, name: str) -> set[object]:
+        out: set[object] = set()
+        for s in self.segments:
+            out |= getattr(s, name)
+        return out
+
+    @property
+    def time_range(self) -> tuple[int | None, int | None]:
+        lows = [s.min_timestamp for s in self.segments if s.min_timestamp is not None]
+        highs = [s.max_timestamp for s in self.segments if s.max_timestamp is not None]
+        return (min(lows) if lows else None, max(highs) if highs else None)
+
+
+CHECKPOINT_MEANING = {
+    "recovery-point-offset-checkpoint": "recoveryPoint",
+    "replication-offset-checkpoint": "highWatermark",
+    "log-start-offset-checkpoint": "logStartOffset",
+    "cleaner-offset-checkpoint": "firstDirtyOffset",
+}
+
+
+def _file_size(path: str | None) -> int:
+    try:
+        return os.path.getsize(path) if path else 0
+    except OSError:
+        return 0
+
+
+def summarize_segment(base_offset: int, log_path: str, findings: list[Finding]) -> SegmentSummary:
+    seg = SegmentSummary(base_offset, log_path)
+    try:
+        with MappedFile(log_path) as mapped:
+            buf = mapped.buf
+            seg.log_bytes = mapped.size
+            end = 0
+            try:
+                for batch in scan_batches(buf, check_crc=False):
+                    end = batch.end
+                    seg.batches += 1
+                    if batch.records_count is not None:
+                        seg.records += batch.records_count
+                    else:
+                        seg.records += len(decode_records(buf, batch)) if batch.codec_id else 1
+                    seg.first_offset = batch.base_offset if seg.first_offset is None else seg.first_offset
+                    seg.last_offset = batch.last_offset
+                    seg.magics.add(batch.magic)
+                    seg.codecs.add(batch.codec.kafka_name)
+                    low = batch.base_timestamp if batch.delete_horizon_ms is None else batch.max_timestamp
+                    if low >= 0:
+                        seg.min_timestamp = low if seg.min_timestamp is None else min(seg.min_timestamp, low)
+                    if batch.max_timestamp >= 0:
+                        seg.max_timestamp = batch.max_timestamp if seg.max_timestamp is None \
+                            else max(seg.max_timestamp, batch.max_timestamp)
+                    if batch.producer_id >= 0:
+                        seg.producers.add(batch.producer_id)
+                    seg.transactional_batches += batch.is_transactional
+                    seg.control_batches += batch.is_control
+            except KdumpError as err:
+                findings.append(Finding("error", log_path, err.position, f"stopped reading: {err.reason}"))
+            seg.invalid_bytes = seg.log_bytes - end
+    except KdumpError as err:
+        findings.append(Finding("error", log_path, None, err.reason))
+    return seg
+
+
+def _read_checkpoints(log_dir: str, findings: list[Finding]) -> dict[str, dict[tuple[str, int], int]]:
+    result: dict[str, dict[tuple[str, int], int]] = {}
+    for name in OFFSET_CHECKPOINT_NAMES:
+        path = os.path.join(log_dir, name)
+        if not os.path.isfile(path):
+            continue
+        try:
+            with open(path, "rb") as handle:
+                parsed = parse_offset_checkpoint(handle.read(), path)
+        except CheckpointError as err:
+            findings.append(Finding("error", path, None, f"{err.reason} (line {err.line_number})"
+                                    if err.line_number else err.reason))
+            continue
+        except OSError as err:
+            findings.append(Finding("error", path, None, err.strerror or str(err)))
+            continue
+        result[CHECKPOINT_MEANING[name]] = {(e.topic, e.partition): e.offset for e in parsed.entries}
+    return result
+
+
+def summarize_partition(partition: PartitionDir,
+                        checkpoint_cache: dict[str, dict[str, dict[tuple[str, int], int]]] | None = None
+                        ) -> PartitionSummary:
+    """Summarise one partition; ``checkpoint_cache`` (keyed by log dir) avoids re-reading root files."""
+    summary = PartitionSummary(partition.topic, partition.partition, partition.path, partition.state)
+    for files in partition.segments:
+        if files.log is None:
+            summary.findings.append(Finding("warning", files.paths()[0], None,
+                                            "index files without a .log (Kafka deletes such orphans at start-up)"))
+            continue
+        seg = summarize_segment(files.base_offset, files.log, summary.findings)
+        seg.index_bytes = _file_size(files.index)
+        seg.time_index_bytes = _file_size(files.time_index)
+        seg.txn_index_bytes = _file_size(files.txn_index)
+        summary.segments.append(seg)
+    summary.snapshots = list(partition.snapshots)
+    log_dir = os.path.dirname(partition.path)
+    cache = checkpoint_cache if checkpoint_cache is not None else {}
+    if log_dir not in cache:
+        cache[log_dir] = _read_checkpoints(log_dir, summary.findings)
+    for meaning, table in cache[log_dir].items():
+        value = table.get((partition.topic, partition.partition))
+        if value is not None:
+            summary.checkpoints[meaning] = value
+    _partition_files(partition, summary)
+    summary.findings.extend(compare_checkpoints(summary))
+    return summary
+
+
+def _partition_files(partition: PartitionDir, summary: PartitionSummary) -> None:
+    epoch_path = os.path.join(partition.path, "leader-epoch-checkpoint")
+    meta_path = os.path.join(partition.path, "partition.metadata")
+    for path in (epoch_path, meta_path):
+        if not os.path.isfile(path):
+            continue
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+            if path == epoch_path:
+                summary.leader_epochs = list(parse_leader_epoch_checkpoint(data, path).entries)
+            else:
+                summary.topic_id = parse_partition_metadata(data, path).topic_id
+        except CheckpointError as err:
+            where = f" (line {err.line_number})" if err.line_number else ""
+            summary.findings.append(Finding("error", path, None, err.reason + where))
+        except OSError as err:
+            summary.findings.append(Finding("error", path, None, err.strerror or str(err)))
+
+
+def compare_checkpoints(summary: PartitionSummary) -> list[Finding]:
+    """What the checkpoints claim versus the log end offset found on disk."""
+    leo = summary.log_end_offset
+    start = summary.log_start_offset
+    out: list[Finding] = []
+    if leo is None:
+        return out
+    hw = summary.checkpoints.get("highWatermark")
+    if hw is not None:
+        if hw > leo:
+            out.append(Finding("warning", summary.path, hw, f"high watermark {hw} is above the log end offset {leo}: "
+                                                            f"committed data is missing from this replica"))
+        elif hw < leo:
+            out.append(Finding("info", summary.path, hw, f"{leo - hw} offset(s) above the high watermark {hw} "
+                                                         f"(not yet committed when it was checkpointed)"))
+    rp = summary.checkpoints.get("recoveryPoint")
+    if rp is not None:
+        if rp > leo:
+            out.append(Finding("warning", summary.path, rp, f"recovery point {rp} is above the log end offset {leo}"))
+        elif rp < leo:
+            out.append(Finding("info", summary.path, rp, f"offsets {rp}..{leo - 1} were not known to be flushed; "
+                                                         f"an unclean start-up recovers from the recovery point"))
+    ls = summary.checkpoints.get("logStartOffset")
+    if ls is not None and start is not None:
+        if ls > leo:
+            out.append(Finding("warning", summary.path, ls, f"log start offset {ls} is above the log end offset {leo}"))
+        elif ls < (summary.segments[0].base_offset if summary.segments else ls):
+            out.append(Finding("warning", summary.path, ls, f"log start offset {ls} is below the first segment's "
+                                                            f"base offset {summary.segments[0].base_offset}"))
+    if summary.leader_epochs and summary.leader_epochs[-1].start_offset > leo:
+        out.append(Finding("warning", summary.path, summary.leader_epochs[-1].start_offset,
+                           f"latest leader epoch {summary.leader_epochs[-1].epoch} starts after the log end offset"))
+    for seg in summary.segments:
+        if seg.invalid_bytes:
+            out.append(Finding("warning", seg.path, seg.log_bytes - seg.invalid_bytes,
+                               f"{seg.invalid_bytes} invalid byte(s) at the end of the segment"))
+    return out

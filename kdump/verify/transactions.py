@@ -1,0 +1,225 @@
+"""Transaction forensics for one partition: what ``kdump txn`` reports. Library only, no printing.
+
+Replays the log the way the broker's ProducerStateManager does (spec §3.6, §3.9): a transactional
+data batch opens a transaction for its producer if none is open; an ABORT/COMMIT control batch
+closes it. A marker with no open transaction completes an empty one whose first offset is the
+marker's own (as Kafka's CompletedTxn does), which is what the broker writes to ``.txnindex``.
+The LSO recorded with each abort is the first offset of the earliest transaction still open for
+another producer, else the marker offset + 1 (ProducerStateManager.lastStableOffset).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from kdump.errors import KdumpError
+from kdump.format.batch import Batch, scan_batches
+from kdump.format.control import ControlType, parse_control_record
+from kdump.format.records import decode_records
+from kdump.format.txnindex import AbortedTxn, iter_aborted_txns
+from kdump.log.logdir import PartitionDir
+from kdump.log.segment import MappedFile
+
+COMMIT = "COMMIT"
+ABORT = "ABORT"
+OPEN = "OPEN"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Something worth telling: severity is "error", "warning" or "info"."""
+
+    severity: str
+    path: str
+    offset: int | None
+    text: str
+
+
+@dataclass(slots=True)
+class Transaction:
+    producer_id: int
+    producer_epoch: int
+    first_offset: int                 # first data offset, or the marker's offset for an empty one
+    last_data_offset: int | None = None
+    marker_offset: int | None = None
+    outcome: str = OPEN
+    coordinator_epoch: int | None = None
+    batches: int = 0
+    records: int = 0
+    size_bytes: int = 0
+    first_timestamp: int | None = None
+    last_timestamp: int | None = None   # max timestamp of its data batches
+    marker_timestamp: int | None = None
+    last_stable_offset: int | None = None  # for aborts: what the broker writes to .txnindex
+
+    @property
+    def last_offset(self) -> int:
+        """The marker's offset once complete (Kafka's CompletedTxn.lastOffset), else the last data offset."""
+        if self.marker_offset is not None:
+            return self.marker_offset
+        return self.last_data_offset if self.last_data_offset is not None else self.first_offset
+
+    @property
+    def duration_ms(self) -> int | None:
+        end = self.marker_timestamp if self.marker_timestamp is not None else self.last_timestamp
+        if self.first_timestamp is None or end is None or self.first_timestamp < 0 or end < 0:
+            return None
+        return end - self.first_timestamp
+
+
+@dataclass(slots=True)
+class TxnReport:
+    topic: str
+    partition: int
+    path: str
+    log_end_offset: int | None = None
+    transactions: list[Transaction] = field(default_factory=list)   # in order of first offset
+    index_entries: list[tuple[str, AbortedTxn]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def open(self) -> list[Transaction]:
+        return [t for t in self.transactions if t.outcome == OPEN]
+
+    @property
+    def committed(self) -> list[Transaction]:
+        return [t for t in self.transactions if t.outcome == COMMIT]
+
+    @property
+    def aborted(self) -> list[Transaction]:
+        return [t for t in self.transactions if t.outcome == ABORT]
+
+    @property
+    def last_stable_offset(self) -> int | None:
+        """The LSO the log's content implies: first offset of the earliest open transaction, else the LEO."""
+        opened = self.open
+        return min(t.first_offset for t in opened) if opened else self.log_end_offset
+
+
+def _control_type(buf: memoryview, batch: Batch) -> tuple[int, int | None] | None:
+    records = decode_records(buf, batch)
+    if not records:
+        return None
+    info = parse_control_record(records[0].key, records[0].value)
+    return info.type_id, info.coordinator_epoch
+
+
+def _record_count(buf: memoryview, batch: Batch) -> int:
+    if batch.records_count is not None:
+        return batch.records_count
+    return len(decode_records(buf, batch)) if batch.codec_id else 1
+
+
+class _Replay:
+    def __init__(self, report: TxnReport) -> None:
+        self.report = report
+        self.ongoing: dict[int, Transaction] = {}
+
+    def data(self, batch: Batch, count: int) -> None:
+        txn = self.ongoing.get(batch.producer_id)
+        if txn is None:
+            txn = Transaction(batch.producer_id, batch.producer_epoch, batch.base_offset)
+            self.ongoing[batch.producer_id] = txn
+            self.report.transactions.append(txn)
+        txn.last_data_offset = batch.last_offset
+        txn.batches += 1
+        txn.records += count
+        txn.size_bytes += batch.size
+        timestamp = batch.base_timestamp if batch.delete_horizon_ms is None else batch.max_timestamp
+        if txn.first_timestamp is None:
+            txn.first_timestamp = timestamp
+        txn.last_timestamp = batch.max_timestamp if txn.last_timestamp is None \
+            else max(txn.last_timestamp, batch.max_timestamp)
+
+    def marker(self, batch: Batch, type_id: int, coordinator_epoch: int | None) -> None:
+        txn = self.ongoing.pop(batch.producer_id, None)
+        if txn is None:
+            txn = Transaction(batch.producer_id, batch.producer_epoch, batch.base_offset)
+            self.report.transactions.append(txn)
+        txn.marker_offset = batch.base_offset
+        txn.outcome = ABORT if type_id == ControlType.ABORT else COMMIT
+        txn.coordinator_epoch = coordinator_epoch
+        txn.marker_timestamp = batch.max_timestamp
+        if txn.outcome == ABORT:
+            others = [t.first_offset for pid, t in self.ongoing.items() if pid != batch.producer_id]
+            txn.last_stable_offset = min(others) if others else batch.base_offset + 1
+
+
+def analyze_transactions(partition: PartitionDir) -> TxnReport:
+    """Replay every segment of ``partition`` and cross-check aborted ranges against its .txnindex files."""
+    report = TxnReport(partition.topic, partition.partition, partition.path)
+    replay = _Replay(report)
+    for segment in partition.segments:
+        if segment.log is None:
+            continue
+        try:
+            with MappedFile(segment.log) as mapped:
+                buf = mapped.buf
+                for batch in scan_batches(buf, check_crc=False):
+                    report.log_end_offset = batch.last_offset + 1
+                    if batch.producer_id < 0 or not batch.is_transactional:
+                        continue
+                    if batch.is_control:
+                        control = _control_type(buf, batch)
+                        if control is not None and control[0] in (ControlType.ABORT, ControlType.COMMIT):
+                            replay.marker(batch, control[0], control[1])
+                    else:
+                        replay.data(batch, _record_count(buf, batch))
+        except KdumpError as err:
+            report.findings.append(Finding("error", segment.log, err.position,
+                                           f"stopped reading this segment: {err.reason}"))
+        if report.log_end_offset is None or report.log_end_offset < segment.base_offset:
+            report.log_end_offset = segment.base_offset
+    for segment in partition.segments:
+        if segment.txn_index is None:
+            continue
+        try:
+            with MappedFile(segment.txn_index) as mapped:
+                for entry in iter_aborted_txns(mapped.buf, segment.txn_index):
+                    report.index_entries.append((segment.txn_index, entry))
+        except KdumpError as err:
+            report.findings.append(Finding("error", segment.txn_index, err.position, err.reason))
+    report.findings.extend(cross_check(report, partition))
+    return report
+
+
+def cross_check(report: TxnReport, partition: PartitionDir) -> Iterator[Finding]:
+    """Aborted transactions in the log versus entries in the .txnindex files."""
+    in_log = {(t.producer_id, t.first_offset, t.last_offset): t for t in report.aborted}
+    in_index = {(e.producer_id, e.first_offset, e.last_offset): (path, e) for path, e in report.index_entries}
+    first_offset = partition.segments[0].base_offset if partition.segments else 0
+    for key, txn in in_log.items():
+        if key not in in_index:
+            yield Finding("warning", report.path, txn.marker_offset,
+                          f"aborted transaction of producer {key[0]} (offsets {key[1]}-{key[2]}) has no "
+                          f".txnindex entry; read_committed consumers will see its records")
+            continue
+        path, entry = in_index[key]
+        bases = [s.base_offset for s in partition.segments]
+        owner = max((b for b in bases if b <= key[2]), default=None)
+        if owner is not None and os.path.basename(path).split(".", 1)[0] != f"{owner:020d}":
+            yield Finding("warning", path, key[2], f"entry for the abort at offset {key[2]} is stored in the "
+                                                   f"wrong segment's .txnindex (expected {owner:020d}.txnindex)")
+        if txn.last_stable_offset is not None and entry.last_stable_offset != txn.last_stable_offset \
+                and key[1] >= first_offset:
+            yield Finding("info", path, key[2], f"lastStableOffset {entry.last_stable_offset} in the index, "
+                                                f"{txn.last_stable_offset} recomputed from the log")
+    for key, (path, entry) in in_index.items():
+        if key in in_log:
+            continue
+        if any(t.producer_id == key[0] and t.marker_offset == key[2] for t in report.aborted):
+            yield Finding("warning", path, key[2], f"index entry for producer {key[0]} says the aborted "
+                                                   f"range starts at {key[1]}, the log says otherwise")
+        elif key[2] < first_offset:
+            yield Finding("info", path, key[2], f"index entry for producer {key[0]} ({key[1]}-{key[2]}) "
+                                                f"refers to offsets no longer in the log")
+        else:
+            yield Finding("error", path, key[2], f"index entry for producer {key[0]} ({key[1]}-{key[2]}) "
+                                                 f"matches no ABORT marker in the log")
+    for txn in report.open:
+        yield Finding("warning", report.path, txn.first_offset,
+                      f"transaction of producer {txn.producer_id} (epoch {txn.producer_epoch}) is still open "
+                      f"at the log end: it holds the last stable offset at {txn.first_offset} and blocks "
+                      f"read_committed consumers")

@@ -1,0 +1,280 @@
+"""``kdump gen``'s engine: deterministic record streams appended through ``PartitionLog``.
+
+Every random choice comes from ``random.Random`` seeded with a string derived from the seed,
+topic and partition (string seeds hash with SHA-512, independent of PYTHONHASHSEED), and every
+timestamp from ``start_time`` + ``time_step`` per record, so one seed always gives the same bytes.
+Batches are built with kdump.format.encode; the broker-side state (snapshots, txn index,
+checkpoints) comes from kdump.log.broker_files.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+
+from kdump.errors import UsageError
+from kdump.format.batch import TimestampType
+from kdump.format.codecs import Codec
+from kdump.format.control import ControlType, encode_control_key, encode_end_txn_marker
+from kdump.format.encode import encode_batch_v2, encode_legacy_message, encode_legacy_wrapper
+from kdump.format.records import Header, Record
+from kdump.log.broker_files import BrokerStateObserver, PartitionOffsets, write_log_dir_files, \
+    write_partition_files
+from kdump.log.writer import LogConfig, PartitionLog, staged_directory
+
+KEY_PATTERNS = ("seq", "random", "binary", "null", "mixed")
+VALUE_PATTERNS = ("text", "json", "binary", "seq", "mixed")
+PRODUCERS = ("plain", "idempotent", "transactional")
+DEFAULT_START_TIME = 1_700_000_000_000   # 2023-11-14T22:13:20Z: fixed, never the wall clock
+
+# Words for UTF-8 values: ASCII, accented Latin, CJK, emoji, so decoders meet multi-byte text.
+_WORDS = ("kafka", "log", "segment", "offset", "café", "naïve", "Zürich", "日本語", "데이터", "παράδειγμα",
+          "данные", "🙂", "🚀", "streams", "batch", "record")
+
+
+@dataclass(frozen=True, slots=True)
+class TopicSpec:
+    name: str
+    partitions: int = 1
+    compression: Codec = Codec.NONE
+    magic: int = 2
+    timestamp_type: TimestampType = TimestampType.CREATE_TIME
+    producer: str = "plain"
+    live: bool = False        # leave the active segments as a running broker has them (--preallocate)
+
+    def __post_init__(self) -> None:
+        if self.magic not in (0, 1, 2):
+            raise UsageError(f"topic {self.name}: magic must be 0, 1 or 2, not {self.magic}")
+        if self.compression is Codec.ZSTD and self.magic < 2:
+            raise UsageError(f"topic {self.name}: zstd needs magic 2")
+        if self.producer != "plain" and self.magic < 2:
+            raise UsageError(f"topic {self.name}: {self.producer} producers need magic 2")
+        if self.magic == 0 and self.timestamp_type is TimestampType.LOG_APPEND_TIME:
+            raise UsageError(f"topic {self.name}: magic 0 has no timestamps")
+        if self.partitions < 1:
+            raise UsageError(f"topic {self.name}: partitions must be >= 1")
+
+
+@dataclass(frozen=True, slots=True)
+class GenSpec:
+    topics: tuple[TopicSpec, ...]
+    records: int = 200                     # data records per partition (markers come on top)
+    key_pattern: str = "seq"
+    key_size: tuple[int, int] = (8, 16)
+    value_pattern: str = "text"
+    value_size: tuple[int, int] = (20, 120)
+    null_key_ratio: float = 0.0
+    tombstone_ratio: float = 0.0
+    max_headers: int = 0
+    records_per_batch: int = 10
+    batch_bytes: int | None = None         # close a batch once its keys+values reach this many bytes
+    start_time: int = DEFAULT_START_TIME
+    time_step: int = 1000
+    time_jitter: int = 0                   # +/- ms per record: out-of-order timestamps
+    abort_ratio: float = 0.0
+    txn_batches: int = 3                   # data batches per transaction
+    seed: int = 0
+    log: LogConfig = field(default_factory=LogConfig)
+    node_id: int = 1
+
+    def __post_init__(self) -> None:
+        if not self.topics:
+            raise UsageError("at least one topic is needed")
+        if len({t.name for t in self.topics}) != len(self.topics):
+            raise UsageError("topic names must be unique")
+        if self.key_pattern not in KEY_PATTERNS or self.value_pattern not in VALUE_PATTERNS:
+            raise UsageError("unknown key or value pattern")
+        for lo, hi in (self.key_size, self.value_size):
+            if not 0 <= lo <= hi:
+                raise UsageError(f"bad size range {lo}-{hi}")
+        if self.records < 0 or self.records_per_batch < 1 or self.txn_batches < 1 or self.max_headers < 0:
+            raise UsageError("records must be >= 0, records per batch and batches per transaction >= 1")
+        for ratio in (self.null_key_ratio, self.tombstone_ratio, self.abort_ratio):
+            if not 0.0 <= ratio <= 1.0:
+                raise UsageError(f"ratios must be between 0 and 1, not {ratio}")
+
+    @property
+    def total_records(self) -> int:
+        return sum(t.partitions for t in self.topics) * self.records
+
+
+def _rng(seed: int, *parts: object) -> random.Random:
+    return random.Random("/".join([str(seed), *map(str, parts)]))
+
+
+class _Content:
+    """Keys, values and headers for one partition."""
+
+    def __init__(self, spec: GenSpec, rng: random.Random) -> None:
+        self.spec = spec
+        self.rng = rng
+
+    def key(self, offset: int) -> bytes | None:
+        s, rng = self.spec, self.rng
+        pattern = s.key_pattern
+        if pattern == "mixed":
+            pattern = rng.choice(("seq", "random", "binary", "null"))
+        if pattern == "null" or (s.null_key_ratio and rng.random() < s.null_key_ratio):
+            return None
+        if pattern == "seq":
+            return f"key-{offset}".encode()
+        size = rng.randint(*s.key_size)
+        if pattern == "binary":
+            return rng.randbytes(size)
+        return "".join(rng.choices("abcdefghijklmnopqrstuvwxyz0123456789", k=size)).encode()
+
+    def value(self, offset: int, timestamp: int) -> bytes | None:
+        s, rng = self.spec, self.rng
+        if s.tombstone_ratio and rng.random() < s.tombstone_ratio:
+            return None
+        pattern = s.value_pattern
+        if pattern == "mixed":
+            pattern = rng.choice(("text", "json", "binary", "seq"))
+        size = rng.randint(*s.value_size)
+        if pattern == "seq":
+            return f"value-{offset}".encode()
+        if pattern == "binary":
+            return rng.randbytes(size)
+        if pattern == "json":
+            words = " ".join(rng.choices(_WORDS, k=max(1, size // 8)))
+            return (f'{{"id":{offset},"ts":{timestamp},"amount":{rng.randint(1, 99999) / 100},'
+                    f'"note":"{words}"}}').encode()
+        out: list[str] = []
+        length = 0
+        while length < size:
+            word = rng.choice(_WORDS)
+            out.append(word)
+            length += len(word.encode()) + 1
+        return " ".join(out).encode()
+
+    def headers(self) -> tuple[Header, ...]:
+        if not self.spec.max_headers:
+            return ()
+        n = self.rng.randint(0, self.spec.max_headers)
+        return tuple((f"h{i}".encode(), None if self.rng.random() < 0.1 else f"v{self.rng.randint(0, 999)}".encode())
+                     for i in range(n))
+
+
+@dataclass
+class _ProducerState:
+    producer_id: int
+    epoch: int = 0
+    sequence: int = 0
+    batches_in_txn: int = 0
+
+
+def partition_appends(spec: GenSpec, topic: TopicSpec, topic_index: int, partition: int) -> Iterator[tuple[bytes, int]]:
+    """Each produce request for one partition as (entries bytes, data records in it), in log order."""
+    rng = _rng(spec.seed, topic.name, partition)
+    content = _Content(spec, rng)
+    offset = 0
+    written = 0
+    clock = spec.start_time
+    producer = None
+    if topic.producer != "plain":
+        producer = _ProducerState(producer_id=1000 * (topic_index + 1) + partition, epoch=topic_index % 3)
+    transactional = topic.producer == "transactional"
+    while written < spec.records:
+        records: list[Record] = []
+        size = 0
+        while written + len(records) < spec.records and len(records) < spec.records_per_batch:
+            ts = -1
+            if topic.magic > 0:
+                jitter = rng.randint(-spec.time_jitter, spec.time_jitter) if spec.time_jitter else 0
+                ts = max(0, clock + jitter)
+            clock += spec.time_step
+            o = offset + len(records)
+            key, value = content.key(o), content.value(o, ts)
+            headers = content.headers() if topic.magic == 2 else ()
+            records.append(Record(o, ts, key, value, headers))
+            size += len(key or b"") + len(value or b"")
+            if spec.batch_bytes is not None and size >= spec.batch_bytes:
+                break
+        append_time = max(r.timestamp for r in records)
+        data = _encode(topic, records, offset, append_time, producer, transactional)
+        offset += len(records)
+        written += len(records)
+        yield data, len(records)
+        if transactional and producer is not None:
+            producer.batches_in_txn += 1
+            if producer.batches_in_txn >= spec.txn_batches or written >= spec.records:
+                abort = spec.abort_ratio > 0 and rng.random() < spec.abort_ratio
+                yield _marker(producer, offset, clock - spec.time_step, abort), 0
+                offset += 1
+                producer.batches_in_txn = 0
+
+
+def _encode(topic: TopicSpec, records: list[Record], base_offset: int, append_time: int,
+            producer: _ProducerState | None, transactional: bool) -> bytes:
+    lat = topic.timestamp_type is TimestampType.LOG_APPEND_TIME
+    if topic.magic == 2:
+        pid, epoch, seq = -1, -1, -1
+        if producer is not None:
+            pid, epoch, seq = producer.producer_id, producer.epoch, producer.sequence
+            producer.sequence += len(records)
+        return encode_batch_v2(records, base_offset=base_offset, codec=topic.compression,
+                               timestamp_type=topic.timestamp_type, log_append_time=append_time if lat else None,
+                               producer_id=pid, producer_epoch=epoch, base_sequence=seq, partition_leader_epoch=0,
+                               is_transactional=transactional)
+    if topic.compression is Codec.NONE:
+        # One produce request with several uncompressed messages: one append, one entry per message.
+        return b"".join(encode_legacy_message(r.offset, r.key, r.value, magic=topic.magic,
+                                              timestamp=append_time if lat else r.timestamp,
+                                              timestamp_type=topic.timestamp_type) for r in records)
+    return encode_legacy_wrapper(records, magic=topic.magic, codec=topic.compression,
+                                 timestamp_type=topic.timestamp_type, log_append_time=append_time if lat else None)
+
+
+def _marker(producer: _ProducerState, offset: int, timestamp: int, abort: bool) -> bytes:
+    kind = ControlType.ABORT if abort else ControlType.COMMIT
+    record = Record(offset, timestamp, encode_control_key(kind), encode_end_txn_marker(0))
+    return encode_batch_v2([record], base_offset=offset, producer_id=producer.producer_id,
+                           producer_epoch=producer.epoch, partition_leader_epoch=0, is_transactional=True,
+                           is_control=True)
+
+
+@dataclass(frozen=True, slots=True)
+class GenResult:
+    outdir: str
+    partitions: int
+    segments: int
+    records: int
+    bytes_written: int
+
+
+def generate(outdir: str, spec: GenSpec, *, force: bool = False,
+             progress: Callable[[int], None] | None = None) -> GenResult:
+    """Write a whole log.dirs tree at ``outdir`` (staged beside it; nothing is left on failure)."""
+    segments = records = total_bytes = 0
+    offsets: list[PartitionOffsets] = []
+    with staged_directory(outdir, force=force) as stage:
+        for t_index, topic in enumerate(spec.topics):
+            config = spec.log
+            if not topic.live and config.preallocate:
+                config = replace(config, preallocate=False)
+            for p in range(topic.partitions):
+                pdir = os.path.join(stage, f"{topic.name}-{p}")
+                observer = BrokerStateObserver()
+                log = PartitionLog(pdir, config, observer=observer)
+                with log:
+                    for data, count in partition_appends(spec, topic, t_index, p):
+                        log.append(data)
+                        records += count
+                        total_bytes += len(data)
+                        if progress is not None and count:
+                            progress(count)
+                    active_base = log.active_base_offset or 0
+                    log.close(live=topic.live)
+                leo = log.log_end_offset
+                if not topic.live and leo not in observer.snapshot_offsets and leo > 0:
+                    observer.write_snapshot(pdir, leo)  # clean shutdown takes a last snapshot
+                write_partition_files(pdir, _rng(spec.seed, "topic-id", topic.name).randbytes(16),
+                                      observer.epochs)
+                segments += len(log.finished)
+                offsets.append(PartitionOffsets(topic.name, p, 0, 0, active_base if topic.live else leo, leo))
+        write_log_dir_files(stage, offsets, cluster_id=_rng(spec.seed, "cluster").randbytes(16),
+                            node_id=spec.node_id, directory_id=_rng(spec.seed, "dir").randbytes(16),
+                            written_at_ms=spec.start_time)
+    return GenResult(os.path.abspath(outdir), len(offsets), segments, records, total_bytes)

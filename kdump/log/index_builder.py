@@ -1,0 +1,190 @@
+"""The broker's sparse-index rules for one segment, with no files attached (spec §4.2).
+
+Used by the segment writer (``kdump.log.writer``) while it appends, and by ``kdump rebuild-index``,
+which feeds it the batches of an existing ``.log`` (``kdump.format.batch.scan_batches``). The class
+only keeps entries in memory; callers serialise them with ``offset_index_bytes`` /
+``time_index_bytes`` and decide where the bytes go.
+
+Stable API::
+
+    b = SegmentIndexBuilder(base_offset, index_interval_bytes=4096, max_index_bytes=10 * 1024 * 1024)
+    b.add_batch(last_offset, position, size, max_timestamp)   # Kafka >= 4.1: one call per batch, in order
+    b.add_append([(last_offset, position, size, max_timestamp), ...])  # Kafka <= 4.0 leader: per append call
+    b.add_scanned(batch)              # same as add_batch for a kdump.format.batch.Batch
+    b.close()                         # roll/close: the final time-index entry (idempotent)
+    b.offset_entries                  # list[(absolute offset, position)]
+    b.time_entries                    # list[(timestamp, absolute offset)]
+    b.max_timestamp, b.offset_of_max_timestamp, b.bytes_since_last_entry
+    b.offset_index_full, b.time_index_full, b.is_full   # shouldRoll's index conditions
+    b.offset_index_bytes(pad_to=None), b.time_index_bytes(pad_to=None)  # trimmed, or zero-padded
+
+Rules (Kafka's LogSegment.append, facts from the spec):
+- the offset-index test is ``bytes_since_last_entry > index_interval_bytes`` (strict), checked
+  *before* the batch's own bytes are counted, so the first batch of a segment is never indexed;
+- an offset entry is (batch last offset, batch start position); the counter then resets to 0;
+- the segment's max timestamp is tracked per batch; ties keep the earliest batch's last offset;
+- a time-index entry (max timestamp so far, its offset) is attempted with every offset entry and
+  written only when its timestamp is strictly greater than the previous entry's (initially -1, so
+  data without timestamps never gets one);
+- on roll/close one more time-index entry is attempted, ignoring the "full" check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+from kdump.format.index import (
+    DEFAULT_MAX_INDEX_BYTES,
+    OFFSET_ENTRY_SIZE,
+    TIME_ENTRY_SIZE,
+    encode_offset_entry,
+    encode_time_entry,
+)
+
+DEFAULT_INDEX_INTERVAL_BYTES = 4096
+NO_TIMESTAMP = -1  # RecordBatch.NO_TIMESTAMP: the time index's notional "last entry" when empty
+
+BatchInfo = tuple[int, int, int, int]  # (last_offset, position, size, max_timestamp)
+
+
+class ScannedBatch(Protocol):
+    """What ``add_scanned`` needs from a batch header (kdump.format.batch.Batch has it)."""
+
+    @property
+    def last_offset(self) -> int: ...
+    @property
+    def position(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def max_timestamp(self) -> int: ...
+
+
+class IndexFullError(Exception):
+    """An entry was added to a full index: the caller should have rolled first."""
+
+
+class SegmentIndexBuilder:
+    """Offset and time index entries for one segment, as a broker would write them."""
+
+    def __init__(self, base_offset: int, index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES,
+                 max_index_bytes: int = DEFAULT_MAX_INDEX_BYTES) -> None:
+        if index_interval_bytes < 0:
+            raise ValueError("index_interval_bytes must be >= 0")
+        self.base_offset = base_offset
+        self.index_interval_bytes = index_interval_bytes
+        self.max_index_bytes = max_index_bytes
+        # Kafka rounds the preallocated size down to whole entries.
+        self.max_offset_entries = max_index_bytes // OFFSET_ENTRY_SIZE
+        self.max_time_entries = max_index_bytes // TIME_ENTRY_SIZE
+        self.offset_entries: list[tuple[int, int]] = []
+        self.time_entries: list[tuple[int, int]] = []
+        self.bytes_since_last_entry = 0
+        self.max_timestamp = NO_TIMESTAMP
+        self.offset_of_max_timestamp = base_offset
+        self.size = 0            # bytes appended to the segment so far
+        self.closed = False
+
+    # -- shouldRoll's index conditions -------------------------------------------------------
+    @property
+    def offset_index_full(self) -> bool:
+        return len(self.offset_entries) >= self.max_offset_entries
+
+    @property
+    def time_index_full(self) -> bool:
+        # TimeIndex keeps its last slot for the entry written at roll.
+        return len(self.time_entries) >= self.max_time_entries - 1
+
+    @property
+    def is_full(self) -> bool:
+        return self.offset_index_full or self.time_index_full
+
+    # -- appends ------------------------------------------------------------------------------
+    def add_batch(self, last_offset: int, position: int, size: int, max_timestamp: int) -> None:
+        """Kafka >= 4.1 (KAFKA-806): the index test is done for every batch."""
+        self._track_max(max_timestamp, last_offset)
+        if self.bytes_since_last_entry > self.index_interval_bytes:
+            self._append_offset(last_offset, position)
+            self._maybe_append_time(skip_full_check=False)
+            self.bytes_since_last_entry = 0
+        self.bytes_since_last_entry += size
+        self.size = max(self.size, position + size)
+
+    def add_scanned(self, batch: ScannedBatch) -> None:
+        self.add_batch(batch.last_offset, batch.position, batch.size, batch.max_timestamp)
+
+    def add_append(self, batches: Iterable[BatchInfo]) -> None:
+        """Kafka <= 4.0 leader path: one test per append call, entry = (largest offset, append start)."""
+        items = list(batches)
+        if not items:
+            return
+        for last_offset, _, _, max_ts in items:
+            self._track_max(max_ts, last_offset)
+        if self.bytes_since_last_entry > self.index_interval_bytes:
+            self._append_offset(max(i[0] for i in items), items[0][1])
+            self._maybe_append_time(skip_full_check=False)
+            self.bytes_since_last_entry = 0
+        total = sum(i[2] for i in items)
+        self.bytes_since_last_entry += total
+        self.size = max(self.size, items[0][1] + total)
+
+    def close(self) -> None:
+        """onBecomeInactiveSegment / close: the final time-index entry. Safe to call twice."""
+        if not self.closed:
+            self._maybe_append_time(skip_full_check=True)
+            self.closed = True
+
+    # -- serialisation ----------------------------------------------------------------------
+    def offset_index_bytes(self, pad_to: int | None = None) -> bytes:
+        """The ``.index`` contents; ``pad_to`` (bytes) zero-pads like a preallocated live index."""
+        data = b"".join(encode_offset_entry(self.base_offset, o, p) for o, p in self.offset_entries)
+        return _pad(data, pad_to, OFFSET_ENTRY_SIZE)
+
+    def time_index_bytes(self, pad_to: int | None = None) -> bytes:
+        data = b"".join(encode_time_entry(self.base_offset, t, o) for t, o in self.time_entries)
+        return _pad(data, pad_to, TIME_ENTRY_SIZE)
+
+    # -- internals ----------------------------------------------------------------------------
+    def _track_max(self, timestamp: int, last_offset: int) -> None:
+        # Strict ">" keeps the earliest batch holding the max, as the broker does.
+        if timestamp > self.max_timestamp:
+            self.max_timestamp = timestamp
+            self.offset_of_max_timestamp = last_offset
+
+    def _append_offset(self, offset: int, position: int) -> None:
+        if self.offset_index_full:
+            raise IndexFullError(f"offset index of segment {self.base_offset} is full "
+                                 f"({self.max_offset_entries} entries)")
+        if self.offset_entries and offset <= self.offset_entries[-1][0]:
+            raise ValueError(f"offset index entries must increase: {offset} after {self.offset_entries[-1][0]}")
+        self.offset_entries.append((offset, position))
+
+    def _maybe_append_time(self, *, skip_full_check: bool) -> None:
+        last_ts = self.time_entries[-1][0] if self.time_entries else NO_TIMESTAMP
+        if self.max_timestamp <= last_ts:
+            return
+        if not skip_full_check and self.time_index_full:
+            raise IndexFullError(f"time index of segment {self.base_offset} is full")
+        self.time_entries.append((self.max_timestamp, self.offset_of_max_timestamp))
+
+
+def _pad(data: bytes, pad_to: int | None, entry_size: int) -> bytes:
+    if pad_to is None:
+        return data
+    size = pad_to - pad_to % entry_size
+    if size < len(data):
+        raise ValueError(f"cannot pad {len(data)} bytes of index entries to {size}")
+    return data + bytes(size - len(data))
+
+
+def build_indexes(batches: Iterable[ScannedBatch], base_offset: int,
+                  index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES,
+                  max_index_bytes: int = DEFAULT_MAX_INDEX_BYTES, *, close: bool = True) -> SegmentIndexBuilder:
+    """Feed every batch of a segment (e.g. from scan_batches) through the 4.1 rules."""
+    builder = SegmentIndexBuilder(base_offset, index_interval_bytes, max_index_bytes)
+    for batch in batches:
+        builder.add_scanned(batch)
+    if close:
+        builder.close()
+    return builder

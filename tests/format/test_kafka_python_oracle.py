@@ -117,7 +117,14 @@ def test_legacy_messages_built_by_kafka_python(records, magic, codec, last_offse
     # The broker assigns the entry's offset. A v1 wrapper holds the last absolute offset and inner offsets
     # stay relative. v0 inner offsets are absolute (kafka-python wrote 0..n-1), so a v0 wrapper carries
     # the last of them, as Kafka's v0 wrappers do.
-    wrapper_offset = len(records) - 1 if magic == 0 and codec is not Codec.NONE else last_offset
+    # A v1 wrapper offset below the last inner relative offset is invalid (Kafka rejects it), so the
+    # wrapper carries first-offset + n - 1.
+    if codec is Codec.NONE:
+        wrapper_offset = last_offset
+    elif magic == 0:
+        wrapper_offset = len(records) - 1
+    else:
+        wrapper_offset = last_offset + len(records) - 1
     struct.pack_into(">q", buf, 0, wrapper_offset)
     data = bytes(buf)
 
@@ -197,3 +204,20 @@ def test_control_markers_read_by_kafka_python(epoch, commit):
     assert theirs.is_control_batch and theirs.validate_crc()
     (control,) = list(theirs)
     assert control.commit is commit and control.abort is (not commit)
+
+
+def test_v1_wrapper_offset_below_last_inner_offset_is_rejected():
+    """Kafka: 'Found invalid wrapper offset in compressed v1 message set' (unless the wrapper offset is 0)."""
+    import pytest
+
+    from kdump.errors import InvalidRecordError
+
+    builder = LegacyRecordBatchBuilder(magic=1, compression_type=int(Codec.GZIP), batch_size=10**6)
+    for i in range(3):
+        builder.append(i, timestamp=1, key=None, value=b"x")
+    buf = bytearray(builder.build())
+    struct.pack_into(">q", buf, 0, 1)
+    with pytest.raises(InvalidRecordError, match="wrapper offset '1' is less than the last inner message offset '2'"):
+        decode_records(bytes(buf), _only_batch(bytes(buf)))
+    struct.pack_into(">q", buf, 0, 0)  # librdkafka-style wrapper offset 0: inner offsets taken as absolute
+    assert [r.offset for r in decode_records(bytes(buf), _only_batch(bytes(buf)))] == [0, 1, 2]

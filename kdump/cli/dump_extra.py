@@ -12,11 +12,11 @@ Kafka's DumpLogSegments crashes on names without a dot (the checkpoints, quorum-
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 from typing import Any
 
+from kdump.cli.handlers import handler_for
 from kdump.cli.run import EXIT_FILE_ERROR, DumpRun
 from kdump.format.checkpoint import (
     LEADER_EPOCH_CHECKPOINT_NAME,
@@ -50,14 +50,6 @@ TEMP_SUFFIXES = {
     ".part": "an in-progress KRaft snapshot",
 }
 
-_HANDLERS: dict[FileKind, str] = {
-    FileKind.LOG: "kdump.cli.dump_log:dump_log",
-    FileKind.CHECKPOINT: "kdump.cli.dump_log:dump_log",
-    FileKind.INDEX: "kdump.cli.dump_index:dump_offset_index",
-    FileKind.TIME_INDEX: "kdump.cli.dump_index:dump_time_index",
-    FileKind.PRODUCER_SNAPSHOT: "kdump.cli.dump_state:dump_producer_snapshot",
-    FileKind.TXN_INDEX: "kdump.cli.dump_state:dump_txn_index",
-}
 
 
 def _read_text(path: str) -> bytes:
@@ -147,8 +139,7 @@ def _temporary(run: DumpRun, path: str, suffix: str, kind: FileKind) -> None:
            f"dumped as {kind.value}"
     _emit(run, [note], {"type": "note", "path": path, "tempSuffix": suffix, "fileType": kind.value,
                         "text": note})
-    module_name, attr = _HANDLERS[kind].split(":")
-    getattr(importlib.import_module(module_name), attr)(run, path)
+    handler_for(kind)(run, path)
 
 
 def dump_extra(run: DumpRun, path: str) -> bool:

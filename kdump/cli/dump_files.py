@@ -4,28 +4,16 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable
 
 from kdump.cli.dump_extra import dump_extra, expand_paths
+from kdump.cli.handlers import handler_for
 from kdump.cli.run import EXIT_FILE_ERROR, EXIT_USAGE, DumpOptions, DumpRun
 from kdump.errors import KdumpError, UsageError
 from kdump.format.crc import CRC32C_IS_SLOW, CRC32C_IMPLEMENTATION
-from kdump.log.files import FileKind, java_path, kafka_suffix
+from kdump.log.files import file_kind, java_path, kafka_suffix
 from kdump.render.decoders import bytes_decoder
 from kdump.render.dialect import Dialect, parse_kafka_version
 from kdump.render.log_text import RecordDecoder, RecordTextOptions
-
-Handler = Callable[[DumpRun, str], None]
-
-# FileKind -> "module:function(run, path)"; imported on first use.
-HANDLERS: dict[FileKind, str] = {
-    FileKind.LOG: "kdump.cli.dump_log:dump_log",
-    FileKind.CHECKPOINT: "kdump.cli.dump_log:dump_log",
-    FileKind.INDEX: "kdump.cli.dump_index:dump_offset_index",
-    FileKind.TIME_INDEX: "kdump.cli.dump_index:dump_time_index",
-    FileKind.PRODUCER_SNAPSHOT: "kdump.cli.dump_state:dump_producer_snapshot",
-    FileKind.TXN_INDEX: "kdump.cli.dump_state:dump_txn_index",
-}
 
 _INTERNAL_DECODERS = (  # Kafka's precedence: the first flag given wins.
     ("offsets_decoder", "OffsetsDecoder"),
@@ -80,11 +68,6 @@ def build_options(flags: dict[str, object], dialect: Dialect) -> DumpOptions:
     )
 
 
-def _handler(kind: FileKind) -> Handler:
-    module_name, attr = HANDLERS[kind].split(":")
-    return getattr(importlib.import_module(module_name), attr)  # type: ignore[no-any-return]
-
-
 def dump_files(**flags: object) -> int:
     """Run a dump; returns the exit code (0 ok, 1 some file failed, 2 usage)."""
     try:
@@ -121,13 +104,13 @@ def dump_one(run: DumpRun, path: str) -> None:
             # Kafka dies here with StringIndexOutOfBoundsException; kdump names the file and goes on.
             raise UsageError("the file name has no '.', so its type is unknown (Kafka's tool crashes on "
                              "such names; checkpoint files are read by `kdump summary`)")
-        kind = next((k for k in FileKind if kafka_suffix(path) == k.value), None)
+        kind = file_kind(path)
         if kind is None:
             run.out.flush()
             run.err.write(f"Ignoring unknown file {java_path(path)}\n")
             run.err.flush()
             return
-        _handler(kind)(run, path)
+        handler_for(kind)(run, path)
     except KdumpError as err:
         run.error(err, path)
     except Exception as err:  # a bug in kdump: still one line, unless --traceback

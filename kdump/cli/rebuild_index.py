@@ -1,0 +1,102 @@
+"""``kdump rebuild-index SEGMENT.log --out DIR``: the .index and .timeindex a broker would write.
+
+The entries come from ``kdump.log.index_builder`` (the writer's rules, which are the broker's
+recovery rules: an entry per batch once more than index.interval.bytes have passed, the final
+time-index entry of a rolled segment). Like recovery, the rebuild stops at the first batch whose
+CRC fails. Outputs go to a separate directory and are never written over their source; existing
+outputs are replaced only with ``--force``, and always through a temporary file and a rename.
+"""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from kdump.cli.options import traceback_option
+from kdump.errors import KdumpError
+from kdump.format.batch import Batch, scan_batches
+from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
+from kdump.log.files import FileKind, base_offset_of, file_kind, segment_file_name
+from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES, IndexFullError, SegmentIndexBuilder
+from kdump.log.segment import MappedFile
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def valid_batches(log: MappedFile) -> tuple[list[Batch], str | None]:
+    """The batches recovery keeps: up to the first bad CRC or broken framing (and why it stopped)."""
+    batches: list[Batch] = []
+    try:
+        for batch in scan_batches(log.buf, 0, check_crc=True):
+            if not batch.is_valid:
+                return batches, f"the batch at position {batch.position} fails its CRC check"
+            batches.append(batch)
+    except KdumpError as err:
+        return batches, f"position {err.position}: {err.reason}"
+    end = batches[-1].end if batches else 0
+    if end < log.size:
+        return batches, f"{log.size - end} bytes after position {end} are not a complete batch"
+    return batches, None
+
+
+def _write_new(path: str, data: bytes) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, path)
+
+
+@click.command("rebuild-index")
+@click.argument("segment", type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Directory for the rebuilt files (created if missing; never the segment's own directory).")
+@click.option("--force", is_flag=True, help="Replace rebuilt files already present in --out.")
+@click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,
+              show_default=True, help="The topic's index.interval.bytes.")
+@click.option("--segment-index-bytes", type=click.IntRange(min=24), default=DEFAULT_MAX_INDEX_BYTES,
+              show_default=True, help="The topic's segment.index.bytes (an index holds at most this much).")
+@traceback_option
+def rebuild_index(segment: str, out_dir: str, force: bool, index_interval_bytes: int, segment_index_bytes: int,
+                  traceback: bool) -> None:
+    """Write the offset and time index the broker would write for SEGMENT.log into --out.
+
+    \b
+    kdump rebuild-index my-topic-0/00000000000000000000.log --out /tmp/rebuilt
+    cmp /tmp/rebuilt/00000000000000000000.index my-topic-0/00000000000000000000.index
+    """
+    ctx = click.get_current_context()
+    if file_kind(segment) is not FileKind.LOG:
+        raise click.BadParameter("must be a segment's .log file", param_hint="SEGMENT")
+    if os.path.realpath(out_dir) == os.path.realpath(os.path.dirname(os.path.abspath(segment))):
+        raise click.BadParameter("is the segment's own directory: rebuild-index never replaces an index in "
+                                 "place; write elsewhere and compare or move the files yourself",
+                                 param_hint="--out")
+    try:
+        base = base_offset_of(segment)
+        targets = [os.path.join(out_dir, segment_file_name(base, s)) for s in (".index", ".timeindex")]
+        existing = [t for t in targets if os.path.lexists(t)]
+        if existing and not force:
+            raise click.UsageError(f"{', '.join(existing)} already exist (use --force to replace)")
+        with MappedFile(segment) as log:
+            batches, stopped = valid_batches(log)
+        builder = SegmentIndexBuilder(base, index_interval_bytes, segment_index_bytes)
+        for batch in batches:
+            builder.add_scanned(batch)
+        builder.close()
+        offset_data, time_data = builder.offset_index_bytes(), builder.time_index_bytes()
+        os.makedirs(out_dir, exist_ok=True)
+        _write_new(targets[0], offset_data)
+        _write_new(targets[1], time_data)
+    except (KdumpError, IndexFullError, OSError) as err:
+        if traceback:
+            raise
+        click.echo(f"Error: {err}", err=True)
+        ctx.exit(EXIT_FAILED)
+    if stopped is not None:
+        click.echo(f"Note: {segment}: stopped where recovery would truncate the log: {stopped}", err=True)
+    click.echo(f"wrote {targets[0]} ({len(builder.offset_entries)} entries, {len(offset_data)} bytes)")
+    click.echo(f"wrote {targets[1]} ({len(builder.time_entries)} entries, {len(time_data)} bytes)")
+    click.echo(f"from {len(batches)} batches ({builder.size} bytes) of {segment}, "
+               f"index.interval.bytes={index_interval_bytes}")
+    ctx.exit(EXIT_OK)

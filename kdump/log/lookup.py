@@ -1,0 +1,250 @@
+"""Kafka's lookups over a partition directory, step by step (spec §5.1, §5.2).
+
+Offset -> record: floor segment by base offset, binary-search the offset index for the largest
+entry <= target, scan batches forward to the first whose lastOffset >= target (next segment if
+none). Timestamp -> record: first segment whose largest timestamp >= target, time index lookup,
+offset index lookup of that offset, scan to the first batch whose maxTimestamp >= target and the
+first record in it with timestamp >= target.
+
+Every step is recorded (for ``kdump find --explain``) and the log bytes the scan walks over are
+counted, so tests can check that a lookup reads O(index.interval.bytes), not the whole segment.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from kdump.errors import KdumpError
+from kdump.format.batch import Batch, read_batch, scan_batches
+from kdump.format.records import Record, decode_records
+from kdump.log.indexes import OffsetIndex, TimeIndex, open_offset_index, open_time_index
+from kdump.log.logdir import PartitionDir, SegmentFiles
+from kdump.log.segment import MappedFile
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a lookup: a kind (segment, index, time-index, start, scan, result, note) and its words."""
+
+    kind: str
+    text: str
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class LookupResult:
+    by: str                               # "offset" or "timestamp"
+    target: int
+    segment: SegmentFiles | None = None
+    batch: Batch | None = None
+    records: list[Record] = field(default_factory=list)   # every record of the batch found
+    record: Record | None = None          # the record the lookup answers with
+    steps: list[Step] = field(default_factory=list)
+    bytes_read: int = 0                   # log bytes walked by the forward scan (whole batches)
+    batches_scanned: int = 0
+
+    def step(self, kind: str, text: str, **fields: Any) -> None:
+        self.steps.append(Step(kind, text, fields))
+
+    @property
+    def found(self) -> bool:
+        return self.record is not None
+
+
+def _name(path: str | None) -> str:
+    return os.path.basename(path) if path else "-"
+
+
+def _log_segments(partition: PartitionDir) -> list[SegmentFiles]:
+    return [s for s in partition.segments if s.log is not None]
+
+
+def _offset_index_position(result: LookupResult, seg: SegmentFiles, target: int, log_size: int) -> int:
+    """Step 2 of §5.1: the start position from the offset index (0 when there is none)."""
+    if seg.index is None:
+        result.step("index", f"no {seg.base_offset:020d}.index (the broker would rebuild it); start at position 0")
+        return 0
+    with open_offset_index(seg.index, seg.base_offset) as opened:
+        index = opened.index
+        assert isinstance(index, OffsetIndex)
+        entry = index.lookup(target)
+        if entry.slot < 0:
+            result.step("index", f"{_name(seg.index)}: no entry <= {target} among {index.entries} entries; "
+                                 f"start at (base offset {seg.base_offset}, position 0)",
+                        file=seg.index, slot=None, entries=index.entries, offset=seg.base_offset, position=0)
+            return 0
+        result.step("index", f"{_name(seg.index)}: slot {entry.slot} of {index.entries} entries holds "
+                             f"offset {entry.offset} position {entry.position} (largest entry <= {target})",
+                    file=seg.index, slot=entry.slot, entries=index.entries, offset=entry.offset,
+                    position=entry.position)
+    if entry.position > log_size:
+        # A corrupt entry: Kafka would fail reading there; start from the top so the answer is right.
+        result.step("note", f"position {entry.position} is past the end of the log ({log_size} bytes); "
+                            f"kdump starts at position 0 instead")
+        return 0
+    return entry.position
+
+
+def _scan(result: LookupResult, buf: memoryview, start: int, stop_when) -> Batch | None:  # type: ignore[no-untyped-def]
+    """Walk batches from ``start``; return the first for which ``stop_when(batch)`` is true."""
+    for batch in scan_batches(buf, start, check_crc=False):
+        result.batches_scanned += 1
+        result.bytes_read += batch.size
+        if stop_when(batch):
+            return read_batch(buf, batch.position)  # now with its CRC checked, for the batch line
+        _skipped(result, batch)
+    return None
+
+
+def _skipped(result: LookupResult, batch: Batch) -> None:
+    result.step("scan", f"batch at position {batch.position}: offsets {batch.base_offset}..{batch.last_offset}, "
+                        f"maxTimestamp {batch.max_timestamp}, {batch.size} bytes: skipped",
+                position=batch.position, base_offset=batch.base_offset, last_offset=batch.last_offset)
+
+
+def find_offset(partition: PartitionDir, target: int) -> LookupResult:
+    """The record at ``target`` (or the next one after it, for compacted data) and how Kafka finds it."""
+    result = LookupResult("offset", target)
+    segments = _log_segments(partition)
+    bases = [s.base_offset for s in segments]
+    i = bisect.bisect_right(bases, target) - 1
+    if i < 0:
+        first = bases[0] if bases else None
+        result.step("result", f"offset {target} is below the first segment's base offset {first}: out of range"
+                    if first is not None else "no segments in this partition directory")
+        return result
+    result.step("segment", f"{_name(segments[i].log)}: the largest base offset <= {target} "
+                           f"({len(segments)} segments)", file=segments[i].log, base_offset=bases[i])
+    while i < len(segments):
+        seg = segments[i]
+        assert seg.log is not None
+        with MappedFile(seg.log) as log:
+            start = _offset_index_position(result, seg, target, log.size) if seg.base_offset <= target else 0
+            result.step("start", f"scan {_name(seg.log)} from position {start} ({log.size} bytes in the segment)",
+                        file=seg.log, position=start, segment_bytes=log.size)
+            try:
+                batch = _scan(result, log.buf, start, lambda b: b.last_offset >= target)
+                if batch is not None:
+                    _answer_offset(result, seg, log.buf, batch, target)
+                    return result
+            except KdumpError as err:
+                raise err.with_file(seg.log)
+        result.step("scan", f"no batch with lastOffset >= {target} in {_name(seg.log)}")
+        i += 1
+        if i < len(segments):
+            result.step("segment", f"move on to the next segment {_name(segments[i].log)}", file=segments[i].log,
+                        base_offset=segments[i].base_offset)
+    result.step("result", f"offset {target} is beyond the end of the log")
+    return result
+
+
+def _answer_offset(result: LookupResult, seg: SegmentFiles, buf: memoryview, batch: Batch, target: int) -> None:
+    result.step("scan", f"batch at position {batch.position}: offsets {batch.base_offset}..{batch.last_offset}, "
+                        f"{batch.size} bytes: the first batch with lastOffset >= {target}",
+                position=batch.position, base_offset=batch.base_offset, last_offset=batch.last_offset)
+    result.segment = seg
+    result.batch = batch
+    result.records = decode_records(buf, batch)
+    result.record = next((r for r in result.records if r.offset >= target), None)
+    _summarise(result)
+
+
+def _summarise(result: LookupResult) -> None:
+    if result.record is None:
+        result.step("result", f"the batch holds no record at or after {result.target} (compacted away)")
+    else:
+        result.step("result", f"record at offset {result.record.offset} (timestamp {result.record.timestamp})",
+                    offset=result.record.offset, timestamp=result.record.timestamp)
+    result.step("read", f"{result.batches_scanned} batches scanned, {result.bytes_read} bytes of log read",
+                batches=result.batches_scanned, bytes=result.bytes_read)
+
+
+def _largest_timestamp(seg: SegmentFiles) -> tuple[int, str]:
+    """LogSegment.largestTimestamp: the time index's last entry, else the .log's mtime."""
+    if seg.time_index is not None:
+        with open_time_index(seg.time_index, seg.base_offset) as opened:
+            last = opened.index.last_entry()  # type: ignore[union-attr]
+        if last is not None and last.timestamp >= 0:
+            return last.timestamp, f"last time-index entry {last.timestamp}"
+    assert seg.log is not None
+    mtime = int(os.stat(seg.log).st_mtime * 1000)
+    return mtime, f"no time-index entry, so the .log's mtime {mtime}"
+
+
+def find_timestamp(partition: PartitionDir, target: int) -> LookupResult:
+    """The first record with timestamp >= ``target``, found the way ListOffsets finds it."""
+    result = LookupResult("timestamp", target)
+    segments = _log_segments(partition)
+    if not segments:
+        result.step("result", "no segments in this partition directory")
+        return result
+    log_start = segments[0].base_offset  # kdump does not read log-start-offset-checkpoint
+    chosen = None
+    for seg in segments:
+        largest, why = _largest_timestamp(seg)
+        if largest >= target:
+            chosen = seg
+            result.step("segment", f"{_name(seg.log)}: the first segment whose largest timestamp >= {target} "
+                                   f"({why})", file=seg.log, largest_timestamp=largest)
+            break
+    if chosen is None:
+        # The broker keeps the active segment's max timestamp in memory; on disk the time index may
+        # lag behind it, so kdump scans the last segment rather than answering "not found" early.
+        chosen = segments[-1]
+        result.step("segment", f"{_name(chosen.log)}: no segment's time index reaches {target}; the active "
+                               f"segment's newest batches are not indexed yet, so scan it", file=chosen.log)
+    seg = chosen
+    start_offset = seg.base_offset
+    if seg.time_index is not None:
+        with open_time_index(seg.time_index, seg.base_offset) as opened:
+            index = opened.index
+            assert isinstance(index, TimeIndex)
+            entry = index.lookup(target)
+            if entry.slot >= 0:
+                result.step("time-index", f"{_name(seg.time_index)}: slot {entry.slot} of {index.entries} entries "
+                                          f"holds timestamp {entry.timestamp} offset {entry.offset} (largest "
+                                          f"timestamp <= {target})", file=seg.time_index, slot=entry.slot,
+                            timestamp=entry.timestamp, offset=entry.offset)
+            else:
+                result.step("time-index", f"{_name(seg.time_index)}: no entry <= {target} among {index.entries} "
+                                          f"entries; use (-1, base offset {seg.base_offset})",
+                            file=seg.time_index, slot=None, offset=seg.base_offset)
+            start_offset = entry.offset
+    else:
+        result.step("time-index", f"no {seg.base_offset:020d}.timeindex; use the base offset {seg.base_offset}")
+    start_offset = max(start_offset, log_start)
+    assert seg.log is not None
+    with MappedFile(seg.log) as log:
+        start = _offset_index_position(result, seg, start_offset, log.size)
+        result.step("start", f"scan {_name(seg.log)} from position {start} ({log.size} bytes in the segment)",
+                    file=seg.log, position=start, segment_bytes=log.size)
+        try:
+            for batch in scan_batches(log.buf, start, check_crc=False):
+                result.batches_scanned += 1
+                result.bytes_read += batch.size
+                if batch.max_timestamp < target:
+                    _skipped(result, batch)
+                    continue
+                records = decode_records(log.buf, batch)
+                record = next((r for r in records if r.timestamp >= target and r.offset >= log_start), None)
+                if record is None:
+                    _skipped(result, batch)
+                else:
+                    batch = read_batch(log.buf, batch.position)
+                    result.step("scan", f"batch at position {batch.position}: offsets {batch.base_offset}.."
+                                        f"{batch.last_offset}, maxTimestamp {batch.max_timestamp}: the first "
+                                        f"batch holding a record with timestamp >= {target}",
+                                position=batch.position, base_offset=batch.base_offset,
+                                last_offset=batch.last_offset)
+                    result.segment, result.batch, result.records, result.record = seg, batch, records, record
+                    _summarise(result)
+                    return result
+        except KdumpError as err:
+            raise err.with_file(seg.log)
+    result.step("result", f"no record with timestamp >= {target} in {_name(seg.log)}")
+    result.step("read", f"{result.batches_scanned} batches scanned, {result.bytes_read} bytes of log read",
+                batches=result.batches_scanned, bytes=result.bytes_read)
+    return result

@@ -1,0 +1,98 @@
+"""``kdump verify-index`` output: one line per finding and a summary, as text or JSON Lines.
+
+Renderers take findings and counts and return strings; the command writes them. Notes that repeat
+the same rule for the same file (a pre-4.1 follower index notes every entry) are folded into the
+first one plus a count, so real errors stay visible; errors are never folded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from kdump.verify.findings import Finding
+
+JSON_SCHEMA_VERSION = 1
+
+
+@dataclass
+class VerifyCounts:
+    partitions: int = 0
+    segments: int = 0
+    files: int = 0
+    errors: int = 0
+    notes: int = 0
+    unreadable: list[str] = field(default_factory=list)
+
+
+def where(finding: Finding) -> str:
+    parts = []
+    if finding.offset is not None:
+        parts.append(f"offset {finding.offset}")
+    if finding.position is not None:
+        parts.append(f"position {finding.position}")
+    if finding.timestamp is not None:
+        parts.append(f"timestamp {finding.timestamp}")
+    text = ", ".join(parts)
+    if finding.entry is not None:
+        return f" entry {finding.entry}" + (f" ({text})" if text else "")
+    return f" ({text})" if text else ""
+
+
+def finding_line(finding: Finding) -> str:
+    """``error: FILE entry N (offset O, position P): what is wrong; log: what the log holds``."""
+    line = f"{finding.severity}: {finding.file}{where(finding)}: {finding.text}"
+    if finding.log_says:
+        line += f"; log: {finding.log_says}"
+    return line
+
+
+def text_lines(findings: Iterable[Finding], *, errors_only: bool = False) -> Iterator[str]:
+    """Lines for one segment's findings, folding repeated notes."""
+    folded: dict[tuple[str, str], int] = {}
+    firsts: list[tuple[tuple[str, str], Finding]] = []
+    for finding in findings:
+        if finding.is_error:
+            yield finding_line(finding)
+            continue
+        if errors_only:
+            continue
+        key = (finding.file, finding.check)
+        if key in folded:
+            folded[key] += 1
+        else:
+            folded[key] = 0
+            firsts.append((key, finding))
+    for key, finding in firsts:
+        more = folded[key]
+        line = finding_line(finding)
+        yield line + (f" (and {more} more like it in this file)" if more else "")
+
+
+def summary_line(counts: VerifyCounts) -> str:
+    checked = (f"{counts.files} files in {counts.segments} segments of {counts.partitions} partitions" if
+               counts.partitions else f"{counts.files} files in {counts.segments} segments")
+    verdict = "FAILED" if counts.errors or counts.unreadable else "OK"
+    unreadable = f", {len(counts.unreadable)} unreadable paths" if counts.unreadable else ""
+    return f"verify-index {verdict}: {checked} checked: {counts.errors} errors, {counts.notes} notes{unreadable}"
+
+
+def _dumps(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def finding_json(finding: Finding) -> str:
+    return _dumps({"type": "finding", **finding.as_dict()})
+
+
+def unreadable_json(path: str, reason: str) -> str:
+    return _dumps({"type": "unreadable", "path": path, "reason": reason})
+
+
+def summary_json(counts: VerifyCounts) -> str:
+    return _dumps({"type": "summary", "schemaVersion": JSON_SCHEMA_VERSION,
+                   "ok": not counts.errors and not counts.unreadable, "partitions": counts.partitions,
+                   "segments": counts.segments, "files": counts.files, "errors": counts.errors,
+                   "notes": counts.notes, "unreadable": counts.unreadable})

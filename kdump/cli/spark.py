@@ -1,0 +1,167 @@
+"""``kdump spark``: verification and export of whole log.dirs on Spark.
+
+pyspark is imported only inside the commands, so ``kdump --help`` stays fast and a machine without
+the extra gets one line saying what to install. Exit codes are those of ``verify-index``:
+0 clean, 1 problems found, 2 usage errors or unreadable input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from kdump.cli.run import EXIT_FILE_ERROR, EXIT_OK, EXIT_USAGE
+from kdump.errors import KdumpError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from kdump.spark.jobs import VerifyResult
+
+MISSING = "Error: PySpark is not installed: pip install 'kdump[spark]'"
+
+
+def _fail(text: str, code: int = EXIT_USAGE) -> None:
+    click.echo(text, err=True)
+    sys.exit(code)
+
+
+@contextmanager
+def _session(master: str, app: str) -> Iterator["SparkSession"]:
+    """A SparkSession for one command; one that was already running (tests, notebooks) is reused."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        _fail(MISSING)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)   # workers need kdump's interpreter
+    existing = SparkSession.getActiveSession()
+    spark = existing or (SparkSession.builder.master(master).appName(app)
+                         .config("spark.ui.showConsoleProgress", "false")
+                         .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+    if existing is None:
+        spark.sparkContext.setLogLevel("ERROR")
+    try:
+        yield spark
+    finally:
+        if existing is None:
+            spark.stop()
+
+
+master_option = click.option("--master", default="local[*]", show_default=True,
+                             help="Spark master URL (local[N], spark://..., yarn, k8s://...).")
+
+
+@click.group("spark")
+def spark() -> None:
+    """Verify or export Kafka log directories with Spark (needs: pip install 'kdump[spark]').
+
+    \b
+    kdump spark verify /var/lib/kafka/data --report problems.json
+    kdump spark export /var/lib/kafka/data --to /tmp/records.parquet --partition-by topic
+    """
+
+
+@spark.command("verify")
+@click.argument("paths", nargs=-1, required=True)
+@master_option
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the JSON report of every problem to this file ('-' for stdout, no table).")
+@click.option("--chunk-bytes", default=8 * 1024 * 1024, show_default=True,
+              help="Bytes each task reads at a time.")
+def verify_command(paths: tuple[str, ...], master: str, report_path: str | None, chunk_bytes: int) -> None:
+    """CRC and index verification of every segment under PATHS, one Spark task per segment.
+
+    PATHS are log.dirs, partition dirs, .log files or globs, local or s3://, gs://, hdfs://.
+    Prints a summary table per partition (exit 0 clean, 1 problems, 2 unreadable input).
+    """
+    try:
+        from kdump.spark.jobs import verify
+        from kdump.spark.planning import find_segments
+    except ImportError:
+        _fail(MISSING)
+    try:
+        if not find_segments(list(paths)):
+            _fail(f"Error: no Kafka segments (<20-digit offset>.log) found under {', '.join(paths)}")
+    except (KdumpError, OSError) as err:
+        _fail(f"Error: {err}")
+    with _session(master, "kdump spark verify") as session:
+        result = verify(session, list(paths), chunk_bytes)
+    report = dict(result.to_json(), paths=list(paths))
+    if report_path == "-":
+        click.echo(json.dumps(report, indent=2))
+    else:
+        click.echo(render_summary(result))
+        if report_path:
+            with open(report_path, "w", encoding="utf-8") as f:
+                json.dump(report, f, indent=2)
+                f.write("\n")
+    sys.exit(EXIT_FILE_ERROR if result.problems else EXIT_OK)
+
+
+def render_summary(result: "VerifyResult") -> str:
+    """Fixed-width table: one line per partition, then the totals and the problems found."""
+    rows: dict[tuple[str, int], list[int]] = {}
+    for s in result.segments:
+        row = rows.setdefault((s.topic, s.partition), [0, 0, 0, 0, 0])
+        for i, value in enumerate((1, s.batches, s.records, s.bytes, len(s.problems))):
+            row[i] += value
+    header = ("TOPIC", "PARTITION", "SEGMENTS", "BATCHES", "RECORDS", "BYTES", "PROBLEMS")
+    lines = [(t, str(p), *map(str, v)) for (t, p), v in sorted(rows.items())]
+    totals = [sum(v[i] for v in rows.values()) for i in range(5)]
+    lines.append(("total", "", *map(str, totals)))
+    widths = [max(len(r[i]) for r in [header, *lines]) for i in range(len(header))]
+    out = [" ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+           for r in [header, *lines]]
+    for p in result.problems:
+        where = f"{p['file']}" + (f" position {p['position']}" if p["position"] is not None else "")
+        out.append(f"{p['check']}: {where}: {p['message']}")
+    out.append("No problems found." if not result.problems else f"{len(result.problems)} problem(s) found.")
+    return "\n".join(out)
+
+
+@spark.command("export")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--to", "out", required=True, help="Output directory (local path or a URI Spark can write).")
+@click.option("--format", "fmt", default="parquet", show_default=True, help="Spark output format.")
+@click.option("--partition-by", "partition_by", multiple=True,
+              help="Output partition column, e.g. topic (repeatable).")
+@click.option("--level", type=click.Choice(["record", "batch"]), default="record", show_default=True)
+@click.option("--mode", type=click.Choice(["errorifexists", "overwrite", "append", "ignore"]),
+              default="errorifexists", show_default=True, help="What to do when OUT exists.")
+@click.option("--split-bytes", default="128m", show_default=True, help="Split segments larger than this.")
+@master_option
+def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tuple[str, ...], level: str,
+                   mode: str, split_bytes: str, master: str) -> None:
+    """Write the records (or batches) under PATHS to OUT as Parquet (or another Spark format)."""
+    try:
+        from kdump.spark.jobs import export
+        from kdump.spark.planning import find_segments, parse_size
+        from kdump.spark.schema import arrow_schema
+    except ImportError:
+        _fail(MISSING)
+    try:
+        parse_size(split_bytes)
+        unknown = [c for c in partition_by if c not in arrow_schema(level).names]
+        if unknown:
+            _fail(f"Error: --partition-by {unknown[0]}: no such column at level={level}")
+        if not find_segments(list(paths)):
+            _fail(f"Error: no Kafka segments (<20-digit offset>.log) found under {', '.join(paths)}")
+    except (KdumpError, OSError, ValueError) as err:
+        _fail(f"Error: {err}")
+    options: dict[str, Any] = {"splitBytes": split_bytes}
+    with _session(master, "kdump spark export") as session:
+        from pyspark.errors import AnalysisException
+
+        try:
+            rows = export(session, list(paths), out, fmt=fmt, partition_by=partition_by, level=level,
+                          mode=mode, options=options)
+        except AnalysisException as err:       # OUT exists (mode errorifexists), unknown format, ...
+            _fail(f"Error: {str(err).splitlines()[0]}")
+    click.echo(f"Wrote {rows} {level} rows to {out} ({fmt})")
+    sys.exit(EXIT_OK)

@@ -1,0 +1,186 @@
+"""The ``kafka-log`` Spark 4 Python Data Source.
+
+    spark.read.format("kafka-log").load("/var/lib/kafka/data")
+    spark.read.format("kafka-log").option("level", "batch").load(["/a/orders-0", "s3://bkp/logs/*"])
+
+Options (Spark lower-cases option names and passes values as strings):
+    level       record (default) | batch
+    splitBytes  cut segments larger than this into byte ranges at .index positions (default 128m)
+    chunkBytes  bytes a task reads at a time (default 8m): bounds worker memory
+    maxRowsPerBatch  rows per Arrow batch handed to Spark (default 65536)
+    pushdown    true to use pushed filters on topic/partition/offset/timestamp to skip work. Needs
+                ``spark.sql.python.filterPushdown.enabled=true``: Spark refuses every read of a
+                reader that defines ``pushFilters`` while that setting is off, so the plain reader
+                class does not define it (``kdump.spark.load`` sets this option from the session).
+
+One InputPartition per split; ``read`` yields Arrow batches built by ``kdump.spark.reading``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
+
+import pyarrow as pa
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceReader,
+    EqualTo,
+    Filter,
+    GreaterThan,
+    GreaterThanOrEqual,
+    In,
+    InputPartition,
+    LessThan,
+    LessThanOrEqual,
+)
+from pyspark.sql.pandas.types import to_arrow_schema
+from pyspark.sql.types import StructType
+
+from kdump.spark.planning import DEFAULT_SPLIT_BYTES, Pruning, Split, parse_size, plan
+from kdump.spark.reading import DEFAULT_CHUNK_BYTES, DEFAULT_MAX_ROWS, ReadOptions, read_split
+from kdump.spark.schema import LEVELS, narrow, spark_schema
+
+NAME = "kafka-log"
+
+
+class SplitPartition(InputPartition):
+    """A picklable wrapper around one planned ``Split`` (Spark wants InputPartition instances)."""
+
+    def __init__(self, split: Split) -> None:
+        super().__init__(split)
+        self.split = split
+
+
+def paths_from_options(options: dict) -> list[str]:
+    """``load(path)`` arrives as options["path"], ``load([a, b])`` as a JSON list in options["paths"]."""
+    found: list[str] = []
+    if options.get("path"):
+        found.append(options["path"])
+    if options.get("paths"):
+        found.extend(json.loads(options["paths"]))
+    if not found:
+        raise ValueError("kafka-log needs a path: spark.read.format('kafka-log').load('/path/to/log.dirs')")
+    return found
+
+
+def _flag(value: str | None) -> bool:
+    return str(value).strip().lower() in ("true", "1", "yes")
+
+
+class KafkaLogDataSource(DataSource):
+    """Kafka log directories (log.dirs, partition dirs, segments, globs, lists) as a DataFrame."""
+
+    @classmethod
+    def name(cls) -> str:
+        return NAME
+
+    @property
+    def level(self) -> str:
+        level = str(self.options.get("level", "record")).lower()
+        if level not in LEVELS:
+            raise ValueError(f"option level must be one of {', '.join(LEVELS)}, not {level!r}")
+        return level
+
+    def schema(self) -> StructType:
+        return spark_schema(self.level)
+
+    def reader(self, schema: StructType) -> DataSourceReader:
+        level = self.level
+        arrow = narrow(level, to_arrow_schema(schema, timezone="UTC"))
+        options = ReadOptions(level=level,
+                              chunk_bytes=parse_size(self.options.get("chunkbytes", DEFAULT_CHUNK_BYTES)),
+                              max_rows=int(self.options.get("maxrowsperbatch", DEFAULT_MAX_ROWS)))
+        split_bytes = parse_size(self.options.get("splitbytes", DEFAULT_SPLIT_BYTES))
+        cls = KafkaLogPushdownReader if _flag(self.options.get("pushdown")) else KafkaLogReader
+        return cls(paths_from_options(self.options), arrow, options, split_bytes)
+
+
+class KafkaLogReader(DataSourceReader):
+    def __init__(self, paths: list[str], schema: pa.Schema, options: ReadOptions, split_bytes: int) -> None:
+        self.paths = paths
+        self.arrow_schema = schema
+        self.options = options
+        self.split_bytes = split_bytes
+
+    def partitions(self) -> Sequence[InputPartition]:
+        splits = plan(self.paths, split_bytes=self.split_bytes, pruning=self.options.pruning)
+        return [SplitPartition(split) for split in splits]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        if not isinstance(partition, SplitPartition):
+            return                     # Spark's stand-in InputPartition(None) when everything was pruned
+        yield from read_split(partition.split, self.arrow_schema, self.options)
+
+
+class KafkaLogPushdownReader(KafkaLogReader):
+    """Defined separately: Spark fails any read of a reader with ``pushFilters`` when pushdown is off."""
+
+    def pushFilters(self, filters: list[Filter]) -> Iterable[Filter]:
+        pruning = pruning_from_filters(filters, self.options.level, self.options.pruning)
+        self.options = replace(self.options, pruning=pruning)
+        # Pruning is coarse (whole splits, byte ranges, batches), so Spark must still check every row:
+        # each filter is handed back as "not fully handled".
+        return filters
+
+
+# Which columns bound what, per level. Record offsets lie inside [baseOffset, lastOffset].
+_OFFSET_LOW = {"record": ("offset",), "batch": ("lastOffset",)}
+_OFFSET_HIGH = {"record": ("offset",), "batch": ("baseOffset",)}
+_TIMESTAMP_LOW = {"record": ("timestamp",), "batch": ("maxTimestamp",)}
+
+
+def pruning_from_filters(filters: Iterable[Filter], level: str, start: Pruning = Pruning()) -> Pruning:
+    """Fold the filters kdump can use into bounds (filters are ANDed, so bounds only tighten)."""
+    p = start
+    for f in filters:
+        column = getattr(f, "attribute", ("",))         # Not(...) has .child, no .attribute: ignored
+        if len(column) != 1:
+            continue
+        name = column[0]
+        values: tuple = ()
+        if isinstance(f, EqualTo):
+            values = (f.value,)
+        elif isinstance(f, In):
+            values = tuple(f.value)
+        if name in ("topic", "partition") and values:
+            kind = str if name == "topic" else int
+            if not all(isinstance(v, kind) and not isinstance(v, bool) for v in values):
+                continue
+            current = p.topics if name == "topic" else p.partitions
+            chosen = frozenset(values) if current is None else current & frozenset(values)
+            p = replace(p, topics=chosen) if name == "topic" else replace(p, partitions=chosen)
+            continue
+        low, high = _bounds(f, values)
+        if name in _OFFSET_LOW[level] and low is not None:
+            p = replace(p, offset_min=_tighter(p.offset_min, low, max))
+        if name in _OFFSET_HIGH[level] and high is not None:
+            p = replace(p, offset_max=_tighter(p.offset_max, high, min))
+        if name in _TIMESTAMP_LOW[level] and low is not None:
+            p = replace(p, timestamp_min=_tighter(p.timestamp_min, low, max))
+    return p
+
+
+def _bounds(f: Filter, values: tuple) -> tuple[int | None, int | None]:
+    """Inclusive integer (low, high) implied by a comparison, equality or IN filter."""
+    if values:
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            return min(values), max(values)
+        return None, None
+    value = getattr(f, "value", None)
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None, None
+    if isinstance(f, GreaterThan):
+        return value + 1, None
+    if isinstance(f, GreaterThanOrEqual):
+        return value, None
+    if isinstance(f, LessThan):
+        return None, value - 1
+    if isinstance(f, LessThanOrEqual):
+        return None, value
+    return None, None
+
+
+def _tighter(old: int | None, new: int, pick: Callable[[int, int], int]) -> int:
+    return new if old is None else pick(old, new)

@@ -1,0 +1,300 @@
+"""Read one split: stream its byte range in bounded chunks, parse with kdump.format, yield Arrow.
+
+This is what a Spark task runs (and what the Spark 3 fallback and ``kdump spark verify`` run).
+It never maps or loads a whole file: it reads ``chunk_bytes`` at a time through ``pyarrow.fs`` (so
+s3://, gs:// and hdfs:// work like local paths) and keeps only the unparsed tail of the previous
+chunk, so memory is bounded by the chunk size plus one batch, whatever the segment size.
+
+Damaged bytes become rows with ``isvalid = false`` and an ``error`` text, never task failures:
+a CRC mismatch or undecodable records give one row for the entry (record columns null); a size
+field below Kafka's minimum or an entry running past the end of the range gives one row at that
+position and ends the range, because nothing after it can be framed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from kdump.errors import CodecError, FormatError
+from kdump.format.batch import (
+    FRAMING,
+    LEGACY_CRC_START,
+    LOG_OVERHEAD,
+    MIN_RECORD_OVERHEAD,
+    V2_ATTRIBUTES_OFFSET,
+    Batch,
+    scan_batches,
+)
+from kdump.format.crc import crc32, crc32c
+from kdump.format.records import Record, decode_records
+from kdump.spark.planning import Pruning, Split, filesystem
+from kdump.spark.schema import arrow_schema
+
+DEFAULT_CHUNK_BYTES = 8 * 1024 * 1024
+DEFAULT_MAX_ROWS = 65536
+
+
+@dataclass(frozen=True, slots=True)
+class ReadOptions:
+    level: str = "record"
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES
+    max_rows: int = DEFAULT_MAX_ROWS           # rows per Arrow batch handed to Spark
+    pruning: Pruning = field(default_factory=Pruning)
+
+
+@dataclass(slots=True)
+class Entry:
+    """One framed entry of the range (``batch`` set) or the place where framing broke (``error`` set)."""
+
+    position: int                  # in the file
+    buf: memoryview | None = None  # holds the entry at ``batch.position``
+    batch: Batch | None = None
+    error: str | None = None
+
+
+def scan_range(location: str, start: int, end: int, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> Iterator[Entry]:
+    """Every entry in [start, end) of a .log, read ``chunk_bytes`` at a time.
+
+    Only valid until the next item is requested: ``buf`` views the current chunk.
+    """
+    fs, path = filesystem(location)
+    with fs.open_input_file(path) as f:
+        f.seek(start)
+        data = b""
+        base = start                   # file position of data[0]
+        left = end - start             # bytes of the range not read yet
+        want = chunk_bytes
+        while True:
+            if left > 0 and len(data) < want:
+                piece = f.read(min(max(chunk_bytes, want - len(data)), left))
+                left = left - len(piece) if piece else 0   # a file shorter than planned ends the range
+                data = data + piece if data else piece
+            view = memoryview(data)
+            done = 0
+            try:
+                for batch in scan_batches(view, 0, len(view), check_crc=True):
+                    yield Entry(base + batch.position, view, batch)
+                    done = batch.end
+            except FormatError as err:
+                yield Entry(base + (err.position or done), error=f"{err.reason}")
+                return
+            tail = len(data) - done
+            if tail == 0 and left <= 0:
+                return
+            if tail >= LOG_OVERHEAD:
+                _, size = FRAMING.unpack_from(view, done)
+                want = LOG_OVERHEAD + max(size, MIN_RECORD_OVERHEAD)
+            else:
+                want = chunk_bytes
+            if left <= 0 or want > tail + left:
+                reason = (f"entry of {want} bytes runs past the end of the range ({tail + left} bytes left)"
+                          if tail >= LOG_OVERHEAD else f"{tail} trailing bytes are too few for an entry header")
+                yield Entry(base + done, error=f"truncated: {reason}")
+                return
+            data = data[done:]
+            base += done
+
+
+# ---- rows -------------------------------------------------------------------------------------
+
+_PER_RECORD = ("offset", "timestamp", "key", "value", "headers", "sequence")   # Record field order
+_CONSTANT = ("topic", "partition", "segment")
+
+
+def _codec_name(batch: Batch) -> str:
+    try:
+        return batch.codec.kafka_name
+    except CodecError:
+        return f"unknown({batch.codec_id})"
+
+
+_BATCH_VALUES = {
+    "batchPosition": None,   # filled from Entry.position
+    "baseOffset": lambda b: b.base_offset,
+    "lastOffset": lambda b: b.last_offset,
+    "partitionLeaderEpoch": lambda b: b.partition_leader_epoch,
+    "producerId": lambda b: b.producer_id,
+    "producerEpoch": lambda b: b.producer_epoch,
+    "baseSequence": lambda b: b.base_sequence,
+    "isTransactional": lambda b: b.is_transactional,
+    "isControl": lambda b: b.is_control,
+    "codec": _codec_name,
+    "magic": lambda b: b.magic,
+    "crc": lambda b: b.crc,
+    "count": lambda b: b.records_count,
+    "size": lambda b: b.size,
+    "baseTimestamp": lambda b: b.base_timestamp,
+    "maxTimestamp": lambda b: b.max_timestamp,
+    "timestampType": lambda b: b.timestamp_type.kafka_name,
+}
+
+
+class RowBuilder:
+    """Collects rows column by column for the requested schema only, and cuts Arrow batches.
+
+    Values that are the same for every record of an entry are kept once per entry and expanded
+    with one ``take`` at flush time; record values arrive as whole columns via ``zip(*records)``.
+    """
+
+    def __init__(self, split: Split, schema: pa.Schema, level: str) -> None:
+        self.schema = schema
+        self.level = level
+        self.constants = {"topic": split.segment.topic, "partition": split.segment.partition,
+                          "segment": split.segment.base_offset}
+        per_record = _PER_RECORD if level == "record" else ()
+        self.record_cols = [(name, _PER_RECORD.index(name)) for name in schema.names if name in per_record]
+        self.batch_cols = [n for n in schema.names if n not in per_record and n not in _CONSTANT
+                           and n not in ("isvalid", "error")]
+        self.validity_cols = [n for n in ("isvalid", "error") if n in schema.names]
+        self._reset()
+
+    def _reset(self) -> None:
+        self.rows = 0
+        self.counts: list[int] = []
+        self.per_batch: dict[str, list] = {n: [] for n in self.batch_cols + self.validity_cols}
+        self.per_record: dict[str, list] = {n: [] for n, _ in self.record_cols}
+
+    def _add_batch_values(self, position: int, batch: Batch | None, valid: bool, error: str | None) -> None:
+        for name in self.batch_cols:
+            getter = _BATCH_VALUES[name]
+            value = position if getter is None else (None if batch is None else getter(batch))
+            self.per_batch[name].append(value)
+        if self.validity_cols:
+            if "isvalid" in self.per_batch:
+                self.per_batch["isvalid"].append(valid)
+            if "error" in self.per_batch:
+                self.per_batch["error"].append(error)
+
+    def add_records(self, position: int, batch: Batch, records: list[Record], valid: bool,
+                    error: str | None) -> None:
+        if not records:
+            return                                        # an emptied (compacted) batch has no rows
+        self.counts.append(len(records))
+        self.rows += len(records)
+        self._add_batch_values(position, batch, valid, error)
+        if self.record_cols:
+            columns = list(zip(*records))
+            for name, i in self.record_cols:
+                self.per_record[name].extend(columns[i])
+
+    def add_entry(self, position: int, batch: Batch | None, valid: bool, error: str | None) -> None:
+        """One row for an entry: a batch-level row, or the single row of an unreadable entry."""
+        self.counts.append(1)
+        self.rows += 1
+        self._add_batch_values(position, batch, valid, error)
+        for name, _ in self.record_cols:
+            self.per_record[name].append(None)
+
+    def flush(self) -> pa.RecordBatch | None:
+        if not self.rows:
+            return None
+        n = self.rows
+        take = None
+        if len(self.counts) != n:                         # some entries span several rows
+            take = pa.array(np.repeat(np.arange(len(self.counts), dtype=np.int32), self.counts))
+        arrays = []
+        for f in self.schema:
+            if f.name in self.constants:
+                arrays.append(pa.repeat(pa.scalar(self.constants[f.name], f.type), n))
+            elif f.name in self.per_record:
+                values = self.per_record[f.name]
+                arrays.append(_headers_array(values, f.type) if f.name == "headers" else pa.array(values, f.type))
+            else:
+                column = pa.array(self.per_batch[f.name], f.type)
+                arrays.append(column if take is None else column.take(take))
+        self._reset()
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+
+def _headers_array(values: list, list_type: pa.DataType) -> pa.Array:
+    """list<struct<key string, value binary>> from tuples of (bytes, bytes|None) pairs, or None."""
+    struct_type = list_type.value_type
+    if values.count(()) == len(values):                  # the usual case: no headers at all (C-speed test)
+        empty = pa.StructArray.from_arrays([pa.array([], pa.string()), pa.array([], struct_type.field("value").type)],
+                                           fields=list(struct_type))
+        return pa.ListArray.from_arrays(pa.array(np.zeros(len(values) + 1, dtype=np.int32)), empty, type=list_type)
+    offsets = [0]
+    keys: list[bytes] = []
+    vals: list[bytes | None] = []
+    nulls = []
+    total = 0
+    for headers in values:
+        if headers is None:
+            nulls.append(True)
+        else:
+            nulls.append(False)
+            for k, v in headers:
+                keys.append(k)
+                vals.append(v)
+            total += len(headers)
+        offsets.append(total)
+    try:
+        key_array = pa.array(keys, pa.binary()).cast(pa.string())
+    except pa.ArrowInvalid:                               # not UTF-8: show it, don't fail the task
+        key_array = pa.array([k.decode("utf-8", "replace") for k in keys], pa.string())
+    items = pa.StructArray.from_arrays([key_array, pa.array(vals, struct_type.field("value").type)],
+                                       fields=list(struct_type))
+    mask = pa.array(nulls, pa.bool_()) if any(nulls) else None
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), items, type=list_type, mask=mask)
+
+
+def crc_problem(entry: Entry) -> str:
+    """Kafka's wording for a failed checksum, with the value the bytes really have."""
+    batch, buf = entry.batch, entry.buf
+    assert batch is not None and buf is not None
+    if batch.is_legacy:
+        computed = crc32(buf[batch.position + LEGACY_CRC_START:batch.end])
+    else:
+        computed = crc32c(buf[batch.position + V2_ATTRIBUTES_OFFSET:batch.end])
+    return f"Record is corrupt (stored crc = {batch.crc}, computed crc = {computed})"
+
+
+def _skip(batch: Batch, pruning: Pruning) -> bool:
+    """True when no record of a valid entry can pass the pushed bounds (Spark re-checks rows)."""
+    if pruning.offset_min is not None and batch.last_offset < pruning.offset_min:
+        return True
+    if batch.is_legacy:
+        return False                 # a v0/v1 wrapper's header offset is its last inner offset
+    if pruning.offset_max is not None and batch.base_offset > pruning.offset_max:
+        return True
+    return pruning.timestamp_min is not None and batch.max_timestamp < pruning.timestamp_min
+
+
+def read_split(split: Split, schema: pa.Schema | None = None,
+               options: ReadOptions = ReadOptions()) -> Iterator[pa.RecordBatch]:
+    """Arrow batches for one split, with exactly ``schema``'s columns (default: the level's schema)."""
+    schema = schema if schema is not None else arrow_schema(options.level)
+    builder = RowBuilder(split, schema, options.level)
+    records_level = options.level == "record"
+    check_pruning = not options.pruning.is_empty
+    for entry in scan_range(split.segment.log, split.start, split.end, options.chunk_bytes):
+        batch = entry.batch
+        if batch is None:
+            builder.add_entry(entry.position, None, False, entry.error)
+        elif not batch.is_valid:
+            builder.add_entry(entry.position, batch, False, crc_problem(entry))
+        elif check_pruning and _skip(batch, options.pruning):
+            continue
+        elif not records_level:
+            builder.add_entry(entry.position, batch, True, None)
+        else:
+            assert entry.buf is not None
+            try:
+                records = decode_records(entry.buf, batch)
+            except FormatError as err:
+                builder.add_entry(entry.position, batch, False, err.reason)
+            else:
+                bad = batch.is_legacy and any(r.legacy_valid is False for r in records)
+                builder.add_records(entry.position, batch, records, not bad,
+                                    "CRC-32 mismatch in an inner message" if bad else None)
+        if builder.rows >= options.max_rows:
+            out = builder.flush()
+            if out is not None:
+                yield out
+    out = builder.flush()
+    if out is not None:
+        yield out

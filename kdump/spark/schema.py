@@ -1,0 +1,142 @@
+"""Row layouts of the ``kafka-log`` data source, written once in Arrow and converted to Spark.
+
+Spark checks every Arrow batch a Python data source yields against ``to_arrow_schema`` of the
+requested Spark schema: names, types *and* nullability must match (SPARK-NOTES.md). So the Arrow
+schema here is the source of truth and ``spark_schema`` is derived from it mechanically; a test
+asserts that Spark's own conversion gives back exactly the Arrow schema.
+
+Offsets and timestamps stay ``long`` (Kafka's int64 milliseconds; -1 means "no timestamp", which a
+Spark TIMESTAMP would turn into 1969-12-31). Use ``timestamp_millis(timestamp)`` for a time column.
+Only the location columns and ``isvalid`` are NOT NULL: a corrupt entry may have no readable header.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+if TYPE_CHECKING:
+    from pyspark.sql.types import StructType
+
+LEVELS = ("record", "batch")
+
+HEADER_TYPE = pa.list_(pa.field("element", pa.struct([
+    pa.field("key", pa.string(), nullable=False),    # Kafka header keys are Java Strings
+    pa.field("value", pa.binary()),
+]), nullable=False))
+
+# Where a row comes from: present on every row, even for unreadable bytes.
+_LOCATION = [
+    pa.field("topic", pa.string(), nullable=False),
+    pa.field("partition", pa.int32(), nullable=False),
+    pa.field("segment", pa.int64(), nullable=False),          # the segment's base offset (file name)
+    pa.field("batchPosition", pa.int64(), nullable=False),    # byte position of the entry in the .log
+]
+
+# Per-record columns (level=record only).
+RECORD_ONLY = [
+    pa.field("offset", pa.int64()),
+    pa.field("timestamp", pa.int64()),
+    pa.field("timestampType", pa.string()),
+    pa.field("key", pa.binary()),
+    pa.field("value", pa.binary()),
+    pa.field("headers", HEADER_TYPE),
+    pa.field("sequence", pa.int32()),
+]
+
+# Header fields of the entry; repeated on each of its records at level=record.
+_BATCH_HEADER = [
+    pa.field("baseOffset", pa.int64()),
+    pa.field("lastOffset", pa.int64()),
+    pa.field("partitionLeaderEpoch", pa.int32()),
+    pa.field("producerId", pa.int64()),
+    pa.field("producerEpoch", pa.int32()),
+    pa.field("baseSequence", pa.int32()),
+    pa.field("isTransactional", pa.bool_()),
+    pa.field("isControl", pa.bool_()),
+    pa.field("codec", pa.string()),
+    pa.field("magic", pa.int32()),
+    pa.field("crc", pa.int64()),                               # unsigned 32-bit, as stored
+]
+
+# Only at level=batch: what a shallow scan knows without decoding records.
+BATCH_ONLY = [
+    pa.field("count", pa.int32()),                             # recordsCount (null for v0/v1)
+    pa.field("size", pa.int32()),                              # whole entry, framing included
+    pa.field("baseTimestamp", pa.int64()),
+    pa.field("maxTimestamp", pa.int64()),
+    pa.field("timestampType", pa.string()),
+]
+
+_VALIDITY = [
+    pa.field("isvalid", pa.bool_(), nullable=False),
+    pa.field("error", pa.string()),                            # why isvalid is false; null otherwise
+]
+
+RECORD_SCHEMA = pa.schema(_LOCATION + RECORD_ONLY + _BATCH_HEADER + _VALIDITY)
+BATCH_SCHEMA = pa.schema(_LOCATION + _BATCH_HEADER[:2] + BATCH_ONLY + _BATCH_HEADER[2:] + _VALIDITY)
+
+
+def arrow_schema(level: str) -> pa.Schema:
+    if level == "record":
+        return RECORD_SCHEMA
+    if level == "batch":
+        return BATCH_SCHEMA
+    raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+
+
+def narrow(level: str, wanted: pa.Schema) -> pa.Schema:
+    """Check an explicit (narrower) schema against the level's columns; returns it unchanged.
+
+    Columns are built by name, so any subset in any order works. Types must match the full schema
+    (Spark would reject a batch otherwise); nullability is the caller's choice, because a DDL string
+    such as "topic string, offset long" declares every column nullable.
+    """
+    full = arrow_schema(level)
+    for field in wanted:
+        index = full.get_field_index(field.name)
+        if index < 0:
+            raise ValueError(f"column {field.name!r} does not exist at level={level}; "
+                             f"columns: {', '.join(full.names)}")
+        if not _same_type(full.field(index).type, field.type):
+            raise ValueError(f"column {field.name!r} must have type {full.field(index).type}, "
+                             f"not {field.type}")
+    return wanted
+
+
+def _same_type(a: pa.DataType, b: pa.DataType) -> bool:
+    """Equal ignoring nested nullability (a user's DDL cannot say `containsNull = false`)."""
+    if pa.types.is_list(a) and pa.types.is_list(b):
+        return _same_type(a.value_type, b.value_type)
+    if pa.types.is_struct(a) and pa.types.is_struct(b):
+        return a.num_fields == b.num_fields and all(
+            a.field(i).name == b.field(i).name and _same_type(a.field(i).type, b.field(i).type)
+            for i in range(a.num_fields))
+    return a.equals(b)
+
+
+def spark_schema(level: str) -> "StructType":
+    """The Spark StructType of a level (imports pyspark)."""
+    return spark_struct(arrow_schema(level))
+
+
+def spark_struct(schema: pa.Schema) -> "StructType":
+    """The Spark StructType whose ``to_arrow_schema`` is exactly ``schema`` (for the types used here)."""
+    from pyspark.sql.types import StructField, StructType
+
+    return StructType([StructField(f.name, _spark_type(f.type), f.nullable) for f in schema])
+
+
+def _spark_type(t: pa.DataType) -> Any:
+    from pyspark.sql import types as st
+
+    simple = {pa.string(): st.StringType(), pa.int32(): st.IntegerType(), pa.int64(): st.LongType(),
+              pa.binary(): st.BinaryType(), pa.bool_(): st.BooleanType()}
+    if t in simple:
+        return simple[t]
+    if pa.types.is_list(t):
+        return st.ArrayType(_spark_type(t.value_type), t.value_field.nullable)
+    if pa.types.is_struct(t):
+        return st.StructType([st.StructField(f.name, _spark_type(f.type), f.nullable) for f in t])
+    raise TypeError(f"no Spark type for Arrow {t}")

@@ -15,6 +15,7 @@ from kdump.render import log_json
 from kdump.render.log_text import batch_line, record_lines
 
 
+_LINES_PER_WRITE = 256
 _RELEASE_EVERY = 64 * 1024 * 1024  # bytes between madvise calls that drop scanned pages from RSS
 
 
@@ -49,18 +50,28 @@ def dump_log(run: DumpRun, path: str) -> None:
         valid_bytes = 0
         next_release = _RELEASE_EVERY
         batch = None
+        # Lines are written a few hundred at a time: one write per line halves the speed
+        # (PERFORMANCE-NOTES.md), and what was printed before an error must still come out first.
+        pending: list[str] = []
+
+        def flush() -> None:
+            if pending:
+                pending.append("")
+                out.write("\n".join(pending))
+                pending.clear()
+
         try:
             for batch in scan_batches(buf, 0, window):
                 records = decode_records(buf, batch) if options.deep else None
                 if options.json:
                     out.write(log_json.dumps(log_json.batch_object(path, batch, records)) + "\n")
                 else:
-                    text = batch_line(batch, run.dialect)
+                    pending.append(batch_line(batch, run.dialect))
                     if records is not None:
                         _check_control(batch, records)
-                        lines = record_lines(batch, records, options.records, run.dialect)
-                        text = "\n".join([text, *lines])
-                    out.write(text + "\n")
+                        pending.extend(record_lines(batch, records, options.records, run.dialect))
+                    if len(pending) >= _LINES_PER_WRITE:
+                        flush()
                 if records is not None:
                     tracker.feed(records)
                 valid_bytes += batch.size
@@ -68,6 +79,7 @@ def dump_log(run: DumpRun, path: str) -> None:
                     segment.release_before(batch.position)
                     next_release = valid_bytes + _RELEASE_EVERY
         except CorruptRecordError as err:
+            flush()
             tracker.close(path)
             if err.position is None or not is_zero_padding(buf, err.position, window):
                 raise
@@ -77,12 +89,14 @@ def dump_log(run: DumpRun, path: str) -> None:
                      f"\"{err.reason}\"")
             return
         except KdumpError as err:
+            flush()
             if isinstance(err, InvalidRecordError) and batch is not None and not options.json and \
                     err.position == batch.position:
                 # Kafka prints the batch line before it fails on the records; so do we.
                 out.write(batch_line(batch, run.dialect) + "\n")
             tracker.close(path)
             raise
+        flush()
         tracker.close(path)
         invalid = window - valid_bytes
         if invalid > 0 and options.max_bytes == INT32_MAX:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from kdump.errors import FormatError, KdumpError
-from kdump.format.batch import Batch
+from kdump.errors import CodecError, FormatError, KdumpError
+from kdump.format.batch import Batch, increment_sequence
 from kdump.format.control import ControlType, parse_control_record
 from kdump.format.records import Record
 from kdump.render.decoders import BytesDecoder, string_decoder
@@ -39,22 +39,57 @@ def optional_long(value: int | None) -> str:
 
 
 def batch_line(batch: Batch, dialect: Dialect) -> str:
-    ts_type = batch.timestamp_type.kafka_name
-    valid = "true" if batch.is_valid else "false"
-    codec = codec_text(batch, dialect)
-    if batch.is_legacy:
-        return (f"offset: {batch.last_offset} position: {batch.position} {ts_type}: {batch.max_timestamp} "
-                f"size: {batch.size} magic: {batch.magic} compresscodec: {codec} crc: {batch.crc} "
-                f"isvalid: {valid}")
-    horizon = f"deleteHorizonMs: {optional_long(batch.delete_horizon_ms)} " if dialect.has_delete_horizon else ""
-    return (f"baseOffset: {batch.base_offset} lastOffset: {batch.last_offset} count: {batch.records_count} "
-            f"baseSequence: {batch.base_sequence} lastSequence: {batch.last_sequence} "
-            f"producerId: {batch.producer_id} producerEpoch: {batch.producer_epoch} "
-            f"partitionLeaderEpoch: {batch.partition_leader_epoch} "
-            f"isTransactional: {'true' if batch.is_transactional else 'false'} "
-            f"isControl: {'true' if batch.is_control else 'false'} {horizon}"
-            f"position: {batch.position} {ts_type}: {batch.max_timestamp} size: {batch.size} "
-            f"magic: {batch.magic} compresscodec: {codec} crc: {batch.crc} isvalid: {valid}")
+    (position, base_offset, last_offset, size, magic, crc, attributes, leader_epoch, base_ts, max_ts,
+     producer_id, producer_epoch, base_seq, count, valid) = batch
+    # Everything that depends only on (magic, attributes) is formatted once per run.
+    fixed = _ATTRIBUTE_TEXT.get((magic, attributes, dialect.version), False)
+    if fixed is False:
+        fixed = _attribute_text(magic, attributes, dialect)
+    if fixed is None:
+        batch.codec  # raises CodecError (Kafka: "Unknown compression type id") with the position
+    ts_name, codec, flags, horizon = fixed  # type: ignore[misc]
+    valid_text = "true" if valid else "false"
+    if magic < 2:
+        return (f"offset: {last_offset} position: {position} {ts_name}: {max_ts} size: {size} magic: {magic} "
+                f"compresscodec: {codec} crc: {crc} isvalid: {valid_text}")
+    if base_seq == -1:
+        last_seq = -1
+    else:
+        last_seq = increment_sequence(base_seq, last_offset - base_offset)
+    if horizon == "set":
+        horizon = f"deleteHorizonMs: OptionalLong[{base_ts}] "
+    return (f"baseOffset: {base_offset} lastOffset: {last_offset} count: {count} baseSequence: {base_seq} "
+            f"lastSequence: {last_seq} producerId: {producer_id} producerEpoch: {producer_epoch} "
+            f"partitionLeaderEpoch: {leader_epoch} {flags}{horizon}position: {position} {ts_name}: {max_ts} "
+            f"size: {size} magic: {magic} compresscodec: {codec} crc: {crc} isvalid: {valid_text}")
+
+
+_ATTRIBUTE_TEXT: dict[tuple[int, int, tuple[int, int, int]], tuple[str, str, str, str] | None] = {}
+
+
+def _attribute_text(magic: int, attributes: int, dialect: Dialect) -> tuple[str, str, str, str] | None:
+    """(timestamp type name, codec text, the isTransactional/isControl part, horizon marker); None for a bad codec."""
+    key = (magic, attributes, dialect.version)
+    cached = _ATTRIBUTE_TEXT.get(key, False)
+    if cached is not False:
+        return cached  # type: ignore[return-value]
+    probe = Batch(0, 0, 0, 0, magic, 0, attributes, -1, 0, 0, -1, -1, -1, 0, None)
+    try:
+        codec = codec_text(probe, dialect)
+    except CodecError:
+        _ATTRIBUTE_TEXT[key] = None
+        return None
+    flags = (f"isTransactional: {'true' if probe.is_transactional else 'false'} "
+             f"isControl: {'true' if probe.is_control else 'false'} ")
+    if not dialect.has_delete_horizon:
+        horizon = ""
+    elif probe.delete_horizon_ms is None:
+        horizon = "deleteHorizonMs: OptionalLong.empty "
+    else:
+        horizon = "set"  # the value is the batch's baseTimestamp, filled in per batch
+    text = (probe.timestamp_type.kafka_name, codec, flags, horizon)
+    _ATTRIBUTE_TEXT[key] = text
+    return text
 
 
 def control_text(record: Record, dialect: Dialect) -> str:

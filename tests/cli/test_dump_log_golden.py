@@ -164,3 +164,13 @@ def test_non_consecutive_offsets_dialects(tmp_path):
     assert old.stderr.splitlines()[0] == f"Non-consecutive offsets in :{absolute}"
     shallow = run_kdump("--files", str(path))
     assert shallow.stderr == ""  # bookkeeping needs deep iteration
+
+
+def test_delete_horizon_is_the_base_timestamp(tmp_path):
+    """Attribute bit 6: baseTimestamp holds the delete horizon (Kafka 3.2+ prints OptionalLong[...])."""
+    path = tmp_path / "00000000000000000000.log"
+    path.write_bytes(encode_batch_v2([Record(0, T0, b"k", None)], base_offset=0, delete_horizon_ms=T0 + 86_400_000))
+    line = [x for x in run_kdump("--files", str(path)).stdout.splitlines() if x.startswith("baseOffset")][0]
+    assert f" isControl: false deleteHorizonMs: OptionalLong[{T0 + 86_400_000}] position: 0 " in line
+    old = run_kdump("--files", str(path), "--kafka-version", "3.1").stdout
+    assert "deleteHorizonMs" not in old

@@ -21,11 +21,13 @@ Buffer = bytes | bytearray | memoryview
 
 
 def _crcmod_crc32c() -> tuple[Callable[[Buffer], int], str]:
-    import crcmod  # type: ignore[import-untyped]
+    import sys
+
     import crcmod.predefined  # type: ignore[import-untyped]
 
     fun = crcmod.predefined.mkCrcFun("crc-32c")
-    fast = bool(getattr(crcmod, "_usingExtension", False))
+    # The flag lives in the crcmod.crcmod submodule, whose name the package shadows with re-exports.
+    fast = bool(getattr(sys.modules["crcmod.crcmod"], "_usingExtension", False))
     label = "crcmod (C extension)" if fast else "crcmod (pure Python, slow)"
 
     def crc(data: Buffer) -> int:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import bisect
 import os
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from kdump.cli.run import DumpRun
@@ -31,6 +33,21 @@ def _open_log(run: DumpRun, path: str, what: str) -> MappedFile | None:
         run.warn(f"Note: {java_path(path)}: log file missing ({os.path.basename(log_path)}); {what}")
         return None
     return MappedFile(log_path)
+
+
+@contextmanager
+def _index_and_log(run: DumpRun, path: str, index_type: Any) -> Iterator[tuple[Any, MappedFile | None]]:
+    """The index over a read-only map and its segment's .log (None when missing), closed in order."""
+    base = base_offset_of(path)  # a bad name is reported before a missing file, as before
+    with MappedFile(path) as mapped, ExitStack() as stack:
+        index = index_type(mapped.buf, base, path)
+        log = _open_log(run, path, "entries are printed without checking them")
+        if log is not None:
+            stack.callback(log.close)
+        try:
+            yield index, log
+        finally:
+            index.buf = b""  # drop the index's view so the map can close
 
 
 def _json(run: DumpRun, obj: dict[str, Any]) -> None:
@@ -54,18 +71,8 @@ def _sanity(run: DumpRun, path: str, check: Any, buf: memoryview, size: int, bas
 
 
 def dump_offset_index(run: DumpRun, path: str) -> None:
-    base = base_offset_of(path)
-    with MappedFile(path) as mapped:
-        index = OffsetIndex(mapped.buf, base, path)
-        try:
-            log = _open_log(run, path, "entries are printed without checking them")
-            try:
-                _offset_index_body(run, path, index, log)
-            finally:
-                if log is not None:
-                    log.close()
-        finally:
-            index.buf = b""
+    with _index_and_log(run, path, OffsetIndex) as (index, log):
+        _offset_index_body(run, path, index, log)
 
 
 def _offset_index_body(run: DumpRun, path: str, index: OffsetIndex, log: MappedFile | None) -> None:
@@ -156,21 +163,11 @@ def _first_record_offset(log: MappedFile, batch: Batch) -> int | None:
 
 
 def dump_time_index(run: DumpRun, path: str) -> None:
-    base = base_offset_of(path)
-    with MappedFile(path) as mapped:
-        index = TimeIndex(mapped.buf, base, path)
-        try:
-            log = _open_log(run, path, "entries are printed without checking them")
-            try:
-                if log is not None and not os.path.exists(sibling(path, ".index")):
-                    run.warn(f"Note: {java_path(path)}: offset index missing; Kafka's tool would create an empty "
-                             f"one and crash, kdump scans the log from its start instead")
-                _time_index_body(run, path, index, log)
-            finally:
-                if log is not None:
-                    log.close()
-        finally:
-            index.buf = b""
+    with _index_and_log(run, path, TimeIndex) as (index, log):
+        if log is not None and not os.path.exists(sibling(path, ".index")):
+            run.warn(f"Note: {java_path(path)}: offset index missing; Kafka's tool would create an empty "
+                     f"one and crash, kdump scans the log from its start instead")
+        _time_index_body(run, path, index, log)
 
 
 class _LogBatches:

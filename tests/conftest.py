@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,3 +37,16 @@ def run_kdump(*args: str, cwd: str | os.PathLike[str] | None = None) -> CliResul
 @pytest.fixture
 def kdump():
     return run_kdump
+
+
+_INDEX_FIXTURE_MAKER = Path(__file__).resolve().parents[1] / "fixtures" / "corrupt-index" / "make_fixtures.py"
+
+
+def index_fixtures():  # type: ignore[no-untyped-def]
+    """fixtures/corrupt-index/make_fixtures.py as a module (it builds the index cases), loaded once."""
+    if "kdump_index_fixtures" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("kdump_index_fixtures", _INDEX_FIXTURE_MAKER)
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        sys.modules["kdump_index_fixtures"] = module
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return sys.modules["kdump_index_fixtures"]

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 from conftest import run_kdump
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "verify"))
-from test_index_checks import fx  # noqa: E402
+from conftest import index_fixtures
+
+fx = index_fixtures()
 
 SEG = "00000000000000000000"
 

@@ -2,30 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import struct
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import index_fixtures
 
 from kdump.log.logdir import read_partition_dir
 from kdump.verify.findings import Finding
 from kdump.verify.index_checks import verify_segment
 
-_MAKER = Path(__file__).resolve().parents[2] / "fixtures" / "corrupt-index" / "make_fixtures.py"
-
-
-def load_fixtures():  # type: ignore[no-untyped-def]
-    if "kdump_index_fixtures" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("kdump_index_fixtures", _MAKER)
-        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-        sys.modules["kdump_index_fixtures"] = module
-        spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return sys.modules["kdump_index_fixtures"]
-
-
-fx = load_fixtures()
+fx = index_fixtures()
 
 EXPECTED_ERRORS = {
     "bad-position-not-batch": {"position-not-batch"},

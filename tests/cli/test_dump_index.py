@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_kdump
+from kdump_testing import run_kdump
 
 _MAKER = Path(__file__).resolve().parents[2] / "fixtures" / "corrupt-index" / "make_fixtures.py"
 if "kdump_index_fixtures" not in sys.modules:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import run_kdump
+from kdump_testing import run_kdump
 
 from kdump.format.control import ControlType, encode_control_key, encode_end_txn_marker
 from kdump.format.encode import encode_batch_v2

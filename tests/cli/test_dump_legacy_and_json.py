@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import json
 
-from conftest import run_kdump
+from kdump_testing import run_kdump
 from kafka.record.legacy_records import LegacyRecordBatch
 
 from kdump.format.batch import TimestampType

@@ -10,7 +10,7 @@ import hashlib
 import os
 import struct
 
-from conftest import run_kdump
+from kdump_testing import run_kdump
 
 from kdump.format.encode import encode_batch_v2
 from kdump.format.records import Record

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import run_kdump
+from kdump_testing import run_kdump
 from kafka.record.memory_records import MemoryRecords
 
 from kdump.format.batch import TimestampType

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import run_kdump
+from kdump_testing import run_kdump
 
 from kdump.format.batch import scan_batches
 from kdump.format.encode import encode_batch_v2, encode_legacy_message

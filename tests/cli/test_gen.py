@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_kdump
+from kdump_testing import run_kdump
 from kdump.log.writer import PartitionLog
 
 FULL = ["--topics", "a,b,c,d,e,v0,v1,t", "--partitions", "2,v0=1,v1=1", "--records", "70",

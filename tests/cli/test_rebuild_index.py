@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import run_kdump
+from kdump_testing import run_kdump
 
-from conftest import index_fixtures
+from kdump_testing import index_fixtures
 
 fx = index_fixtures()
 

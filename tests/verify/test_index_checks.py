@@ -6,7 +6,7 @@ import struct
 from pathlib import Path
 
 import pytest
-from conftest import index_fixtures
+from kdump_testing import index_fixtures
 
 from kdump.log.logdir import read_partition_dir
 from kdump.verify.findings import Finding

@@ -1,4 +1,8 @@
-"""Shared test helpers: run the CLI in-process and capture stdout/stderr separately."""
+"""Helpers shared by the tests: run the CLI in-process, load the index-fixture builder.
+
+A module with its own name (not conftest) so imports do not depend on which conftest.py pytest
+loaded last.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
 @dataclass
@@ -32,11 +34,6 @@ def run_kdump(*args: str, cwd: str | os.PathLike[str] | None = None) -> CliResul
     finally:
         os.chdir(old)
     return CliResult(result.exit_code, result.stdout, result.stderr)
-
-
-@pytest.fixture
-def kdump():
-    return run_kdump
 
 
 _INDEX_FIXTURE_MAKER = Path(__file__).resolve().parents[1] / "fixtures" / "corrupt-index" / "make_fixtures.py"

@@ -27,7 +27,7 @@ from kdump.cli.dump_files import dump_files
 from kdump.format.batch import scan_batches
 from kdump.format.crc import CRC32C_IMPLEMENTATION, crc32c
 from kdump.format.encode import encode_batch_v2
-from kdump.format.records import Record, decode_records
+from kdump.format.records import RECORD_DECODER, Record, decode_records
 
 
 def build_segment(path: str, size_mib: int) -> None:
@@ -129,7 +129,8 @@ def main() -> None:
     build_segment(path, args.size_mib)
     build_segment(small, max(1, args.size_mib // 4))
     mib = os.path.getsize(path) / 2**20
-    print(f"segment: {mib:.0f} MiB of ~16 KiB batches; CRC-32C by {CRC32C_IMPLEMENTATION}")
+    print(f"segment: {mib:.0f} MiB of ~16 KiB batches; CRC-32C by {CRC32C_IMPLEMENTATION}; "
+          f"v2 records by {RECORD_DECODER} (KDUMP_PURE_PYTHON=1 for the Python decoder)")
     floor_scan(path)  # warm the page cache
 
     t_floor = min(timed(lambda: floor_scan(path)) for _ in range(3))

@@ -1,13 +1,18 @@
 """Records inside a log entry: v2 records (DefaultRecord) and legacy inner messages.
 
 ``decode_records(buf, batch)`` returns every record of one entry, decompressing as needed.
-The v2 loop is the hot path of deep iteration: it works on one ``bytes`` copy of the records
-area, decodes the one-byte varint case inline (a function call per varint is what makes Python
-decoders slow, PERFORMANCE-NOTES.md) and builds plain tuples typed as ``Record``.
+The v2 loop is the hot path of deep iteration. ``decode_v2_record_area`` is the reference: it
+decodes the one-byte varint case inline (a function call per varint is what makes Python decoders
+slow, PERFORMANCE-NOTES.md) and builds plain tuples typed as ``Record``. When the optional C
+extension ``_v2records`` is built it decodes well-formed batches ~5x faster with identical results,
+and hands anything malformed back to the Python loop, which words the error
+(``KDUMP_PURE_PYTHON=1`` turns it off; tests run both).
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from typing import NamedTuple
 
 from kdump.errors import CodecError, FormatError, InvalidRecordError
@@ -48,6 +53,23 @@ class Record(NamedTuple):
 
 _new_record = tuple.__new__  # Record(...) goes through a Python-level __new__; this does not.
 
+_AcceleratedDecode = Callable[[Buffer, int, int, int, "int | None", int, type], "tuple[list[Record], int] | None"]
+
+
+def _load_accelerator() -> _AcceleratedDecode | None:
+    if os.environ.get("KDUMP_PURE_PYTHON", "") not in ("", "0"):
+        return None
+    try:
+        from kdump.format._v2records import decode
+    except ImportError:  # built without a C compiler: the Python loop does the work
+        return None
+    return decode
+
+
+_accelerated_decode = _load_accelerator()
+RECORD_DECODER = "C extension" if _accelerated_decode is not None else "pure Python"
+"""Which v2 record decoder this process uses (benchmarks and ``kdump --version`` print it)."""
+
 
 def decode_records(buf: Buffer, batch: Batch) -> list[Record]:
     """All records of ``batch`` (whose bytes lie in ``buf`` at ``batch.position``)."""
@@ -72,8 +94,15 @@ def _v2_records(buf: Buffer, batch: Batch) -> list[Record]:
                                  f"minimum batch header size {V2_HEADER_SIZE}")
     area = buf[batch.position + V2_HEADER_SIZE:batch.end]
     codec = batch.codec
-    data = bytes(area) if codec is Codec.NONE else decompress(codec, area, magic=2)
-    records, pos = decode_v2_record_area(data, count, batch)
+    data = area if codec is Codec.NONE else decompress(codec, area, magic=2)
+    decoded = None
+    if _accelerated_decode is not None:
+        log_append_ts = batch.max_timestamp if batch.timestamp_type is TimestampType.LOG_APPEND_TIME else None
+        decoded = _accelerated_decode(data, count, batch.base_offset, batch.base_timestamp, log_append_ts,
+                                      batch.base_sequence, Record)
+    if decoded is None:  # no accelerator, or malformed records: the Python loop raises the precise error
+        decoded = decode_v2_record_area(bytes(data), count, batch)
+    records, pos = decoded
     if pos != len(data):
         if codec is Codec.NONE:
             raise InvalidRecordError("Incorrect declared batch size, records still remaining in file")
@@ -277,4 +306,4 @@ def _inner_messages(inner: bytes, wrapper: Batch, wrapper_magic: int, wrapper_ts
             for off, (_, crc, ts, key, value, valid) in zip(absolute, entries)]
 
 
-__all__ = ["Header", "Record", "decode_records", "decode_v2_record_area", "read_batch", "CodecError"]
+__all__ = ["Header", "Record", "RECORD_DECODER", "decode_records", "decode_v2_record_area", "read_batch", "CodecError"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import struct
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
@@ -18,6 +19,7 @@ from kdump.format.batch import TimestampType, scan_batches
 from kdump.format.codecs import Codec
 from kdump.format.control import encode_control_key, encode_end_txn_marker
 from kdump.format.encode import encode_batch_v2, encode_legacy_message, encode_legacy_wrapper
+from kdump.format import records as records_module
 from kdump.format.records import Record, decode_records
 
 blobs = st.one_of(st.none(), st.binary(max_size=40), st.text(max_size=20).map(str.encode))
@@ -27,6 +29,16 @@ codecs_v2 = st.sampled_from(list(Codec))
 codecs_legacy = st.sampled_from([Codec.NONE, Codec.GZIP, Codec.SNAPPY, Codec.LZ4])
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.fixture(scope="module", autouse=True, params=["c-extension", "pure-python"])
+def record_decoder(request):
+    """Every test here runs against both v2 record decoders (the C one, when built, and the Python one)."""
+    saved = records_module._accelerated_decode
+    if request.param == "pure-python":
+        records_module._accelerated_decode = None
+    yield request.param
+    records_module._accelerated_decode = saved
 
 
 def _only_batch(data: bytes):

@@ -53,12 +53,15 @@ def dump_log(run: DumpRun, path: str) -> None:
         # Lines are written a few hundred at a time: one write per line halves the speed
         # (PERFORMANCE-NOTES.md), and what was printed before an error must still come out first.
         pending: list[str] = []
+        pending_lines = 0
 
         def flush() -> None:
+            nonlocal pending_lines
             if pending:
                 pending.append("")
                 out.write("\n".join(pending))
                 pending.clear()
+                pending_lines = 0
 
         try:
             for batch in scan_batches(buf, 0, window):
@@ -67,10 +70,12 @@ def dump_log(run: DumpRun, path: str) -> None:
                     out.write(log_json.dumps(log_json.batch_object(path, batch, records)) + "\n")
                 else:
                     pending.append(batch_line(batch, run.dialect))
+                    pending_lines += 1
                     if records is not None:
                         _check_control(batch, records)
                         pending.extend(record_lines(batch, records, options.records, run.dialect))
-                    if len(pending) >= _LINES_PER_WRITE:
+                        pending_lines += len(records)
+                    if pending_lines >= _LINES_PER_WRITE:
                         flush()
                 if records is not None:
                     tracker.feed(records)

@@ -11,10 +11,10 @@ and hands anything malformed back to the Python loop, which words the error
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import NamedTuple
 
+from kdump.accelerators import load
 from kdump.errors import CodecError, FormatError, InvalidRecordError
 from kdump.format.batch import (
     FRAMING,
@@ -56,17 +56,7 @@ _new_record = tuple.__new__  # Record(...) goes through a Python-level __new__; 
 _AcceleratedDecode = Callable[[Buffer, int, int, int, "int | None", int, type], "tuple[list[Record], int] | None"]
 
 
-def _load_accelerator() -> _AcceleratedDecode | None:
-    if os.environ.get("KDUMP_PURE_PYTHON", "") not in ("", "0"):
-        return None
-    try:
-        from kdump.format._v2records import decode
-    except ImportError:  # built without a C compiler: the Python loop does the work
-        return None
-    return decode
-
-
-_accelerated_decode = _load_accelerator()
+_accelerated_decode: _AcceleratedDecode | None = load("kdump.format._v2records", "decode")
 RECORD_DECODER = "C extension" if _accelerated_decode is not None else "pure Python"
 """Which v2 record decoder this process uses (benchmarks and ``kdump --version`` print it)."""
 

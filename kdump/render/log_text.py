@@ -9,12 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from kdump.accelerators import load
 from kdump.errors import CodecError, FormatError, KdumpError
 from kdump.format.batch import Batch, increment_sequence
 from kdump.format.control import ControlType, parse_control_record
 from kdump.format.records import Record
 from kdump.render.decoders import BytesDecoder, string_decoder
 from kdump.render.dialect import Dialect
+
+_c_string_lines: Callable[[list[Record], str, str, str, bool], str | None] | None = load(
+    "kdump.render._v2lines", "string_lines")
 
 RecordDecoder = Callable[[int, bytes | None, bytes | None], tuple[str | None, str | None]]
 """(offset, key, value) -> (text after 'key: ' or None, text after 'payload: ' or None)."""
@@ -112,7 +116,10 @@ def control_text(record: Record, dialect: Dialect) -> str:
 
 def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOptions,
                  dialect: Dialect) -> list[str]:
-    """One line per record (including the empty lines Kafka prints with --skip-record-metadata)."""
+    """The record lines, including the empty lines Kafka prints with --skip-record-metadata.
+
+    An element may hold several lines joined by newlines (the C formatter returns a batch's lines as
+    one string), so callers join the elements with newlines rather than count them."""
     key_name, value_name = dialect.size_field_names
     ts_name = batch.timestamp_type.kafka_name
     is_control = batch.is_control
@@ -151,6 +158,12 @@ def _v2_data_lines(records: Sequence[Record], options: RecordTextOptions, dialec
     head = f" {ts_name}: "
     key_label = f" {key_name}: "
     value_label = f" {value_name}: "
+    if options.print_contents and options.key_decoder is string_decoder and options.value_decoder is string_decoder:
+        if _c_string_lines is not None and type(records) is list:
+            text = _c_string_lines(records, head, key_label, value_label, dialect.key_printed_for_null_value)
+            if text is not None:
+                return [text] if records else []  # one string holding every line of the batch
+        return _v2_string_lines(records, head, key_label, value_label, dialect.key_printed_for_null_value)
     contents = options.print_contents
     decode_key = options.key_decoder
     decode_value = options.value_decoder
@@ -169,6 +182,29 @@ def _v2_data_lines(records: Sequence[Record], options: RecordTextOptions, dialec
                 line = f"{line} payload: {decode_value(value)}"
             else:
                 line = f"{line} key: {decode_key(key)} payload: {decode_value(value)}"
+        append(line)
+    return lines
+
+
+def _v2_string_lines(records: Sequence[Record], head: str, key_label: str, value_label: str,
+                     key_printed_for_null_value: bool) -> list[str]:
+    """``--print-data-log`` with the default StringDecoder: ``string_decoder`` inlined, and one
+    f-string per line for keyed records (a call per field is a third of the time at 1.5 M lines/s)."""
+    lines = []
+    append = lines.append
+    for offset, timestamp, key, value, headers, sequence, _, _ in records:
+        keys = ",".join([k.decode("utf-8", "replace") for k, _ in headers]) if headers else ""
+        if key is not None and value is not None:
+            append(f"| offset: {offset}{head}{timestamp}{key_label}{len(key)}{value_label}{len(value)} "
+                   f"sequence: {sequence} headerKeys: [{keys}] key: {key.decode('utf-8', 'replace')} "
+                   f"payload: {value.decode('utf-8', 'replace')}")
+            continue
+        line = (f"| offset: {offset}{head}{timestamp}{key_label}{-1 if key is None else len(key)}"
+                f"{value_label}{-1 if value is None else len(value)} sequence: {sequence} headerKeys: [{keys}]")
+        if value is not None:
+            line = f"{line} payload: {value.decode('utf-8', 'replace')}"
+        elif key is not None and key_printed_for_null_value:
+            line = f"{line} key: {key.decode('utf-8', 'replace')}"
         append(line)
     return lines
 

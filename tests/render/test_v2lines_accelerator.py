@@ -1,0 +1,71 @@
+"""The optional C line formatter writes exactly the lines of the Python reference (_v2_string_lines).
+
+The reference itself is checked against Kafka's templates by the golden tests in tests/cli; here
+the C version must agree with it on anything records can hold, or decline (None).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kdump.format.records import Record
+from kdump.render import log_text
+
+try:
+    from kdump.render._v2lines import string_lines
+except ImportError:
+    string_lines = None
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Arbitrary bytes exercise U+FFFD replacement (truncated and invalid sequences); text exercises valid UTF-8.
+payloads = st.one_of(st.none(), st.binary(max_size=40), st.text(max_size=20).map(lambda t: t.encode("utf-8", "surrogatepass")))
+header_lists = st.lists(st.tuples(st.one_of(st.binary(max_size=10), st.text(max_size=6).map(str.encode)),
+                                  st.one_of(st.none(), st.binary(max_size=5))), max_size=3).map(tuple)
+int64 = st.integers(-2**63, 2**63 - 1)
+records = st.lists(st.builds(Record, int64, int64, payloads, payloads, header_lists, st.integers(-1, 2**31 - 1)),
+                   max_size=12)
+
+
+def test_line_formatter_is_built():
+    if os.environ.get("KDUMP_PURE_PYTHON", "") not in ("", "0"):
+        return
+    assert string_lines is not None, "kdump/render/_v2lines.c was not compiled (is a C compiler installed?)"
+
+
+needs_extension = pytest.mark.skipif(string_lines is None, reason="C extension not built (test above fails)")
+
+
+@needs_extension
+@settings(max_examples=300, deadline=None)
+@given(records=records, key_for_null_value=st.booleans(), ts_name=st.sampled_from(["CreateTime", "LogAppendTime"]),
+       names=st.sampled_from([("keySize", "valueSize"), ("keysize", "valuesize")]))
+def test_same_lines_as_python(records, key_for_null_value, ts_name, names):
+    head, key_label, value_label = f" {ts_name}: ", f" {names[0]}: ", f" {names[1]}: "
+    expected = "\n".join(log_text._v2_string_lines(records, head, key_label, value_label, key_for_null_value))
+    assert string_lines(records, head, key_label, value_label, key_for_null_value) == expected
+
+
+@needs_extension
+def test_declines_what_it_cannot_format():
+    too_big = Record(2**63, 0, b"k", b"v")
+    not_bytes = Record(1, 0, bytearray(b"k"), b"v")
+    for record in (too_big, not_bytes):
+        assert string_lines([record], " CreateTime: ", " keySize: ", " valueSize: ", True) is None
+
+
+def test_cli_output_is_the_same_without_accelerators(tmp_path):
+    # The whole --print-data-log path, C and pure Python, on the bundled fixtures.
+    args = [sys.executable, "-m", "kdump", "--files", str(ROOT / "fixtures" / "logdirs"), "--print-data-log"]
+    env = {k: v for k, v in os.environ.items() if k != "KDUMP_PURE_PYTHON"}
+    fast = subprocess.run(args, env=env, capture_output=True, text=True, check=True)
+    slow = subprocess.run(args, env={**env, "KDUMP_PURE_PYTHON": "1"}, capture_output=True, text=True, check=True)
+    assert "| offset: " in fast.stdout
+    assert fast.stdout == slow.stdout and fast.stderr == slow.stderr

@@ -12,7 +12,7 @@ from kdump.format.records import decode_records
 from kdump.log.files import base_offset_of, java_absolute_path, parse_java_long
 from kdump.log.segment import MappedFile, is_zero_padding
 from kdump.render import log_json
-from kdump.render.log_text import batch_line, record_lines
+from kdump.render.log_text import batch_line, batch_line_renderer, record_lines
 
 
 _LINES_PER_WRITE = 256
@@ -54,6 +54,7 @@ def dump_log(run: DumpRun, path: str) -> None:
         # (PERFORMANCE-NOTES.md), and what was printed before an error must still come out first.
         pending: list[str] = []
         pending_lines = 0
+        line_of = batch_line_renderer(run.dialect)
 
         def flush() -> None:
             nonlocal pending_lines
@@ -69,7 +70,7 @@ def dump_log(run: DumpRun, path: str) -> None:
                 if options.json:
                     out.write(log_json.dumps(log_json.batch_object(path, batch, records)) + "\n")
                 else:
-                    pending.append(batch_line(batch, run.dialect))
+                    pending.append(line_of(batch))
                     pending_lines += 1
                     if records is not None:
                         _check_control(batch, records)

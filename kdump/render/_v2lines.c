@@ -1,30 +1,49 @@
 /*
- * Optional accelerator for `kdump --files X.log --print-data-log` with the default StringDecoder:
- * the `| offset: ...` lines of one batch's v2 data records, as one string.
+ * Optional accelerator for the two hottest lines of `kdump --files X.log`:
+ *   string_lines: with --print-data-log and the default StringDecoder, the `| offset: ...` lines
+ *                 of one batch's v2 data records, as one string;
+ *   batch_line:   the `baseOffset: ...` line of a v2 batch.
  *
- * The reference is _v2_string_lines in log_text.py; this returns exactly "\n".join() of its lines,
- * or None for anything it does not handle (a field that is not an int64 or bytes), and the caller
- * then runs the Python version. Why C: formatting cost as much as decoding, ~0.8 us a line in
- * Python (PERFORMANCE-NOTES.md), and --print-data-log is what operators run on whole segments.
- * setup.py builds it as an optional extension; KDUMP_PURE_PYTHON=1 turns it off.
+ * The references are _v2_string_lines and batch_line in log_text.py; these return exactly what
+ * they return, or None for anything they do not handle (a field that is not an int64 or bytes),
+ * and the caller then runs the Python version. Why C: formatting costs as much as decoding in
+ * Python (~0.8 us a record line, ~2 us a batch line; PERFORMANCE-NOTES.md), and these are the
+ * lines operators print for whole segments. setup.py builds it as an optional extension;
+ * KDUMP_PURE_PYTHON=1 turns it off.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
 
+/* A growable byte buffer that starts on the stack: a batch line never needs the heap. */
 typedef struct {
     char *data;
     Py_ssize_t len;
     Py_ssize_t cap;
+    char inline_space[1024];
 } Buffer;
 
-static int
-reserve(Buffer *b, Py_ssize_t extra)
+static void
+buffer_init(Buffer *b)
 {
-    if (b->len + extra <= b->cap)
-        return 0;
-    Py_ssize_t cap = b->cap ? b->cap : 4096;
+    b->data = b->inline_space;
+    b->len = 0;
+    b->cap = (Py_ssize_t)sizeof(b->inline_space);
+}
+
+static void
+buffer_free(Buffer *b)
+{
+    if (b->data != b->inline_space)
+        PyMem_Free(b->data);
+}
+
+/* Out of line: taken only when a batch's record lines outgrow the buffer. */
+static int
+grow(Buffer *b, Py_ssize_t extra)
+{
+    Py_ssize_t cap = b->cap;
     while (cap < b->len + extra) {
         if (cap > PY_SSIZE_T_MAX / 2) {
             PyErr_NoMemory();
@@ -32,7 +51,15 @@ reserve(Buffer *b, Py_ssize_t extra)
         }
         cap *= 2;
     }
-    char *data = PyMem_Realloc(b->data, (size_t)cap);
+    char *data;
+    if (b->data == b->inline_space) {
+        data = PyMem_Malloc((size_t)cap);
+        if (data != NULL)
+            memcpy(data, b->data, (size_t)b->len);
+    }
+    else {
+        data = PyMem_Realloc(b->data, (size_t)cap);
+    }
     if (data == NULL) {
         PyErr_NoMemory();
         return -1;
@@ -42,10 +69,10 @@ reserve(Buffer *b, Py_ssize_t extra)
     return 0;
 }
 
-static int
+static inline int
 put(Buffer *b, const char *text, Py_ssize_t n)
 {
-    if (reserve(b, n) < 0)
+    if (b->len + n > b->cap && grow(b, n) < 0)
         return -1;
     memcpy(b->data + b->len, text, (size_t)n);
     b->len += n;
@@ -54,20 +81,40 @@ put(Buffer *b, const char *text, Py_ssize_t n)
 
 #define PUT_LITERAL(b, s) put((b), (s), (Py_ssize_t)(sizeof(s) - 1))
 
-/* Decimal text of a signed 64-bit integer, as Python's str(int) writes it. */
-static int
+static const char DIGIT_PAIRS[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Decimal text of a signed 64-bit integer, as Python's str(int) writes it (two digits a step). */
+static inline int
 put_int(Buffer *b, int64_t value)
 {
-    char digits[24];
+    if (b->len + 20 > b->cap && grow(b, 20) < 0)
+        return -1;
+    char digits[20];
     int i = (int)sizeof(digits);
     uint64_t magnitude = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
-    do {
-        digits[--i] = (char)('0' + magnitude % 10);
-        magnitude /= 10;
-    } while (magnitude);
+    while (magnitude >= 100) {
+        unsigned pair = (unsigned)(magnitude % 100) * 2;
+        magnitude /= 100;
+        digits[--i] = DIGIT_PAIRS[pair + 1];
+        digits[--i] = DIGIT_PAIRS[pair];
+    }
+    if (magnitude >= 10) {
+        unsigned pair = (unsigned)magnitude * 2;
+        digits[--i] = DIGIT_PAIRS[pair + 1];
+        digits[--i] = DIGIT_PAIRS[pair];
+    }
+    else {
+        digits[--i] = (char)('0' + magnitude);
+    }
+    char *out = b->data + b->len;
     if (value < 0)
-        digits[--i] = '-';
-    return put(b, digits + i, (Py_ssize_t)sizeof(digits) - i);
+        *out++ = '-';
+    memcpy(out, digits + i, sizeof(digits) - (size_t)i);
+    b->len = (Py_ssize_t)(out - b->data) + (Py_ssize_t)sizeof(digits) - i;
+    return 0;
 }
 
 /* 1 when every byte is ASCII (then the UTF-8 "replace" decoding is the bytes themselves). */
@@ -191,7 +238,8 @@ string_lines(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!UUUp:string_lines", &PyList_Type, &records, &head, &key_label, &value_label,
                           &key_printed_for_null_value))
         return NULL;
-    Buffer b = {NULL, 0, 0};
+    Buffer b;
+    buffer_init(&b);
     PyObject *result = NULL;
     Py_ssize_t count = PyList_GET_SIZE(records);
     for (Py_ssize_t i = 0; i < count; i++) {
@@ -207,15 +255,88 @@ string_lines(PyObject *module, PyObject *args)
             goto done;
         }
     }
-    result = PyUnicode_DecodeUTF8(b.data ? b.data : "", b.len, "strict");
+    result = PyUnicode_DecodeUTF8(b.data, b.len, "strict");
 
 done:
-    PyMem_Free(b.data);
+    buffer_free(&b);
+    return result;
+}
+
+/* DefaultRecordBatch.incrementSequence (batch.increment_sequence in Python). */
+static int64_t
+increment_sequence(int64_t sequence, int64_t increment)
+{
+    if (sequence > 2147483647LL - increment)
+        return increment - (2147483647LL - sequence) - 1;
+    return sequence + increment;
+}
+
+enum { B_POSITION, B_BASE_OFFSET, B_LAST_OFFSET, B_SIZE, B_MAGIC, B_CRC, B_ATTRIBUTES, B_LEADER_EPOCH, B_BASE_TS,
+       B_MAX_TS, B_PRODUCER_ID, B_PRODUCER_EPOCH, B_BASE_SEQ, B_COUNT, B_VALID, BATCH_FIELDS };
+
+PyDoc_STRVAR(batch_line_doc,
+"batch_line(batch, flags, horizon, timestamp_name, codec)\n"
+"--\n\n"
+"The line of a v2 Batch tuple, given its per-attributes texts; ``horizon`` None means\n"
+"'deleteHorizonMs: OptionalLong[<baseTimestamp>] '. None when a field is not an int64.");
+
+static PyObject *
+batch_line(PyObject *module, PyObject *args)
+{
+    PyObject *batch, *flags, *horizon, *ts_name, *codec;
+    if (!PyArg_ParseTuple(args, "OUOUU:batch_line", &batch, &flags, &horizon, &ts_name, &codec))
+        return NULL;
+    if (!PyTuple_Check(batch) || PyTuple_GET_SIZE(batch) != BATCH_FIELDS || (horizon != Py_None && !PyUnicode_Check(horizon)))
+        Py_RETURN_NONE;
+    int64_t f[B_VALID];
+    for (int i = 0; i < B_VALID; i++)
+        if (get_int64(PyTuple_GET_ITEM(batch, i), &f[i]))
+            Py_RETURN_NONE;
+    int64_t delta;  /* lastOffsetDelta is an int32 in the header; anything else is left to Python */
+    if (__builtin_sub_overflow(f[B_LAST_OFFSET], f[B_BASE_OFFSET], &delta) || delta < INT32_MIN || delta > INT32_MAX)
+        Py_RETURN_NONE;
+    int64_t last_seq = f[B_BASE_SEQ] == -1 ? -1 : increment_sequence(f[B_BASE_SEQ], delta);
+    Buffer b;
+    buffer_init(&b);
+    PyObject *result = NULL;
+    if (PUT_LITERAL(&b, "baseOffset: ") < 0 || put_int(&b, f[B_BASE_OFFSET]) < 0 ||
+        PUT_LITERAL(&b, " lastOffset: ") < 0 || put_int(&b, f[B_LAST_OFFSET]) < 0 ||
+        PUT_LITERAL(&b, " count: ") < 0 || put_int(&b, f[B_COUNT]) < 0 ||
+        PUT_LITERAL(&b, " baseSequence: ") < 0 || put_int(&b, f[B_BASE_SEQ]) < 0 ||
+        PUT_LITERAL(&b, " lastSequence: ") < 0 || put_int(&b, last_seq) < 0 ||
+        PUT_LITERAL(&b, " producerId: ") < 0 || put_int(&b, f[B_PRODUCER_ID]) < 0 ||
+        PUT_LITERAL(&b, " producerEpoch: ") < 0 || put_int(&b, f[B_PRODUCER_EPOCH]) < 0 ||
+        PUT_LITERAL(&b, " partitionLeaderEpoch: ") < 0 || put_int(&b, f[B_LEADER_EPOCH]) < 0 ||
+        PUT_LITERAL(&b, " ") < 0 || put_str(&b, flags) < 0)
+        goto done;
+    if (horizon == Py_None) {
+        if (PUT_LITERAL(&b, "deleteHorizonMs: OptionalLong[") < 0 || put_int(&b, f[B_BASE_TS]) < 0 ||
+            PUT_LITERAL(&b, "] ") < 0)
+            goto done;
+    }
+    else if (put_str(&b, horizon) < 0) {
+        goto done;
+    }
+    if (PUT_LITERAL(&b, "position: ") < 0 || put_int(&b, f[B_POSITION]) < 0 || PUT_LITERAL(&b, " ") < 0 ||
+        put_str(&b, ts_name) < 0 || PUT_LITERAL(&b, ": ") < 0 || put_int(&b, f[B_MAX_TS]) < 0 ||
+        PUT_LITERAL(&b, " size: ") < 0 || put_int(&b, f[B_SIZE]) < 0 ||
+        PUT_LITERAL(&b, " magic: ") < 0 || put_int(&b, f[B_MAGIC]) < 0 ||
+        PUT_LITERAL(&b, " compresscodec: ") < 0 || put_str(&b, codec) < 0 ||
+        PUT_LITERAL(&b, " crc: ") < 0 || put_int(&b, f[B_CRC]) < 0)
+        goto done;
+    int valid = PyObject_IsTrue(PyTuple_GET_ITEM(batch, B_VALID));  /* None (not checked) prints false */
+    if (valid < 0 || (valid ? PUT_LITERAL(&b, " isvalid: true") : PUT_LITERAL(&b, " isvalid: false")) < 0)
+        goto done;
+    result = PyUnicode_DecodeUTF8(b.data, b.len, "strict");
+
+done:
+    buffer_free(&b);
     return result;
 }
 
 static PyMethodDef methods[] = {
     {"string_lines", string_lines, METH_VARARGS, string_lines_doc},
+    {"batch_line", batch_line, METH_VARARGS, batch_line_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from kdump.accelerators import load
 from kdump.errors import CodecError, FormatError, KdumpError
@@ -19,6 +20,8 @@ from kdump.render.dialect import Dialect
 
 _c_string_lines: Callable[[list[Record], str, str, str, bool], str | None] | None = load(
     "kdump.render._v2lines", "string_lines")
+_c_batch_line: Callable[[Batch, str, str | None, str, str], str | None] | None = load(
+    "kdump.render._v2lines", "batch_line")
 
 RecordDecoder = Callable[[int, bytes | None, bytes | None], tuple[str | None, str | None]]
 """(offset, key, value) -> (text after 'key: ' or None, text after 'payload: ' or None)."""
@@ -43,15 +46,53 @@ def optional_long(value: int | None) -> str:
 
 
 def batch_line(batch: Batch, dialect: Dialect) -> str:
+    return batch_line_renderer(dialect)(batch)
+
+
+def batch_line_renderer(dialect: Dialect) -> Callable[[Batch], str]:
+    """``batch_line`` for one dialect: what depends only on (magic, attributes) is formatted once."""
+    render = _RENDERERS.get(dialect.version)
+    if render is None:
+        render = _RENDERERS[dialect.version] = _make_batch_line_renderer(dialect)
+    return render
+
+
+_RENDERERS: dict[tuple[int, ...], Callable[[Batch], str]] = {}
+
+
+def _make_batch_line_renderer(dialect: Dialect) -> Callable[[Batch], str]:
+    texts: dict[int, _AttributeText | None] = {}
+    c_line = _c_batch_line
+
+    def render(batch: Batch) -> str:
+        magic = batch[4]
+        key = (magic << 16) | batch[6]
+        fixed = texts.get(key, False)
+        if fixed is False:
+            fixed = texts[key] = _attribute_text(magic, batch[6], dialect)
+        if fixed is None:
+            batch.codec  # raises CodecError (Kafka: "Unknown compression type id") with the position
+        if magic >= 2 and c_line is not None:
+            text = c_line(batch, fixed.flags, fixed.c_horizon, fixed.ts_name, fixed.codec)  # type: ignore[union-attr]
+            if text is not None:
+                return text
+        return _python_batch_line(batch, fixed)  # type: ignore[arg-type]
+
+    return render
+
+
+class _AttributeText(NamedTuple):
+    ts_name: str
+    codec: str
+    flags: str              # "isTransactional: ... isControl: ... "
+    horizon: str            # "" before 3.1, else "deleteHorizonMs: OptionalLong.empty ", or "set"
+    c_horizon: str | None   # the same for the C formatter, None for "set"
+
+
+def _python_batch_line(batch: Batch, fixed: _AttributeText) -> str:
     (position, base_offset, last_offset, size, magic, crc, attributes, leader_epoch, base_ts, max_ts,
      producer_id, producer_epoch, base_seq, count, valid) = batch
-    # Everything that depends only on (magic, attributes) is formatted once per run.
-    fixed = _ATTRIBUTE_TEXT.get((magic, attributes, dialect.version), False)
-    if fixed is False:
-        fixed = _attribute_text(magic, attributes, dialect)
-    if fixed is None:
-        batch.codec  # raises CodecError (Kafka: "Unknown compression type id") with the position
-    ts_name, codec, flags, horizon = fixed  # type: ignore[misc]
+    ts_name, codec, flags, horizon, _ = fixed
     valid_text = "true" if valid else "false"
     if magic < 2:
         return (f"offset: {last_offset} position: {position} {ts_name}: {max_ts} size: {size} magic: {magic} "
@@ -68,20 +109,12 @@ def batch_line(batch: Batch, dialect: Dialect) -> str:
             f"size: {size} magic: {magic} compresscodec: {codec} crc: {crc} isvalid: {valid_text}")
 
 
-_ATTRIBUTE_TEXT: dict[tuple[int, int, tuple[int, int, int]], tuple[str, str, str, str] | None] = {}
-
-
-def _attribute_text(magic: int, attributes: int, dialect: Dialect) -> tuple[str, str, str, str] | None:
-    """(timestamp type name, codec text, the isTransactional/isControl part, horizon marker); None for a bad codec."""
-    key = (magic, attributes, dialect.version)
-    cached = _ATTRIBUTE_TEXT.get(key, False)
-    if cached is not False:
-        return cached  # type: ignore[return-value]
+def _attribute_text(magic: int, attributes: int, dialect: Dialect) -> _AttributeText | None:
+    """The texts that depend only on (magic, attributes); None for an unknown codec id."""
     probe = Batch(0, 0, 0, 0, magic, 0, attributes, -1, 0, 0, -1, -1, -1, 0, None)
     try:
         codec = codec_text(probe, dialect)
     except CodecError:
-        _ATTRIBUTE_TEXT[key] = None
         return None
     flags = (f"isTransactional: {'true' if probe.is_transactional else 'false'} "
              f"isControl: {'true' if probe.is_control else 'false'} ")
@@ -91,9 +124,7 @@ def _attribute_text(magic: int, attributes: int, dialect: Dialect) -> tuple[str,
         horizon = "deleteHorizonMs: OptionalLong.empty "
     else:
         horizon = "set"  # the value is the batch's baseTimestamp, filled in per batch
-    text = (probe.timestamp_type.kafka_name, codec, flags, horizon)
-    _ATTRIBUTE_TEXT[key] = text
-    return text
+    return _AttributeText(probe.timestamp_type.kafka_name, codec, flags, horizon, None if horizon == "set" else horizon)
 
 
 def control_text(record: Record, dialect: Dialect) -> str:

@@ -16,7 +16,7 @@ from kdump.render.log_text import batch_line, batch_line_renderer, record_lines
 
 
 _LINES_PER_WRITE = 256
-_RELEASE_EVERY = 64 * 1024 * 1024  # bytes between madvise calls that drop scanned pages from RSS
+_RELEASE_EVERY = 16 * 1024 * 1024  # bytes between madvise calls that drop scanned pages from RSS
 
 
 def log_header(path: str, run: DumpRun) -> tuple[str, dict[str, object]]:

@@ -9,7 +9,7 @@ from kdump.errors import CorruptRecordError, InputError, InvalidRecordError, Kdu
 from kdump.format.batch import scan_batches
 from kdump.format.control import parse_control_record
 from kdump.format.records import decode_records
-from kdump.log.files import base_offset_of, java_absolute_path, parse_java_long
+from kdump.log.files import base_offset_of, java_absolute_path, parse_java_long, split_temp_suffix
 from kdump.log.segment import MappedFile, is_zero_padding
 from kdump.render import log_json
 from kdump.render.log_text import batch_line, batch_line_renderer, record_lines
@@ -21,7 +21,7 @@ _RELEASE_EVERY = 16 * 1024 * 1024  # bytes between madvise calls that drop scann
 
 def log_header(path: str, run: DumpRun) -> tuple[str, dict[str, object]]:
     """The line after ``Dumping``, and its JSON fields."""
-    name = os.path.basename(path)
+    name = split_temp_suffix(os.path.basename(path))[0]  # X.checkpoint.deleted is still a snapshot
     if name.endswith(".checkpoint"):
         if name == "bootstrap.checkpoint":
             return "KRaft bootstrap snapshot", {"bootstrapSnapshot": True}

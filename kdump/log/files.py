@@ -70,10 +70,26 @@ def base_offset_of(path: str) -> int:
     return value
 
 
+SEGMENT_TEMP_SUFFIXES = (".deleted", ".cleaned", ".swap")
+"""What Kafka appends to every file of a segment at once when it deletes, cleans or swaps it."""
+
+
+def split_temp_suffix(name: str) -> tuple[str, str]:
+    """``("00..0.index", ".deleted")`` for ``00..0.index.deleted``; ``.part`` (KRaft snapshots) too."""
+    for suffix in (*SEGMENT_TEMP_SUFFIXES, ".part"):
+        if name.endswith(suffix):
+            return name[:-len(suffix)], suffix
+    return name, ""
+
+
 def sibling(path: str, suffix: str) -> str:
-    """The companion file: everything after the name's first '.' replaced by ``suffix``."""
+    """The companion file: everything after the name's first '.' replaced by ``suffix``.
+
+    A segment temp suffix stays: Kafka renames a segment's .log and indexes together, so the log of
+    ``X.index.deleted`` is ``X.log.deleted``."""
     directory, name = os.path.split(os.path.abspath(path))
-    return os.path.join(directory, name.split(".", 1)[0] + suffix)
+    temp = split_temp_suffix(name)[1]
+    return os.path.join(directory, name.split(".", 1)[0] + suffix + (temp if temp in SEGMENT_TEMP_SUFFIXES else ""))
 
 
 def segment_file_name(base_offset: int, suffix: str) -> str:

@@ -231,3 +231,21 @@ def test_files_are_never_changed(tmp_path: Path) -> None:
     run_kdump("--files", f"{d}/{SEG}.index,{d}/{SEG}.timeindex", cwd=tmp_path)
     assert files_snapshot(tmp_path / d) == before
     assert {p: os.stat(tmp_path / d / p).st_mtime_ns for p in before} == mtimes
+
+
+def test_index_of_a_deleted_segment_is_checked_against_the_deleted_log(tmp_path: Path) -> None:
+    # Kafka renames all of a segment's files together (X.log.deleted, X.index.deleted, ...).
+    d = case("healthy-leader", tmp_path)
+    live = run_kdump("--files", f"{d}/{SEG}.index,{d}/{SEG}.timeindex", cwd=tmp_path)
+    for name in os.listdir(tmp_path / d):
+        os.rename(tmp_path / d / name, tmp_path / d / f"{name}.deleted")
+    before = files_snapshot(tmp_path / d)
+    deleted = run_kdump("--files", f"{d}/{SEG}.index.deleted,{d}/{SEG}.timeindex.deleted", cwd=tmp_path)
+    assert deleted.exit_code == live.exit_code == 0
+    assert "log file missing" not in deleted.stderr and deleted.stderr == live.stderr
+    out = deleted.stdout.splitlines()
+    notes = [line for line in out if line.startswith("kdump: ")]
+    assert len(notes) == 2 and all("scheduled for asynchronous deletion" in n for n in notes)
+    without_notes = [line.replace(".deleted", "") for line in out if not line.startswith("kdump: ")]
+    assert without_notes == live.stdout.splitlines()
+    assert files_snapshot(tmp_path / d) == before

@@ -113,3 +113,14 @@ def test_control_records_in_every_form(tmp_path):
                                                             "--kafka-version", "3.1").stdout
     v28 = run_kdump("--files", str(path), "--deep-iteration", "--kafka-version", "2.8.1").stdout
     assert " controlType: QUORUM_REASSIGNMENT(2)" in v28 and " controlType: LEADER_CHANGE(3)" in v28
+
+
+def test_deleted_and_partial_kraft_snapshots_keep_their_header(tmp_path):
+    for suffix in (".deleted", ".part"):
+        path = tmp_path / f"00000000000000000008-0000000003.checkpoint{suffix}"
+        path.write_bytes(snapshot_bytes())
+        result = run_kdump("--files", str(path))
+        assert result.exit_code == 0, result.stderr
+        lines = result.stdout.splitlines()
+        assert lines[1].startswith(f"kdump: {path.name} is a .checkpoint file") and f"({suffix})" in lines[1]
+        assert lines[2] == "Snapshot end offset: 8, epoch: 3"

@@ -5,8 +5,11 @@ Each decoder's ``decode(offset, key, value)`` returns ``(key_text, payload_text)
 dialect of the Kafka release being imitated (see the spec, §2.8):
 
 * offsets: ≤ 3.7 the ``offset_commit::…`` strings, 3.8+ the JSON envelope;
-* transaction log: ≤ 3.9 ``transaction_metadata::…`` strings, 4.0+ JSON, state names from 4.4;
-* missing coordinator key: "using offset topic decoder" ≤ 4.2, "using the specified decoder" 4.3+.
+* transaction log: ≤ 4.0 ``transaction_metadata::…`` strings, 4.1+ JSON, state names from 4.4;
+* missing coordinator key: "using offset topic decoder" ≤ 4.0, "using the specified decoder" 4.1+.
+
+The spec (§2.8) puts the last two boundaries at 4.0 and 4.3; DumpLogSegments.scala at the 4.0.0,
+4.1.0 and 4.2.0-rc1 tags says otherwise (docs/dialects-research.md, "Internal-topic decoders").
 
 A record without a key raises ``InvalidRecordError`` (Kafka's tool dies there); every other problem
 becomes a "…, skipping." text, as in Kafka.
@@ -59,14 +62,19 @@ def _read_part(schema: MessageSchema, reader: Reader, version: int, name: str) -
 class CoordinatorDecoder:
     """The shared logic of Kafka's coordinator-record parsers (CoordinatorRecordSerde + JSON)."""
 
-    registry: dict[int, tables.KeyValue] = {}
     legacy_missing_key = "offset topic decoder"
 
     def __init__(self, kafka_version: tuple[int, int] = DEFAULT_VERSION) -> None:
         self.kafka_version = kafka_version
+        self.registry = self.registry_for(kafka_version)
+
+    @staticmethod
+    def registry_for(kafka_version: tuple[int, int]) -> dict[int, tables.KeyValue]:
+        """Record type → key / value schemas as that Kafka release's serde knows them."""
+        raise NotImplementedError
 
     def missing_key(self, offset: int) -> InvalidRecordError:
-        how = "the specified decoder" if self.kafka_version >= (4, 3) else f"{self.legacy_missing_key}"
+        how = "the specified decoder" if self.kafka_version >= (4, 1) else f"{self.legacy_missing_key}"
         return InvalidRecordError(f"Failed to decode message at offset {offset} using {how} "
                                   "(message had a missing key)")
 
@@ -95,6 +103,9 @@ class CoordinatorDecoder:
         if value is None:
             return record_type, key_data, None
         value_version, value_reader = _read_short(value, "value")
+        if self.kafka_version >= (4, 0) and value_version not in value_schema.valid_versions:
+            # CoordinatorRecordSerde's UnknownRecordVersionException (KAFKA-18672, 4.0+).
+            raise FormatError(f"Found an unknown record version {value_version} for {record_type} type")
         return record_type, key_data, (value_version, _read_part(value_schema, value_reader, value_version, "value"))
 
     def value_envelope_is_type(self) -> bool:
@@ -111,11 +122,13 @@ def _message(exc: BaseException) -> str:
 class OffsetsDecoder(CoordinatorDecoder):
     """``--offsets-decoder``: ``__consumer_offsets`` (group coordinator) records."""
 
-    registry = tables.GROUP_COORDINATOR
+    @staticmethod
+    def registry_for(kafka_version: tuple[int, int]) -> dict[int, tables.KeyValue]:
+        return tables.group_coordinator(kafka_version)
 
     def decode(self, offset: int, key: bytes | None, value: bytes | None) -> Decoded:
         if self.kafka_version <= (3, 7):
-            return _legacy_offsets(offset, key, value)
+            return _legacy_offsets(offset, key, value, self.registry)
         return super().decode(offset, key, value)
 
     def value_tree(self, record_type: int, data: MessageData) -> Tree:
@@ -138,27 +151,27 @@ def _expand(node: dict[str, Tree], name: str, raw: bytes | None, schema: Message
         pass
 
 
-def _legacy_offsets(offset: int, key: bytes | None, value: bytes | None) -> Decoded:
+def _legacy_offsets(offset: int, key: bytes | None, value: bytes | None,
+                    registry: dict[int, tables.KeyValue]) -> Decoded:
     """Kafka ≤ 3.7 (GroupMetadataManager.formatRecordKeyAndValue)."""
     if key is None:
         raise InvalidRecordError("Failed to decode message using offset topic decoder (message had a missing key)")
     record_type, reader = _read_short(key, "key")
-    if record_type in (0, 1):
-        k = read_message(tables.GROUP_COORDINATOR[0][0], reader, record_type)
-        key_text = f"offset_commit::group={k['group']},partition={k['topic']}-{k['partition']}"
+    if record_type in (0, 1, 2):
+        key_schema, value_schema = registry[record_type]
+        k = read_message(key_schema, reader, tables.key_version(key_schema, record_type))
+        if record_type == 2:
+            key_text = f"group_metadata::group={k['group']}"
+        else:
+            key_text = f"offset_commit::group={k['group']},partition={k['topic']}-{k['partition']}"
         if value is None:
             return key_text, "<DELETE>"
         version, vr = _read_short(value, "value")
-        v = read_message(tables.GROUP_COORDINATOR[0][1], vr, version)
+        v = read_message(value_schema, vr, version)
+        if record_type == 2:
+            return key_text, _legacy_group_text(v)
         meta = v["metadata"]
         return key_text, f"offset={v['offset']}" + (f",metadata={meta}" if meta else "")
-    if record_type == 2:
-        k = read_message(tables.GROUP_COORDINATOR[2][0], reader, 2)
-        key_text = f"group_metadata::group={k['group']}"
-        if value is None:
-            return key_text, "<DELETE>"
-        version, vr = _read_short(value, "value")
-        return key_text, _legacy_group_text(read_message(tables.GROUP_COORDINATOR[2][1], vr, version))
     return f"unknown::version={record_type}", None
 
 
@@ -187,25 +200,29 @@ def _legacy_group_text(group: MessageData) -> str:
 class TransactionLogDecoder(CoordinatorDecoder):
     """``--transaction-log-decoder``: ``__transaction_state`` records."""
 
-    registry = tables.TRANSACTION_LOG
+    @staticmethod
+    def registry_for(kafka_version: tuple[int, int]) -> dict[int, tables.KeyValue]:
+        return tables.TRANSACTION_LOG
 
     def decode(self, offset: int, key: bytes | None, value: bytes | None) -> Decoded:
-        if self.kafka_version < (4, 0):
+        if self.kafka_version < (4, 1):  # KAFKA-18207 (JSON) missed the 4.0 branch
             return _legacy_transaction(offset, key, value)
         return super().decode(offset, key, value)
 
     def value_tree(self, record_type: int, data: MessageData) -> Tree:
         tree = to_tree(data)
         status = tree.get("transactionStatus")
-        if self.kafka_version >= (4, 4) and isinstance(status, int) and 0 <= status < len(TRANSACTION_STATES):
-            tree["transactionStatus"] = TRANSACTION_STATES[status]
+        if self.kafka_version >= (4, 4) and isinstance(status, int):
+            # KAFKA-20712: the state's name, or the id as a JSON string when it has none.
+            tree["transactionStatus"] = TRANSACTION_STATES[status] if 0 <= status < len(TRANSACTION_STATES) \
+                else str(status)
         return tree
 
 
 def _legacy_transaction(offset: int, key: bytes | None, value: bytes | None) -> Decoded:
-    """Kafka ≤ 3.9 (TransactionLog.formatRecordKeyAndValue)."""
+    """Kafka ≤ 4.0 (TransactionLog.formatRecordKeyAndValue)."""
     if key is None:
-        # Kafka ≤ 3.9 dies with a NullPointerException here; kdump names the cause instead.
+        # Kafka ≤ 4.0 dies with a NullPointerException here; kdump names the cause instead.
         raise InvalidRecordError(f"Failed to decode message at offset {offset} using transaction log decoder "
                                  "(message had a missing key)")
     key_version, reader = _read_short(key, "key")
@@ -237,14 +254,17 @@ def _legacy_transaction(offset: int, key: bytes | None, value: bytes | None) -> 
 class ShareGroupStateDecoder(CoordinatorDecoder):
     """``--share-group-state-decoder``: ``__share_group_state`` records (ShareSnapshot, ShareUpdate)."""
 
-    registry = tables.SHARE_STATE
     legacy_missing_key = "offset topic decoder"
 
+    @staticmethod
+    def registry_for(kafka_version: tuple[int, int]) -> dict[int, tables.KeyValue]:
+        return tables.share_state(kafka_version)
+
     def value_envelope_is_type(self) -> bool:
-        return self.kafka_version < (4, 0)
+        return self.kafka_version < (4, 1)  # 4.0 labelled the value's version "type"
 
     def missing_key(self, offset: int) -> InvalidRecordError:
-        if self.kafka_version < (4, 0):
+        if self.kafka_version < (4, 1):
             return InvalidRecordError(f"Failed to decode message at offset {offset} using share group state "
                                       "topic decoder (message had a missing key)")
         return super().missing_key(offset)
@@ -297,7 +317,7 @@ class ClusterMetadataDecoder:
         try:
             if value is None:
                 raise FormatError("null")
-            schema, version, data = read_framed(value, tables.METADATA)
+            schema, version, data = read_framed(value, tables.metadata(self.kafka_version))
             text = dumps({"type": schema.type_name, "version": version, "data": to_tree(data)})
         except _UNDECODABLE as exc:
             text = f"Error at {offset}, skipping. {_message(exc)}"
@@ -315,7 +335,7 @@ class RemoteLogMetadataDecoder:
             if value is None:
                 raise FormatError("null")
             schema, _, data = read_framed(value, tables.REMOTE_LOG)
-            text = remote_log_text(schema.api_key or 0, data)
+            text = remote_log_text(schema.api_key or 0, data, self.kafka_version)
         except _UNDECODABLE as exc:
             text = f"Error at offset {offset}, skipping. {_message(exc)}"
         return None, text
@@ -346,7 +366,12 @@ def _epochs(entries: list[MessageData]) -> str:
     return "{" + ", ".join(f"{k}={epochs[k]}" for k in sorted(epochs)) + "}"
 
 
-def remote_log_text(api_key: int, d: MessageData) -> str:
+def _txn_idx_empty(d: MessageData, kafka_version: tuple[int, int]) -> str:
+    """4.0+ segment metadata (KIP-1058) end their ``toString()`` with the TxnIndexEmpty flag."""
+    return f", txnIdxEmpty={'true' if d['TxnIndexEmpty'] else 'false'}" if kafka_version >= (4, 0) else ""
+
+
+def remote_log_text(api_key: int, d: MessageData, kafka_version: tuple[int, int] = DEFAULT_VERSION) -> str:
     """The ``toString()`` of the object RemoteLogMetadataSerde builds from record ``d``."""
     if api_key == 0:
         return (f"RemoteLogSegmentMetadata{{remoteLogSegmentId={_segment_id(d['RemoteLogSegmentId'])}, "
@@ -354,7 +379,7 @@ def remote_log_text(api_key: int, d: MessageData) -> str:
                 f"maxTimestampMs={d['MaxTimestampMs']}, eventTimestampMs={d['EventTimestampMs']}, "
                 f"segmentLeaderEpochs={_epochs(d['SegmentLeaderEpochs'])}, "
                 f"segmentSizeInBytes={d['SegmentSizeInBytes']}, customMetadata={_custom(d['CustomMetadata'])}, "
-                f"state={_state(SEGMENT_STATES, d['RemoteLogSegmentState'])}}}")
+                f"state={_state(SEGMENT_STATES, d['RemoteLogSegmentState'])}{_txn_idx_empty(d, kafka_version)}}}")
     if api_key == 1:
         return (f"RemoteLogSegmentMetadataUpdate{{remoteLogSegmentId={_segment_id(d['RemoteLogSegmentId'])}, "
                 f"customMetadata={_custom(d['CustomMetadata'])}, "
@@ -368,7 +393,7 @@ def remote_log_text(api_key: int, d: MessageData) -> str:
             f"endOffset={d['EndOffset']}, maxTimestampMs={d['MaxTimestampMs']}, "
             f"segmentLeaderEpochs={_epochs(d['SegmentLeaderEpochs'])}, "
             f"segmentSizeInBytes={d['SegmentSizeInBytes']}, customMetadata={_custom(d['CustomMetadata'])}, "
-            f"state={_state(SEGMENT_STATES, d['RemoteLogSegmentState'])}}}")
+            f"state={_state(SEGMENT_STATES, d['RemoteLogSegmentState'])}{_txn_idx_empty(d, kafka_version)}}}")
 
 
 # -- KRaft control records ------------------------------------------------------------------------------

@@ -35,11 +35,13 @@ def gc_record(record_type: int, key: dict, value: dict | None, value_version: in
 # -- row 18: offsets decoder ---------------------------------------------------------------------------------
 
 def test_offsets_missing_key_message_per_version() -> None:
+    # DumpLogSegments.scala: "offset topic decoder" at 4.0.0, "the specified decoder" from 4.1.0 (not 4.3 as
+    # the spec says; docs/dialects-research.md).
     with pytest.raises(InvalidRecordError) as s:
-        OffsetsDecoder((4, 2)).decode(0, None, None)
+        OffsetsDecoder((4, 0)).decode(0, None, None)
     assert s.value.reason == "Failed to decode message at offset 0 using offset topic decoder (message had a missing key)"
     with pytest.raises(InvalidRecordError) as j:
-        OffsetsDecoder((4, 3)).decode(7, None, b"x")
+        OffsetsDecoder((4, 1)).decode(7, None, b"x")
     assert j.value.reason == "Failed to decode message at offset 7 using the specified decoder (message had a missing key)"
     with pytest.raises(InvalidRecordError) as old:
         OffsetsDecoder((3, 7)).decode(0, None, None)
@@ -118,7 +120,7 @@ TXN_KEY, TXN_VALUE = tables.TRANSACTION_LOG[0]
 
 
 def test_transaction_log_json() -> None:
-    d = TransactionLogDecoder((4, 0))
+    d = TransactionLogDecoder((4, 1))  # JSON from 4.1.0; 4.0.0 still printed transaction_metadata::...
     key = coordinator_key(TXN_KEY, 0, {"transactionalId": "txnId"})
     v0 = coordinator_value(TXN_VALUE, 0, {"producerId": 123, "transactionPartitions": []})
     assert d.decode(0, key, v0) == (
@@ -133,6 +135,10 @@ def test_transaction_log_json() -> None:
         '"transactionTimeoutMs":0,"transactionStatus":4,"transactionPartitions":[{"topic":"t","partitionIds":[0,1]}],'
         '"transactionLastUpdateTimestampMs":0,"transactionStartTimestampMs":0}}')
     assert '"transactionStatus":"CompleteCommit"' in TransactionLogDecoder((4, 4)).decode(0, key, v1)[1]
+    unknown = coordinator_value(TXN_VALUE, 1, {"producerId": 12, "transactionStatus": 9, "transactionPartitions": []})
+    assert '"transactionStatus":"9"' in TransactionLogDecoder((4, 4)).decode(0, key, unknown)[1]
+    assert '"transactionStatus":9' in d.decode(0, key, unknown)[1]
+    assert TransactionLogDecoder((4, 0)).decode(0, key, v0)[0] == "transaction_metadata::transactionalId=txnId"
     assert d.decode(0, key, None) == ('{"type":"0","data":{"transactionalId":"txnId"}}', "<DELETE>")
     assert d.decode(0, struct.pack(">h", 32767), v0) == ("Unknown record type 32767 at offset 0, skipping.", None)
     with pytest.raises(InvalidRecordError, match="using the specified decoder"):
@@ -155,27 +161,28 @@ def test_transaction_log_legacy_string() -> None:
 # -- row 20: share group state -----------------------------------------------------------------------------
 
 SS = tables.SHARE_STATE
+SS40 = tables.share_state((4, 0))  # the preview layout of Kafka 4.0 (uint16 snapshotEpoch, no timestamps)
 BATCH = {"firstOffset": 0, "lastOffset": 4, "deliveryState": 2, "deliveryCount": 1}
 SHARE_KEY = '{"type":"%d","data":{"groupId":"gs1","topicId":"Uj5wn_FqTXirEASvVZRY1w","partition":0}}'
 
 
-@pytest.mark.parametrize("kafka_version, envelope", [((4, 0), "version"), ((3, 9), "type")])
+@pytest.mark.parametrize("kafka_version, envelope", [((4, 0), "type")])  # 4.1+: below
 def test_share_group_state(kafka_version: tuple[int, int], envelope: str) -> None:
     d = ShareGroupStateDecoder(kafka_version)
-    key0 = coordinator_key(SS[0][0], 0, {"groupId": "gs1", "topicId": TOPIC_ID, "partition": 0})
-    snap = coordinator_value(SS[0][1], 0, {"stateBatches": [BATCH]})
+    key0 = coordinator_key(SS40[0][0], 0, {"groupId": "gs1", "topicId": TOPIC_ID, "partition": 0})
+    snap = coordinator_value(SS40[0][1], 0, {"stateBatches": [BATCH]})
     assert d.decode(0, key0, snap) == (
         SHARE_KEY % 0, '{"%s":"0","data":{"snapshotEpoch":0,"stateEpoch":0,"leaderEpoch":0,"startOffset":0,'
         '"stateBatches":[{"firstOffset":0,"lastOffset":4,"deliveryState":2,"deliveryCount":1}]}}' % envelope)
-    key1 = coordinator_key(SS[1][0], 1, {"groupId": "gs1", "topicId": TOPIC_ID, "partition": 0})
-    upd = coordinator_value(SS[1][1], 0, {"stateBatches": [BATCH]})
+    key1 = coordinator_key(SS40[1][0], 1, {"groupId": "gs1", "topicId": TOPIC_ID, "partition": 0})
+    upd = coordinator_value(SS40[1][1], 0, {"stateBatches": [BATCH]})
     assert d.decode(0, key1, upd) == (
         SHARE_KEY % 1, '{"%s":"0","data":{"snapshotEpoch":0,"leaderEpoch":0,"startOffset":0,'
         '"stateBatches":[{"firstOffset":0,"lastOffset":4,"deliveryState":2,"deliveryCount":1}]}}' % envelope)
     assert d.decode(0, key0, None) == (SHARE_KEY % 0, "<DELETE>")
     assert d.decode(0, struct.pack(">h", 32767) + key0[2:], snap) == (
         "Unknown record type 32767 at offset 0, skipping.", None)
-    wrong = coordinator_value(SS[0][1], 0, {})  # a snapshot value where an update value belongs
+    wrong = coordinator_value(SS40[0][1], 0, {})  # a snapshot value where an update value belongs
     assert d.decode(0, key1, wrong) == (
         "Error at offset 0, skipping. Could not read record with version 0 from value's buffer due to: "
         "non-nullable field stateBatches was serialized as null.", None)
@@ -183,9 +190,19 @@ def test_share_group_state(kafka_version: tuple[int, int], envelope: str) -> Non
 
 def test_share_group_state_missing_key() -> None:
     with pytest.raises(InvalidRecordError) as info:
-        ShareGroupStateDecoder((3, 9)).decode(0, None, None)
+        ShareGroupStateDecoder((4, 0)).decode(0, None, None)
     assert info.value.reason == ("Failed to decode message at offset 0 using share group state topic decoder "
                                  "(message had a missing key)")
+    with pytest.raises(InvalidRecordError, match="at offset 3 using the specified decoder"):
+        ShareGroupStateDecoder((4, 1)).decode(3, None, None)
+
+
+def test_share_group_state_value_envelope_is_version_from_4_1() -> None:
+    key0 = coordinator_key(SS[0][0], 0, {"groupId": "gs1", "topicId": TOPIC_ID, "partition": 0})
+    snap = coordinator_value(SS[0][1], 0, {"stateBatches": [BATCH]})
+    key_text, value_text = ShareGroupStateDecoder((4, 1)).decode(0, key0, snap)
+    assert key_text == SHARE_KEY % 0
+    assert value_text.startswith('{"version":"0","data":{"snapshotEpoch":0,')
 
 
 # -- rows 7-9: cluster metadata and control records -------------------------------------------------------
@@ -267,7 +284,10 @@ def test_remote_log_metadata_to_string_forms() -> None:
         f"RemoteLogSegmentMetadata{{remoteLogSegmentId=RemoteLogSegmentId{{topicIdPartition={TOPIC_ID}:foo-0, "
         f"id={SEGMENT_ID}}}, startOffset=0, endOffset=9, brokerId=0, maxTimestampMs=0, eventTimestampMs=0, "
         "segmentLeaderEpochs={1=0, 2=5}, segmentSizeInBytes=0, customMetadata=Optional.empty, "
-        "state=COPY_SEGMENT_STARTED}")
+        "state=COPY_SEGMENT_STARTED, txnIdxEmpty=false}")
+    # Before 4.0 (KIP-1058) the segment metadata had no transaction-index flag.
+    assert RemoteLogMetadataDecoder((3, 9)).decode(2, None, segment)[1].endswith(
+        "customMetadata=Optional.empty, state=COPY_SEGMENT_STARTED}")
 
 
 def test_remote_log_metadata_corruption() -> None:

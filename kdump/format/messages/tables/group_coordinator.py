@@ -1,28 +1,47 @@
-"""Group coordinator records (`__consumer_offsets`), record types 0-8, and the consumer embedded protocol.
+"""Group coordinator records (`__consumer_offsets`): offset commits, classic groups, consumer groups, and
+the consumer embedded protocol.
 
-Transcribed from apache/kafka group-coordinator/src/main/resources/common/message/*.json and clients/.../ConsumerProtocol*.json @ 1eb7644 (field facts only).
+Field facts of Kafka 4.3.0 (apache/kafka release commit a9ce3221537b, 2026-05-13)
+group-coordinator/src/main/resources/common/message/*.json and clients/.../ConsumerProtocol*.json.
+From 4.1 every key is a ``coordinator-key`` at version 0 whose ``apiKey`` is the record type; before
+that the key schemas were versioned by record type (same fields). Record type 0 is
+``LegacyOffsetCommit*`` from 4.1; before that types 0 and 1 both used ``OffsetCommit*``.
+Which release knows which record type and field: ``tables.group_coordinator``.
 """
 
 from __future__ import annotations
 
 from kdump.format.messages.schema import F, M, NULL  # noqa: F401
 
-OFFSET_COMMIT_KEY = M('OffsetCommitKey', 0, '0-1', 'none', (
-    F('group', 'string', '0-1'),
-    F('topic', 'string', '0-1'),
-    F('partition', 'int32', '0-1'),
+LEGACY_OFFSET_COMMIT_KEY = M('LegacyOffsetCommitKey', 0, '0', 'none', (
+    F('group', 'string', '0'),
+    F('topic', 'string', '0'),
+    F('partition', 'int32', '0'),
 ))
 
-OFFSET_COMMIT_VALUE = M('OffsetCommitValue', 0, '0-4', '4+', (
+LEGACY_OFFSET_COMMIT_VALUE = M('LegacyOffsetCommitValue', 0, '0', 'none', (
+    F('offset', 'int64', '0'),
+    F('metadata', 'string', '0'),
+    F('commitTimestamp', 'int64', '0'),
+))
+
+OFFSET_COMMIT_KEY = M('OffsetCommitKey', 1, '0', 'none', (
+    F('group', 'string', '0'),
+    F('topic', 'string', '0'),
+    F('partition', 'int32', '0'),
+))
+
+OFFSET_COMMIT_VALUE = M('OffsetCommitValue', 1, '0-4', '4+', (
     F('offset', 'int64', '0+'),
     F('leaderEpoch', 'int32', '3+', default=-1, ignorable=True),
     F('metadata', 'string', '0+'),
     F('commitTimestamp', 'int64', '0+'),
     F('expireTimestamp', 'int64', '1', default=-1, ignorable=True),
+    F('topicId', 'uuid', '4+', tag=0, tagged='4+', ignorable=True),  # 4.1+
 ))
 
-GROUP_METADATA_KEY = M('GroupMetadataKey', 2, '2', 'none', (
-    F('group', 'string', '2'),
+GROUP_METADATA_KEY = M('GroupMetadataKey', 2, '0', 'none', (
+    F('group', 'string', '0'),
 ))
 
 GROUP_METADATA_VALUE = M('GroupMetadataValue', 2, '0-4', '4+', (
@@ -43,16 +62,18 @@ GROUP_METADATA_VALUE = M('GroupMetadataValue', 2, '0-4', '4+', (
     )),
 ))
 
-CONSUMER_GROUP_METADATA_KEY = M('ConsumerGroupMetadataKey', 3, '3', 'none', (
-    F('GroupId', 'string', '3'),
+CONSUMER_GROUP_METADATA_KEY = M('ConsumerGroupMetadataKey', 3, '0', 'none', (
+    F('GroupId', 'string', '0'),
 ))
 
 CONSUMER_GROUP_METADATA_VALUE = M('ConsumerGroupMetadataValue', 3, '0', '0+', (
     F('Epoch', 'int32', '0+'),
+    F('MetadataHash', 'int64', '0+', tag=0, tagged='0+', default=0),  # 4.1+ (KIP-1101)
 ))
 
-CONSUMER_GROUP_PARTITION_METADATA_KEY = M('ConsumerGroupPartitionMetadataKey', 4, '4', 'none', (
-    F('GroupId', 'string', '4'),
+# Still a known record type in 4.3, but no longer written from 4.1 (replaced by MetadataHash above).
+CONSUMER_GROUP_PARTITION_METADATA_KEY = M('ConsumerGroupPartitionMetadataKey', 4, '0', 'none', (
+    F('GroupId', 'string', '0'),
 ))
 
 CONSUMER_GROUP_PARTITION_METADATA_VALUE = M('ConsumerGroupPartitionMetadataValue', 4, '0', '0+', (
@@ -67,9 +88,9 @@ CONSUMER_GROUP_PARTITION_METADATA_VALUE = M('ConsumerGroupPartitionMetadataValue
     )),
 ))
 
-CONSUMER_GROUP_MEMBER_METADATA_KEY = M('ConsumerGroupMemberMetadataKey', 5, '5', 'none', (
-    F('GroupId', 'string', '5'),
-    F('MemberId', 'string', '5'),
+CONSUMER_GROUP_MEMBER_METADATA_KEY = M('ConsumerGroupMemberMetadataKey', 5, '0', 'none', (
+    F('GroupId', 'string', '0'),
+    F('MemberId', 'string', '0'),
 ))
 
 CONSUMER_GROUP_MEMBER_METADATA_VALUE = M('ConsumerGroupMemberMetadataValue', 5, '0', '0+', (
@@ -90,17 +111,18 @@ CONSUMER_GROUP_MEMBER_METADATA_VALUE = M('ConsumerGroupMemberMetadataValue', 5, 
     )),
 ))
 
-CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA_KEY = M('ConsumerGroupTargetAssignmentMetadataKey', 6, '6', 'none', (
-    F('GroupId', 'string', '6'),
+CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA_KEY = M('ConsumerGroupTargetAssignmentMetadataKey', 6, '0', 'none', (
+    F('GroupId', 'string', '0'),
 ))
 
 CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA_VALUE = M('ConsumerGroupTargetAssignmentMetadataValue', 6, '0', '0+', (
     F('AssignmentEpoch', 'int32', '0+'),
+    F('AssignmentTimestamp', 'int64', '0+', tag=0, tagged='0+', default=0, ignorable=True),  # 4.3+
 ))
 
-CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER_KEY = M('ConsumerGroupTargetAssignmentMemberKey', 7, '7', 'none', (
-    F('GroupId', 'string', '7'),
-    F('MemberId', 'string', '7'),
+CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER_KEY = M('ConsumerGroupTargetAssignmentMemberKey', 7, '0', 'none', (
+    F('GroupId', 'string', '0'),
+    F('MemberId', 'string', '0'),
 ))
 
 CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER_VALUE = M('ConsumerGroupTargetAssignmentMemberValue', 7, '0', '0+', (
@@ -110,23 +132,35 @@ CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER_VALUE = M('ConsumerGroupTargetAssignment
     )),
 ))
 
-CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT_KEY = M('ConsumerGroupCurrentMemberAssignmentKey', 8, '8', 'none', (
-    F('GroupId', 'string', '8'),
-    F('MemberId', 'string', '8'),
+CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT_KEY = M('ConsumerGroupCurrentMemberAssignmentKey', 8, '0', 'none', (
+    F('GroupId', 'string', '0'),
+    F('MemberId', 'string', '0'),
 ))
+
+_TOPIC_PARTITIONS = (
+    F('TopicId', 'uuid', '0+'),
+    F('Partitions', '[]int32', '0+'),
+    F('AssignmentEpochs', '[]int32', '0+', nullable='0+', tag=0, tagged='0+'),  # 4.3+
+)
 
 CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE = M('ConsumerGroupCurrentMemberAssignmentValue', 8, '0', '0+', (
     F('MemberEpoch', 'int32', '0+'),
     F('PreviousMemberEpoch', 'int32', '0+'),
     F('State', 'int8', '0+'),
-    F('AssignedPartitions', '[]struct', '0+', struct='TopicPartitions', fields=(
-        F('TopicId', 'uuid', '0+'),
-        F('Partitions', '[]int32', '0+'),
-    )),
-    F('PartitionsPendingRevocation', '[]struct', '0+', struct='TopicPartitions', fields=(
-        F('TopicId', 'uuid', '0+'),
-        F('Partitions', '[]int32', '0+'),
-    )),
+    F('AssignedPartitions', '[]struct', '0+', struct='TopicPartitions', fields=_TOPIC_PARTITIONS),
+    F('PartitionsPendingRevocation', '[]struct', '0+', struct='TopicPartitions', fields=_TOPIC_PARTITIONS),
+))
+
+# Record type 16 (4.0+, KIP-848 server-side regular expressions).
+CONSUMER_GROUP_REGULAR_EXPRESSION_KEY = M('ConsumerGroupRegularExpressionKey', 16, '0', 'none', (
+    F('GroupId', 'string', '0'),
+    F('RegularExpression', 'string', '0'),
+))
+
+CONSUMER_GROUP_REGULAR_EXPRESSION_VALUE = M('ConsumerGroupRegularExpressionValue', 16, '0', '0+', (
+    F('Topics', '[]string', '0+'),
+    F('Version', 'int64', '0+'),
+    F('Timestamp', 'int64', '0+'),
 ))
 
 CONSUMER_PROTOCOL_SUBSCRIPTION = M('ConsumerProtocolSubscription', None, '0-3', 'none', (
@@ -147,4 +181,3 @@ CONSUMER_PROTOCOL_ASSIGNMENT = M('ConsumerProtocolAssignment', None, '0-3', 'non
     )),
     F('UserData', 'bytes', '0+', nullable='0+', default=NULL),
 ))
-

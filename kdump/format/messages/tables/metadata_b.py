@@ -1,6 +1,9 @@
-"""KRaft metadata records (`__cluster_metadata`), api keys 14-27.
+"""KRaft metadata records (`__cluster_metadata`), api keys 14-29.
 
-Transcribed from apache/kafka metadata/src/main/resources/common/metadata/*.json @ 1eb7644 (field facts only).
+Transcribed from apache/kafka metadata/src/main/resources/common/metadata/*.json @ 1eb7644 (field facts only),
+brought up to Kafka 4.3.0 (release commit a9ce3221537b): BrokerRegistrationChangeRecord v3
+(``CordonedLogDirs``), ClearElrRecord (28, new in 4.0); UnregisterControllerRecord (29) is from the
+unreleased 4.4 branch. ``tables.metadata`` hides record types a release does not know.
 """
 
 from __future__ import annotations
@@ -23,12 +26,13 @@ PRODUCER_IDS_RECORD = M('ProducerIdsRecord', 15, '0', '0+', (
     F('NextProducerId', 'int64', '0+'),
 ))
 
-BROKER_REGISTRATION_CHANGE_RECORD = M('BrokerRegistrationChangeRecord', 17, '0-2', '0+', (
+BROKER_REGISTRATION_CHANGE_RECORD = M('BrokerRegistrationChangeRecord', 17, '0-3', '0+', (
     F('BrokerId', 'int32', '0+'),
     F('BrokerEpoch', 'int64', '0+'),
     F('Fenced', 'int8', '0+', tag=0, tagged='0+'),
     F('InControlledShutdown', 'int8', '1+', tag=1, tagged='1+'),
     F('LogDirs', '[]uuid', '2+', tag=2, tagged='2+'),
+    F('CordonedLogDirs', '[]uuid', '3+', nullable='3+', tag=3, tagged='3+', default=NULL),  # 4.3+
 ))
 
 ACCESS_CONTROL_ENTRY_RECORD = M('AccessControlEntryRecord', 18, '0', '0+', (
@@ -90,3 +94,10 @@ REGISTER_CONTROLLER_RECORD = M('RegisterControllerRecord', 27, '0', '0+', (
     )),
 ))
 
+CLEAR_ELR_RECORD = M('ClearElrRecord', 28, '0', '0+', (  # 4.0+
+    F('TopicName', 'string', '0+'),
+))
+
+UNREGISTER_CONTROLLER_RECORD = M('UnregisterControllerRecord', 29, '0', '0+', (  # 4.4+
+    F('ControllerId', 'int32', '0+'),
+))

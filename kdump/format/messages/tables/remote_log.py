@@ -1,6 +1,7 @@
 """Tiered-storage metadata records (`__remote_log_metadata`).
 
-Transcribed from apache/kafka storage/src/main/resources/message/*.json @ 1eb7644 (field facts only).
+Field facts of Kafka 4.3.0 (apache/kafka release commit a9ce3221537b, 2026-05-13)
+storage/src/main/resources/message/*.json; ``TxnIndexEmpty`` is new in 4.0.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ REMOTE_LOG_SEGMENT_METADATA_RECORD = M('RemoteLogSegmentMetadataRecord', 0, '0',
     F('SegmentSizeInBytes', 'int32', '0+'),
     F('CustomMetadata', 'bytes', '0+', nullable='0+', default=NULL),
     F('RemoteLogSegmentState', 'int8', '0+'),
+    F('TxnIndexEmpty', 'bool', '0+', tag=0, tagged='0+'),  # 4.0+
 ))
 
 REMOTE_LOG_SEGMENT_METADATA_UPDATE_RECORD = M('RemoteLogSegmentMetadataUpdateRecord', 1, '0', '0+', (
@@ -70,5 +72,6 @@ REMOTE_LOG_SEGMENT_METADATA_SNAPSHOT_RECORD = M('RemoteLogSegmentMetadataSnapsho
     F('SegmentSizeInBytes', 'int32', '0+'),
     F('CustomMetadata', 'bytes', '0+', nullable='0+', default=NULL),
     F('RemoteLogSegmentState', 'int8', '0+'),
+    F('TxnIndexEmpty', 'bool', '0+', tag=0, tagged='0+'),  # 4.0+
 ))
 

@@ -1,6 +1,7 @@
 """Transaction log records (`__transaction_state`), record type 0.
 
-Transcribed from apache/kafka transaction-coordinator/src/main/resources/common/message/*.json @ 1eb7644 (field facts only).
+Field facts of Kafka 4.3.0 (apache/kafka release commit a9ce3221537b, 2026-05-13)
+transaction-coordinator/src/main/resources/common/message/*.json; ``NextProducerEpoch`` is new in 4.1.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ TRANSACTION_LOG_VALUE = M('TransactionLogValue', 0, '0-1', '1+', (
     F('PreviousProducerId', 'int64', '1+', tag=0, tagged='1+', default=-1),
     F('NextProducerId', 'int64', '1+', tag=1, tagged='1+', default=-1),
     F('ProducerEpoch', 'int16', '0+'),
+    F('NextProducerEpoch', 'int16', '1+', tag=3, tagged='1+', default=-1),  # 4.1+
     F('TransactionTimeoutMs', 'int32', '0+'),
     F('TransactionStatus', 'int8', '0+'),
     F('TransactionPartitions', '[]struct', '0+', nullable='0+', struct='PartitionsSchema', fields=(

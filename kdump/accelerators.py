@@ -25,3 +25,4 @@ def load(module: str, name: str) -> Any | None:
         return getattr(importlib.import_module(module), name)
     except ImportError:  # built without a C compiler: the Python reference does the work
         return None
+

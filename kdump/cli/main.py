@@ -69,11 +69,23 @@ class KdumpGroup(click.Group):
 _IGNORED = click.Command("ignored", callback=lambda: None, hidden=True)
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from kdump.format.crc import CRC32C_IMPLEMENTATION
+    from kdump.format.records import RECORD_DECODER
+    from kdump.render.log_text import LINE_FORMATTER
+
+    click.echo(f"kdump {__version__} (reproduces kafka-dump-log output of Kafka 2.2 to 4.3)")
+    click.echo(f"CRC-32C: {CRC32C_IMPLEMENTATION}; v2 records: {RECORD_DECODER}; dump lines: {LINE_FORMATTER}")
+    ctx.exit()
+
+
 @click.group(cls=KdumpGroup, invoke_without_command=True,
              context_settings={"help_option_names": ["--help", "-h"], "max_content_width": 110})
 @dump_options
-@click.version_option(__version__, "--version", message="kdump %(version)s (reproduces kafka-dump-log output "
-                                                         "of Kafka 2.2 to 4.3)")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version, and which CRC-32C and C accelerators this install uses, and exit.")
 @click.pass_context
 def cli(ctx: click.Context, **options: object) -> None:
     """Parse Kafka log directory files and dump them, like kafka-dump-log.sh (DumpLogSegments).

@@ -1,7 +1,8 @@
 """Kafka's text lines for `.log`/`.checkpoint` dumps: batch lines and `| offset: ...` record lines.
 
 Format strings follow DumpLogSegments (spec §2.2) in the dialect chosen by ``--kafka-version``.
-Renderers take model objects and return strings; the caller makes one write per batch.
+Renderers take model objects and return strings; the caller makes one write per batch. The
+v2 batch line and the StringDecoder record lines have C versions (``_v2lines.c``, optional, same text).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ _c_string_lines: Callable[[list[Record], str, str, str, bool], str | None] | Non
     "kdump.render._v2lines", "string_lines")
 _c_batch_line: Callable[[Batch, str, str | None, str, str], str | None] | None = load(
     "kdump.render._v2lines", "batch_line")
+LINE_FORMATTER = "C extension" if _c_batch_line is not None else "pure Python"
+"""Which formatter writes batch lines and StringDecoder record lines (``kdump --version`` prints it)."""
 
 RecordDecoder = Callable[[int, bytes | None, bytes | None], tuple[str | None, str | None]]
 """(offset, key, value) -> (text after 'key: ' or None, text after 'payload: ' or None)."""

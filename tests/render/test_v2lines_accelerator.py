@@ -97,3 +97,15 @@ def test_same_batch_line_as_python(batch, delta, version):
     else:
         assert fast is None
     assert log_text.batch_line(batch, dialect) == expected
+
+
+def test_version_names_the_implementations():
+    args = [sys.executable, "-m", "kdump", "--version"]
+    env = {k: v for k, v in os.environ.items() if k != "KDUMP_PURE_PYTHON"}
+    fast = subprocess.run(args, env=env, capture_output=True, text=True, check=True).stdout.splitlines()
+    slow = subprocess.run(args, env={**env, "KDUMP_PURE_PYTHON": "1"}, capture_output=True, text=True,
+                          check=True).stdout.splitlines()
+    assert fast[0] == slow[0] == "kdump 0.1.0 (reproduces kafka-dump-log output of Kafka 2.2 to 4.3)"
+    built = "C extension" if string_lines is not None else "pure Python"
+    assert fast[1].endswith(f"v2 records: {built}; dump lines: {built}")
+    assert slow[1].endswith("v2 records: pure Python; dump lines: pure Python")

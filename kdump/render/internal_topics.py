@@ -288,6 +288,9 @@ def read_framed(value: bytes, registry: dict[int, MessageSchema]) -> tuple[Messa
     schema = registry.get(api_key)
     if schema is None:
         raise FormatError(f"org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id {api_key}")
+    if version not in schema.valid_versions:
+        # The generated read() throws "Can't read version N of ...", which the serde wraps as below.
+        raise FormatError(f"Failed to deserialize record with type {api_key}")
     try:
         data = read_message(schema, reader, version)
     except _UNDECODABLE as exc:

@@ -294,3 +294,17 @@ def test_remote_log_metadata_corruption() -> None:
     assert RemoteLogMetadataDecoder().decode(3, None, b"corrupted") == (None, (
         "Error at offset 3, skipping. Could not deserialize metadata record due to unknown frame version 99"
         "(only frame version 1 is supported)"))
+
+
+def test_metadata_record_versions_a_release_cannot_read() -> None:
+    # AbstractApiMessageSerde wraps the generated read()'s "Can't read version N" as "Failed to deserialize ...".
+    topic = metadata_record(MD[2], 0, {"name": "t", "topicId": TOPIC_ID})
+    assert topic[:3] == b"\x01\x02\x00"  # frame version 1, api key 2 (TopicRecord), version 0
+    future = topic[:2] + b"\x05" + topic[3:]
+    assert ClusterMetadataDecoder().decode(4, None, future) == (
+        None, "Error at 4, skipping. Failed to deserialize record with type 2")
+    # RegisterBrokerRecord v4 (CordonedLogDirs) is new in 4.3: 4.2 cannot read it.
+    broker = metadata_record(MD[0], 4, {"brokerId": 1, "incarnationId": TOPIC_ID, "cordonedLogDirs": [TOPIC_ID]})
+    assert '"cordonedLogDirs":["Uj5wn_FqTXirEASvVZRY1w"]' in ClusterMetadataDecoder((4, 3)).decode(0, None, broker)[1]
+    assert ClusterMetadataDecoder((4, 2)).decode(0, None, broker) == (
+        None, "Error at 0, skipping. Failed to deserialize record with type 0")

@@ -9,9 +9,10 @@ tagged fields it does not know, so it never prints them; ``group_coordinator(rel
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
-from kdump.format.messages.schema import MessageSchema, without
+from kdump.format.messages.schema import MessageSchema, Versions, without
 from kdump.format.messages.tables import (
     control,
     group_coordinator as gc,
@@ -147,10 +148,24 @@ METADATA: dict[int, MessageSchema] = _by_api_key(metadata_a, metadata_b)
 _METADATA_SINCE: dict[int, Release] = {28: (4, 0), 29: (4, 4)}
 
 
+# Versions a metadata record gained after it first shipped: api key → (release, highest version before it).
+# Only the 4.x additions (CordonedLogDirs); versions added in 3.x releases are not capped (see the note
+# in docs/internal-topic-schemas.md).
+_METADATA_NEWER_VERSIONS: dict[int, tuple[Release, int]] = {0: ((4, 3), 3), 17: ((4, 3), 2)}
+
+
 @lru_cache(maxsize=None)
 def metadata(release: Release = LATEST) -> dict[int, MessageSchema]:
-    """MetadataRecordType of ``release``: the api keys it knows."""
-    return {k: s for k, s in METADATA.items() if release >= _METADATA_SINCE.get(k, (0, 0))}
+    """MetadataRecordType of ``release``: the api keys it knows, at the versions it can read."""
+    known: dict[int, MessageSchema] = {}
+    for key, schema in METADATA.items():
+        if release < _METADATA_SINCE.get(key, (0, 0)):
+            continue
+        since, highest = _METADATA_NEWER_VERSIONS.get(key, ((0, 0), 0))
+        if release < since:
+            schema = replace(schema, valid_versions=Versions(schema.valid_versions.lo, highest))
+        known[key] = schema
+    return known
 
 
 # RemoteLogMetadataSerde: api key → schema.

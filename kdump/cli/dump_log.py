@@ -12,7 +12,7 @@ from kdump.format.records import decode_records
 from kdump.log.files import base_offset_of, java_absolute_path, parse_java_long, split_temp_suffix
 from kdump.log.segment import MappedFile, is_zero_padding
 from kdump.render import log_json
-from kdump.render.log_text import batch_line, batch_line_renderer, record_lines
+from kdump.render.log_text import batch_line_renderer, record_lines
 
 
 _LINES_PER_WRITE = 256
@@ -99,7 +99,7 @@ def dump_log(run: DumpRun, path: str) -> None:
             if isinstance(err, InvalidRecordError) and batch is not None and not options.json and \
                     err.position == batch.position:
                 # Kafka prints the batch line before it fails on the records; so do we.
-                out.write(batch_line(batch, run.dialect) + "\n")
+                out.write(line_of(batch) + "\n")
             tracker.close(path)
             raise
         flush()

@@ -4,7 +4,7 @@
 The v2 loop is the hot path of deep iteration. ``decode_v2_record_area`` is the reference: it
 decodes the one-byte varint case inline (a function call per varint is what makes Python decoders
 slow, PERFORMANCE-NOTES.md) and builds plain tuples typed as ``Record``. When the optional C
-extension ``_v2records`` is built it decodes well-formed batches ~5x faster with identical results,
+extension ``_v2records`` is built it decodes well-formed batches ~8x faster with identical results,
 and hands anything malformed back to the Python loop, which words the error
 (``KDUMP_PURE_PYTHON=1`` turns it off; tests run both).
 """

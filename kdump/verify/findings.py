@@ -1,4 +1,9 @@
-"""What a check found: one problem (error) or one fact worth knowing (note) about one file."""
+"""What a check found about one file.
+
+``Finding``: one line of ``kdump verify-index`` (an index entry against its log: error or note).
+``LogFinding``: what ``kdump summary`` and ``kdump txn`` tell about a partition's log and checkpoints
+(error, warning or info).
+"""
 
 from __future__ import annotations
 
@@ -35,3 +40,13 @@ class Finding:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class LogFinding:
+    """Something ``kdump summary``/``kdump txn`` reports: severity is "error", "warning" or "info"."""
+
+    severity: str
+    path: str
+    offset: int | None
+    text: str

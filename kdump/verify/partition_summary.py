@@ -24,7 +24,7 @@ from kdump.format.batch import scan_batches
 from kdump.format.records import decode_records
 from kdump.log.logdir import PartitionDir
 from kdump.log.segment import MappedFile
-from kdump.verify.transactions import Finding
+from kdump.verify.findings import LogFinding
 
 
 @dataclass(slots=True)
@@ -60,7 +60,7 @@ class PartitionSummary:
     checkpoints: dict[str, int] = field(default_factory=dict)   # OFFSET_FIELD name -> offset
     leader_epochs: list[EpochEntry] = field(default_factory=list)
     topic_id: str | None = None
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[LogFinding] = field(default_factory=list)
 
     @property
     def log_start_offset(self) -> int | None:
@@ -105,7 +105,7 @@ def _file_size(path: str | None) -> int:
         return 0
 
 
-def summarize_segment(base_offset: int, log_path: str, findings: list[Finding]) -> SegmentSummary:
+def summarize_segment(base_offset: int, log_path: str, findings: list[LogFinding]) -> SegmentSummary:
     seg = SegmentSummary(base_offset, log_path)
     try:
         with MappedFile(log_path) as mapped:
@@ -135,14 +135,14 @@ def summarize_segment(base_offset: int, log_path: str, findings: list[Finding]) 
                     seg.transactional_batches += batch.is_transactional
                     seg.control_batches += batch.is_control
             except KdumpError as err:
-                findings.append(Finding("error", log_path, err.position, f"stopped reading: {err.reason}"))
+                findings.append(LogFinding("error", log_path, err.position, f"stopped reading: {err.reason}"))
             seg.invalid_bytes = seg.log_bytes - end
     except KdumpError as err:
-        findings.append(Finding("error", log_path, None, err.reason))
+        findings.append(LogFinding("error", log_path, None, err.reason))
     return seg
 
 
-def _read_checkpoints(log_dir: str, findings: list[Finding]) -> dict[str, dict[tuple[str, int], int]]:
+def _read_checkpoints(log_dir: str, findings: list[LogFinding]) -> dict[str, dict[tuple[str, int], int]]:
     result: dict[str, dict[tuple[str, int], int]] = {}
     for name in OFFSET_CHECKPOINT_NAMES:
         path = os.path.join(log_dir, name)
@@ -152,11 +152,11 @@ def _read_checkpoints(log_dir: str, findings: list[Finding]) -> dict[str, dict[t
             with open(path, "rb") as handle:
                 parsed = parse_offset_checkpoint(handle.read(), path)
         except CheckpointError as err:
-            findings.append(Finding("error", path, None, f"{err.reason} (line {err.line_number})"
+            findings.append(LogFinding("error", path, None, f"{err.reason} (line {err.line_number})"
                                     if err.line_number else err.reason))
             continue
         except OSError as err:
-            findings.append(Finding("error", path, None, err.strerror or str(err)))
+            findings.append(LogFinding("error", path, None, err.strerror or str(err)))
             continue
         result[CHECKPOINT_MEANING[name]] = {(e.topic, e.partition): e.offset for e in parsed.entries}
     return result
@@ -169,7 +169,7 @@ def summarize_partition(partition: PartitionDir,
     summary = PartitionSummary(partition.topic, partition.partition, partition.path, partition.state)
     for files in partition.segments:
         if files.log is None:
-            summary.findings.append(Finding("warning", files.paths()[0], None,
+            summary.findings.append(LogFinding("warning", files.paths()[0], None,
                                             "index files without a .log (Kafka deletes such orphans at start-up)"))
             continue
         seg = summarize_segment(files.base_offset, files.log, summary.findings)
@@ -206,45 +206,45 @@ def _partition_files(partition: PartitionDir, summary: PartitionSummary) -> None
                 summary.topic_id = parse_partition_metadata(data, path).topic_id
         except CheckpointError as err:
             where = f" (line {err.line_number})" if err.line_number else ""
-            summary.findings.append(Finding("error", path, None, err.reason + where))
+            summary.findings.append(LogFinding("error", path, None, err.reason + where))
         except OSError as err:
-            summary.findings.append(Finding("error", path, None, err.strerror or str(err)))
+            summary.findings.append(LogFinding("error", path, None, err.strerror or str(err)))
 
 
-def compare_checkpoints(summary: PartitionSummary) -> list[Finding]:
+def compare_checkpoints(summary: PartitionSummary) -> list[LogFinding]:
     """What the checkpoints claim versus the log end offset found on disk."""
     leo = summary.log_end_offset
     start = summary.log_start_offset
-    out: list[Finding] = []
+    out: list[LogFinding] = []
     if leo is None:
         return out
     hw = summary.checkpoints.get("highWatermark")
     if hw is not None:
         if hw > leo:
-            out.append(Finding("warning", summary.path, hw, f"high watermark {hw} is above the log end offset {leo}: "
+            out.append(LogFinding("warning", summary.path, hw, f"high watermark {hw} is above the log end offset {leo}: "
                                                             f"committed data is missing from this replica"))
         elif hw < leo:
-            out.append(Finding("info", summary.path, hw, f"{leo - hw} offset(s) above the high watermark {hw} "
+            out.append(LogFinding("info", summary.path, hw, f"{leo - hw} offset(s) above the high watermark {hw} "
                                                          f"(not yet committed when it was checkpointed)"))
     rp = summary.checkpoints.get("recoveryPoint")
     if rp is not None:
         if rp > leo:
-            out.append(Finding("warning", summary.path, rp, f"recovery point {rp} is above the log end offset {leo}"))
+            out.append(LogFinding("warning", summary.path, rp, f"recovery point {rp} is above the log end offset {leo}"))
         elif rp < leo:
-            out.append(Finding("info", summary.path, rp, f"offsets {rp}..{leo - 1} were not known to be flushed; "
+            out.append(LogFinding("info", summary.path, rp, f"offsets {rp}..{leo - 1} were not known to be flushed; "
                                                          f"an unclean start-up recovers from the recovery point"))
     ls = summary.checkpoints.get("logStartOffset")
     if ls is not None and start is not None:
         if ls > leo:
-            out.append(Finding("warning", summary.path, ls, f"log start offset {ls} is above the log end offset {leo}"))
+            out.append(LogFinding("warning", summary.path, ls, f"log start offset {ls} is above the log end offset {leo}"))
         elif ls < (summary.segments[0].base_offset if summary.segments else ls):
-            out.append(Finding("warning", summary.path, ls, f"log start offset {ls} is below the first segment's "
+            out.append(LogFinding("warning", summary.path, ls, f"log start offset {ls} is below the first segment's "
                                                             f"base offset {summary.segments[0].base_offset}"))
     if summary.leader_epochs and summary.leader_epochs[-1].start_offset > leo:
-        out.append(Finding("warning", summary.path, summary.leader_epochs[-1].start_offset,
+        out.append(LogFinding("warning", summary.path, summary.leader_epochs[-1].start_offset,
                            f"latest leader epoch {summary.leader_epochs[-1].epoch} starts after the log end offset"))
     for seg in summary.segments:
         if seg.invalid_bytes:
-            out.append(Finding("warning", seg.path, seg.log_bytes - seg.invalid_bytes,
+            out.append(LogFinding("warning", seg.path, seg.log_bytes - seg.invalid_bytes,
                                f"{seg.invalid_bytes} invalid byte(s) at the end of the segment"))
     return out

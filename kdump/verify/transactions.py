@@ -21,20 +21,11 @@ from kdump.format.records import decode_records
 from kdump.format.txnindex import AbortedTxn, iter_aborted_txns
 from kdump.log.logdir import PartitionDir
 from kdump.log.segment import MappedFile
+from kdump.verify.findings import LogFinding
 
 COMMIT = "COMMIT"
 ABORT = "ABORT"
 OPEN = "OPEN"
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """Something worth telling: severity is "error", "warning" or "info"."""
-
-    severity: str
-    path: str
-    offset: int | None
-    text: str
 
 
 @dataclass(slots=True)
@@ -77,7 +68,7 @@ class TxnReport:
     log_end_offset: int | None = None
     transactions: list[Transaction] = field(default_factory=list)   # in order of first offset
     index_entries: list[tuple[str, AbortedTxn]] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[LogFinding] = field(default_factory=list)
 
     @property
     def open(self) -> list[Transaction]:
@@ -168,7 +159,7 @@ def analyze_transactions(partition: PartitionDir) -> TxnReport:
                     else:
                         replay.data(batch, _record_count(buf, batch))
         except KdumpError as err:
-            report.findings.append(Finding("error", segment.log, err.position,
+            report.findings.append(LogFinding("error", segment.log, err.position,
                                            f"stopped reading this segment: {err.reason}"))
         if report.log_end_offset is None or report.log_end_offset < segment.base_offset:
             report.log_end_offset = segment.base_offset
@@ -180,19 +171,19 @@ def analyze_transactions(partition: PartitionDir) -> TxnReport:
                 for entry in iter_aborted_txns(mapped.buf, segment.txn_index):
                     report.index_entries.append((segment.txn_index, entry))
         except KdumpError as err:
-            report.findings.append(Finding("error", segment.txn_index, err.position, err.reason))
+            report.findings.append(LogFinding("error", segment.txn_index, err.position, err.reason))
     report.findings.extend(cross_check(report, partition))
     return report
 
 
-def cross_check(report: TxnReport, partition: PartitionDir) -> Iterator[Finding]:
+def cross_check(report: TxnReport, partition: PartitionDir) -> Iterator[LogFinding]:
     """Aborted transactions in the log versus entries in the .txnindex files."""
     in_log = {(t.producer_id, t.first_offset, t.last_offset): t for t in report.aborted}
     in_index = {(e.producer_id, e.first_offset, e.last_offset): (path, e) for path, e in report.index_entries}
     first_offset = partition.segments[0].base_offset if partition.segments else 0
     for key, txn in in_log.items():
         if key not in in_index:
-            yield Finding("warning", report.path, txn.marker_offset,
+            yield LogFinding("warning", report.path, txn.marker_offset,
                           f"aborted transaction of producer {key[0]} (offsets {key[1]}-{key[2]}) has no "
                           f".txnindex entry; read_committed consumers will see its records")
             continue
@@ -200,26 +191,26 @@ def cross_check(report: TxnReport, partition: PartitionDir) -> Iterator[Finding]
         bases = [s.base_offset for s in partition.segments]
         owner = max((b for b in bases if b <= key[2]), default=None)
         if owner is not None and os.path.basename(path).split(".", 1)[0] != f"{owner:020d}":
-            yield Finding("warning", path, key[2], f"entry for the abort at offset {key[2]} is stored in the "
+            yield LogFinding("warning", path, key[2], f"entry for the abort at offset {key[2]} is stored in the "
                                                    f"wrong segment's .txnindex (expected {owner:020d}.txnindex)")
         if txn.last_stable_offset is not None and entry.last_stable_offset != txn.last_stable_offset \
                 and key[1] >= first_offset:
-            yield Finding("info", path, key[2], f"lastStableOffset {entry.last_stable_offset} in the index, "
+            yield LogFinding("info", path, key[2], f"lastStableOffset {entry.last_stable_offset} in the index, "
                                                 f"{txn.last_stable_offset} recomputed from the log")
     for key, (path, entry) in in_index.items():
         if key in in_log:
             continue
         if any(t.producer_id == key[0] and t.marker_offset == key[2] for t in report.aborted):
-            yield Finding("warning", path, key[2], f"index entry for producer {key[0]} says the aborted "
+            yield LogFinding("warning", path, key[2], f"index entry for producer {key[0]} says the aborted "
                                                    f"range starts at {key[1]}, the log says otherwise")
         elif key[2] < first_offset:
-            yield Finding("info", path, key[2], f"index entry for producer {key[0]} ({key[1]}-{key[2]}) "
+            yield LogFinding("info", path, key[2], f"index entry for producer {key[0]} ({key[1]}-{key[2]}) "
                                                 f"refers to offsets no longer in the log")
         else:
-            yield Finding("error", path, key[2], f"index entry for producer {key[0]} ({key[1]}-{key[2]}) "
+            yield LogFinding("error", path, key[2], f"index entry for producer {key[0]} ({key[1]}-{key[2]}) "
                                                  f"matches no ABORT marker in the log")
     for txn in report.open:
-        yield Finding("warning", report.path, txn.first_offset,
+        yield LogFinding("warning", report.path, txn.first_offset,
                       f"transaction of producer {txn.producer_id} (epoch {txn.producer_epoch}) is still open "
                       f"at the log end: it holds the last stable offset at {txn.first_offset} and blocks "
                       f"read_committed consumers")

@@ -145,6 +145,11 @@ class Batch(NamedTuple):
         return TimestampType.CREATE_TIME
 
     @property
+    def log_append_time(self) -> int | None:
+        """The broker's append time, which overrides every record's timestamp; None under CreateTime."""
+        return self.max_timestamp if self.timestamp_type is TimestampType.LOG_APPEND_TIME else None
+
+    @property
     def is_transactional(self) -> bool:
         return not self.is_legacy and bool(self.attributes & ATTR_TRANSACTIONAL)
 

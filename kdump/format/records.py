@@ -87,8 +87,7 @@ def _v2_records(buf: Buffer, batch: Batch) -> list[Record]:
     data = area if codec is Codec.NONE else decompress(codec, area, magic=2)
     decoded = None
     if _accelerated_decode is not None:
-        log_append_ts = batch.max_timestamp if batch.timestamp_type is TimestampType.LOG_APPEND_TIME else None
-        decoded = _accelerated_decode(data, count, batch.base_offset, batch.base_timestamp, log_append_ts,
+        decoded = _accelerated_decode(data, count, batch.base_offset, batch.base_timestamp, batch.log_append_time,
                                       batch.base_sequence, Record)
     if decoded is None:  # no accelerator, or malformed records: the Python loop raises the precise error
         decoded = decode_v2_record_area(bytes(data), count, batch)
@@ -113,7 +112,7 @@ def decode_v2_record_area(data: bytes, count: int, batch: Batch) -> tuple[list[R
     """
     base_offset = batch.base_offset
     base_ts = batch.base_timestamp
-    log_append_ts = batch.max_timestamp if batch.timestamp_type is TimestampType.LOG_APPEND_TIME else None
+    log_append_ts = batch.log_append_time
     base_seq = batch.base_sequence
     zz = _ZIGZAG
     new = _new_record

@@ -39,8 +39,8 @@ def test_extension_is_built():
 
 
 def _both(area: bytes, count: int, batch):
-    log_append = batch.max_timestamp if batch.timestamp_type is TimestampType.LOG_APPEND_TIME else None
-    fast = c_decode(area, count, batch.base_offset, batch.base_timestamp, log_append, batch.base_sequence, Record)
+    fast = c_decode(area, count, batch.base_offset, batch.base_timestamp, batch.log_append_time, batch.base_sequence,
+                    Record)
     try:
         slow = decode_v2_record_area(area, count, batch)
     except (FormatError, IndexError, ValueError) as err:
@@ -77,7 +77,7 @@ def test_same_records_as_python(rows, base_offset, base_ts, base_seq, log_append
     assert all(type(r) is Record for r in fast[0])
     # Either decoder reads straight from a memoryview of the file too.
     assert c_decode(memoryview(data)[V2_HEADER_SIZE:], len(records), batch.base_offset, batch.base_timestamp,
-                    batch.max_timestamp if log_append else None, batch.base_sequence, Record) == fast
+                    batch.log_append_time, batch.base_sequence, Record) == fast
 
 
 @needs_extension

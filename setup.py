@@ -7,6 +7,8 @@ pure-Python references (same results, slower).
 from setuptools import Extension, setup
 
 setup(ext_modules=[
-    Extension("kdump.format._v2records", ["kdump/format/_v2records.c"], optional=True, extra_compile_args=["-O2"]),
-    Extension("kdump.render._v2lines", ["kdump/render/_v2lines.c"], optional=True, extra_compile_args=["-O2"]),
+    Extension("kdump.format._v2records", ["kdump/format/_v2records.c"], depends=["kdump/format/_sequence.h"],
+              optional=True, extra_compile_args=["-O2"]),
+    Extension("kdump.render._v2lines", ["kdump/render/_v2lines.c"], depends=["kdump/format/_sequence.h"],
+              optional=True, extra_compile_args=["-O2"]),
 ])

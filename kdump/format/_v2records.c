@@ -15,11 +15,12 @@
 #include <Python.h>
 #include <stdint.h>
 
+#include "_sequence.h"
+
 #define RECORD_FIELDS 8
 #define MAX_VARINT_BYTES 5
 /* Python accepts 10-byte varlongs; 9 bytes (63 bits) always fit a uint64, longer ones go to Python. */
 #define MAX_VARLONG_BYTES_HERE 9
-#define INT32_MAX_VALUE 2147483647LL
 /* length, attributes, timestampDelta, offsetDelta, keyLength, valueLength, headersCount: 1 byte each at least */
 #define MIN_RECORD_BYTES 7
 
@@ -125,15 +126,6 @@ read_headers(const unsigned char *data, Py_ssize_t len, Py_ssize_t *pos, int64_t
     return 0;
 }
 
-/* DefaultRecordBatch.incrementSequence, as batch.increment_sequence does it. */
-static inline int64_t
-increment_sequence(int64_t sequence, int64_t increment)
-{
-    if (sequence > INT32_MAX_VALUE - increment)
-        return increment - (INT32_MAX_VALUE - sequence) - 1;
-    return sequence + increment;
-}
-
 /* One record at *pos into a new Record; -1 to hand the batch to Python, -2 on a Python error. */
 static int
 read_record(const unsigned char *data, Py_ssize_t len, Py_ssize_t *pos, PyTypeObject *record_type,
@@ -184,7 +176,7 @@ read_record(const unsigned char *data, Py_ssize_t len, Py_ssize_t *pos, PyTypeOb
         timestamp = log_append_ts;
     else if (__builtin_add_overflow(base_ts, ts_delta, &timestamp))
         goto fail;
-    int64_t sequence = base_seq < 0 ? -1 : increment_sequence(base_seq, offset_delta);
+    int64_t sequence = base_seq < 0 ? -1 : kdump_increment_sequence(base_seq, offset_delta);
 
     status = -2;
     /* What tuple.__new__(Record, ...) does (CPython's tuple_subtype_new), without building a tuple first. */

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../format/_sequence.h"
+
 /* A growable byte buffer that starts on the stack: a batch line never needs the heap. */
 typedef struct {
     char *data;
@@ -262,15 +264,6 @@ done:
     return result;
 }
 
-/* DefaultRecordBatch.incrementSequence (batch.increment_sequence in Python). */
-static int64_t
-increment_sequence(int64_t sequence, int64_t increment)
-{
-    if (sequence > 2147483647LL - increment)
-        return increment - (2147483647LL - sequence) - 1;
-    return sequence + increment;
-}
-
 enum { B_POSITION, B_BASE_OFFSET, B_LAST_OFFSET, B_SIZE, B_MAGIC, B_CRC, B_ATTRIBUTES, B_LEADER_EPOCH, B_BASE_TS,
        B_MAX_TS, B_PRODUCER_ID, B_PRODUCER_EPOCH, B_BASE_SEQ, B_COUNT, B_VALID, BATCH_FIELDS };
 
@@ -295,7 +288,7 @@ batch_line(PyObject *module, PyObject *args)
     int64_t delta;  /* lastOffsetDelta is an int32 in the header; anything else is left to Python */
     if (__builtin_sub_overflow(f[B_LAST_OFFSET], f[B_BASE_OFFSET], &delta) || delta < INT32_MIN || delta > INT32_MAX)
         Py_RETURN_NONE;
-    int64_t last_seq = f[B_BASE_SEQ] == -1 ? -1 : increment_sequence(f[B_BASE_SEQ], delta);
+    int64_t last_seq = f[B_BASE_SEQ] == -1 ? -1 : kdump_increment_sequence(f[B_BASE_SEQ], delta);
     Buffer b;
     buffer_init(&b);
     PyObject *result = NULL;

@@ -13,16 +13,11 @@ import os
 from typing import Any
 
 
-def pure_python_forced() -> bool:
-    return os.environ.get("KDUMP_PURE_PYTHON", "") not in ("", "0")
-
-
 def load(module: str, name: str) -> Any | None:
     """``module.name`` from a built extension, or None when it is not built or turned off."""
-    if pure_python_forced():
+    if os.environ.get("KDUMP_PURE_PYTHON", "") not in ("", "0"):
         return None
     try:
         return getattr(importlib.import_module(module), name)
     except ImportError:  # built without a C compiler: the Python reference does the work
         return None
-

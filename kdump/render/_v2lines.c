@@ -4,7 +4,7 @@
  *                 of one batch's v2 data records, as one string;
  *   batch_line:   the `baseOffset: ...` line of a v2 batch.
  *
- * The references are _v2_string_lines and batch_line in log_text.py; these return exactly what
+ * The references are _v2_data_lines and _python_batch_line in log_text.py; these return exactly what
  * they return, or None for anything they do not handle (a field that is not an int64 or bytes),
  * and the caller then runs the Python version. Why C: formatting costs as much as decoding in
  * Python (~0.8 us a record line, ~2 us a batch line; PERFORMANCE-NOTES.md), and these are the

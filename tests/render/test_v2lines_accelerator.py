@@ -1,4 +1,4 @@
-"""The optional C formatters write exactly the lines of the Python references (_v2_string_lines, batch lines).
+"""The optional C formatters write exactly the lines of the Python references (_v2_data_lines, batch lines).
 
 The reference itself is checked against Kafka's templates by the golden tests in tests/cli; here
 the C version must agree with it on anything records can hold, or decline (None).
@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from kdump.format.batch import Batch
 from kdump.format.records import Record
 from kdump.render import log_text
+from kdump.render.decoders import string_decoder
 from kdump.render.dialect import parse_kafka_version
 
 try:
@@ -51,7 +52,12 @@ needs_extension = pytest.mark.skipif(string_lines is None, reason="C extension n
        names=st.sampled_from([("keySize", "valueSize"), ("keysize", "valuesize")]))
 def test_same_lines_as_python(records, key_for_null_value, ts_name, names):
     head, key_label, value_label = f" {ts_name}: ", f" {names[0]}: ", f" {names[1]}: "
-    expected = "\n".join(log_text._v2_string_lines(records, head, key_label, value_label, key_for_null_value))
+    dialect = parse_kafka_version("4.3" if key_for_null_value else "2.3")
+    assert dialect.key_printed_for_null_value is key_for_null_value
+    # The Python loop, reached through a decoder that is not the StringDecoder object itself.
+    options = log_text.RecordTextOptions(print_contents=True, key_decoder=lambda b: string_decoder(b),
+                                         value_decoder=lambda b: string_decoder(b))
+    expected = "\n".join(log_text._v2_data_lines(records, options, dialect, ts_name, *names))
     assert string_lines(records, head, key_label, value_label, key_for_null_value) == expected
 
 

@@ -69,12 +69,18 @@ def test_declines_what_it_cannot_format():
         assert string_lines([record], " CreateTime: ", " keySize: ", " valueSize: ", True) is None
 
 
-def test_cli_output_is_the_same_without_accelerators(tmp_path):
-    # The whole --print-data-log path, C and pure Python, on the bundled fixtures.
-    args = [sys.executable, "-m", "kdump", "--files", str(ROOT / "fixtures" / "logdirs"), "--print-data-log"]
+def run_with_and_without_accelerators(args: list[str]):  # type: ignore[no-untyped-def]
+    """The same command with the C accelerators (when built), then with KDUMP_PURE_PYTHON=1."""
     env = {k: v for k, v in os.environ.items() if k != "KDUMP_PURE_PYTHON"}
     fast = subprocess.run(args, env=env, capture_output=True, text=True, check=True)
     slow = subprocess.run(args, env={**env, "KDUMP_PURE_PYTHON": "1"}, capture_output=True, text=True, check=True)
+    return fast, slow
+
+
+def test_cli_output_is_the_same_without_accelerators():
+    # The whole --print-data-log path, C and pure Python, on the bundled fixtures.
+    args = [sys.executable, "-m", "kdump", "--files", str(ROOT / "fixtures" / "logdirs"), "--print-data-log"]
+    fast, slow = run_with_and_without_accelerators(args)
     assert "| offset: " in fast.stdout
     assert fast.stdout == slow.stdout and fast.stderr == slow.stderr
 
@@ -107,10 +113,7 @@ def test_same_batch_line_as_python(batch, delta, version):
 
 def test_version_names_the_implementations():
     args = [sys.executable, "-m", "kdump", "--version"]
-    env = {k: v for k, v in os.environ.items() if k != "KDUMP_PURE_PYTHON"}
-    fast = subprocess.run(args, env=env, capture_output=True, text=True, check=True).stdout.splitlines()
-    slow = subprocess.run(args, env={**env, "KDUMP_PURE_PYTHON": "1"}, capture_output=True, text=True,
-                          check=True).stdout.splitlines()
+    fast, slow = (done.stdout.splitlines() for done in run_with_and_without_accelerators(args))
     assert fast[0] == slow[0] == "kdump 0.1.0 (reproduces kafka-dump-log output of Kafka 2.2 to 4.3)"
     built = "C extension" if string_lines is not None else "pure Python"
     assert fast[1].endswith(f"v2 records: {built}; dump lines: {built}")

@@ -24,10 +24,11 @@ import time
 from kafka.record.memory_records import MemoryRecords
 
 from kdump.cli.dump_files import dump_files
-from kdump.format.batch import scan_batches
 from kdump.format.crc import CRC32C_IMPLEMENTATION, crc32c
 from kdump.format.encode import encode_batch_v2
-from kdump.format.records import RECORD_DECODER, Record, decode_records
+from kdump.format.records import RECORD_DECODER, Record
+from kdump.log.batches import LogBatches
+from kdump.log.segment import ReadOnlyFile
 
 
 def build_segment(path: str, size_mib: int) -> None:
@@ -73,12 +74,10 @@ def floor_scan(path: str) -> int:
 
 def kdump_decode(path: str) -> int:
     count = 0
-    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        view = memoryview(mm)
-        for batch in scan_batches(view, check_crc=True):
-            count += len(decode_records(view, batch))
-        del batch
-        view.release()
+    with ReadOnlyFile(path) as log:
+        batches = LogBatches(log, check_crc=True)
+        for batch in batches:
+            count += len(batches.records(batch))
     return count
 
 

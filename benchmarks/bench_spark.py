@@ -68,10 +68,9 @@ def generate(root: Path, size_mib: int, partitions: int, segment_mib: int) -> in
 
 def single_process(root: Path) -> dict[str, float]:
     """kdump's own decode (scan + decode_records over mmap), and the Arrow reader, in this process."""
-    from kdump.format.batch import scan_batches
-    from kdump.format.records import decode_records
+    from kdump.log.batches import LogBatches
     from kdump.log.logdir import walk_partitions
-    from kdump.log.segment import MappedFile
+    from kdump.log.segment import ReadOnlyFile
     from kdump.spark.planning import plan
     from kdump.spark.reading import read_split
 
@@ -79,9 +78,10 @@ def single_process(root: Path) -> dict[str, float]:
     records = 0
     for pdir in walk_partitions(str(root)):
         for seg in pdir.segments:
-            with MappedFile(seg.log) as mapped:  # type: ignore[arg-type]
-                for b in scan_batches(mapped.buf):
-                    records += len(decode_records(mapped.buf, b))
+            with ReadOnlyFile(seg.log) as log:  # type: ignore[arg-type]
+                batches = LogBatches(log)
+                for b in batches:
+                    records += len(batches.records(b))
     decode = time.perf_counter() - start
     start = time.perf_counter()
     rows = sum(b.num_rows for s in plan([str(root)]) for b in read_split(s))

@@ -4,7 +4,7 @@ Generates a log.dirs tree of about --size-mib MiB (two topics' partitions, v2 ba
 --batch-kib KiB, segments rolled at --segment-mib MiB, indexes by the broker's rules via
 kdump.log.writer), then times, best of --repeat runs with a warm page cache:
 
-  baseline: for every .log, MappedFile + kdump.format.batch.scan_batches(check_crc=False)
+  baseline: for every .log, ReadOnlyFile + kdump.log.batches.LogBatches(check_crc=False)
   verify:   kdump.verify.index_checks.verify_segment for every segment (what `kdump verify-index` runs)
 
     python benchmarks/bench_verify.py --size-mib 1024
@@ -18,11 +18,11 @@ import shutil
 import tempfile
 import time
 
-from kdump.format.batch import scan_batches
 from kdump.format.encode import encode_batch_v2
 from kdump.format.records import Record
 from kdump.log.logdir import walk_partitions
-from kdump.log.segment import MappedFile
+from kdump.log.batches import LogBatches
+from kdump.log.segment import ReadOnlyFile
 from kdump.log.writer import LogConfig, PartitionLog
 from kdump.verify.index_checks import verify_segment
 
@@ -55,8 +55,8 @@ def baseline(root: str) -> int:
         for seg in partition.segments:
             if seg.log is None:
                 continue
-            with MappedFile(seg.log) as log:
-                for _ in scan_batches(log.buf, 0, check_crc=False):
+            with ReadOnlyFile(seg.log) as log:
+                for _ in LogBatches(log, check_crc=False):
                     batches += 1
     return batches
 

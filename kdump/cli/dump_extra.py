@@ -31,7 +31,7 @@ from kdump.format.checkpoint import (
 )
 from kdump.log.files import FileKind, file_kind, java_path
 from kdump.log.logdir import SUFFIX_ORDER, is_partition_dir, parse_partition_dir_name, read_partition_dir
-from kdump.log.segment import MappedFile
+from kdump.log.segment import read_small_file
 from kdump.render import log_json
 
 # What each offset checkpoint's number means (spec §3.11, seed 001).
@@ -52,9 +52,11 @@ TEMP_SUFFIXES = {
 
 
 
+_MAX_TEXT_FILE_BYTES = 64 << 20  # checkpoints hold a line per partition: far below this on any broker
+
+
 def _read_text(path: str) -> bytes:
-    with MappedFile(path) as mapped:
-        return bytes(mapped.buf)
+    return read_small_file(path, _MAX_TEXT_FILE_BYTES)
 
 
 def _emit(run: DumpRun, lines: list[str], obj: dict[str, Any]) -> None:

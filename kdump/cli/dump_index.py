@@ -11,53 +11,53 @@ from __future__ import annotations
 
 import bisect
 import os
+from array import array
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from kdump.cli.run import DumpRun
 from kdump.errors import IndexFormatError, KdumpError
-from kdump.format.batch import Batch, read_batch, scan_batches
+from kdump.format.batch import Batch
 from kdump.format.index import offset_index_sanity_check, time_index_sanity_check
-from kdump.format.records import decode_records
+from kdump.log.batches import LogBatches, batch_at, records_at
 from kdump.log.files import base_offset_of, java_absolute_path, java_path, sibling
 from kdump.log.indexes import OffsetIndex, TimeIndex
-from kdump.log.segment import MappedFile
+from kdump.log.segment import ReadOnlyFile
 from kdump.render import log_json
 
 
-def _open_log(run: DumpRun, path: str, what: str) -> MappedFile | None:
+def _open_log(run: DumpRun, path: str, what: str) -> ReadOnlyFile | None:
     """The segment's .log, or None after a note (Kafka's tool dies with NoSuchFileException)."""
     log_path = sibling(path, ".log")
     if not os.path.exists(log_path):
         run.warn(f"Note: {java_path(path)}: log file missing ({os.path.basename(log_path)}); {what}")
         return None
-    return MappedFile(log_path)
+    return ReadOnlyFile(log_path)
 
 
 @contextmanager
-def _index_and_log(run: DumpRun, path: str, index_type: Any) -> Iterator[tuple[Any, MappedFile | None]]:
-    """The index over a read-only map and its segment's .log (None when missing), closed in order."""
+def _index_and_log(run: DumpRun, path: str, index_type: Any) -> Iterator[tuple[Any, ReadOnlyFile | None]]:
+    """The index and its segment's .log (None when missing), opened in that order (see verify_segment)."""
     base = base_offset_of(path)  # a bad name is reported before a missing file, as before
-    with MappedFile(path) as mapped, ExitStack() as stack:
-        index = index_type(mapped.buf, base, path)
+    with index_type(ReadOnlyFile(path), base, path) as index, ExitStack() as stack:
         log = _open_log(run, path, "entries are printed without checking them")
         if log is not None:
             stack.callback(log.close)
-        try:
-            yield index, log
-        finally:
-            index.buf = b""  # drop the index's view so the map can close
+        yield index, log
 
 
 def _json(run: DumpRun, obj: dict[str, Any]) -> None:
     run.out.write(log_json.dumps(obj) + "\n")
 
 
-def _sanity(run: DumpRun, path: str, check: Any, buf: memoryview, size: int, base: int) -> None:
+def _sanity(run: DumpRun, path: str, check: Any, index: OffsetIndex | TimeIndex) -> None:
     """--index-sanity-check: Kafka's message on success, one error line (exit 1) on failure."""
     try:
-        check(buf, size, base, java_absolute_path(path))
+        # Kafka's checks read the first and last slots only.
+        first = index.entry(0) if index.slots else None
+        last = index.entry(index.slots - 1) if index.slots else None
+        check(first, last, index.size, index.base_offset, java_absolute_path(path))
     except IndexFormatError as err:
         run.error(err, path)
         return
@@ -75,7 +75,7 @@ def dump_offset_index(run: DumpRun, path: str) -> None:
         _offset_index_body(run, path, index, log)
 
 
-def _offset_index_body(run: DumpRun, path: str, index: OffsetIndex, log: MappedFile | None) -> None:
+def _offset_index_body(run: DumpRun, path: str, index: OffsetIndex, log: ReadOnlyFile | None) -> None:
     options = run.options
     if options.json:
         _json(run, log_json.file_object(path, "index", size=index.size, baseOffset=index.base_offset,
@@ -87,7 +87,7 @@ def _offset_index_body(run: DumpRun, path: str, index: OffsetIndex, log: MappedF
             run.out.write(f"{java_path(path)} is empty.\n")
         return
     if options.index_sanity_check:
-        _sanity(run, path, offset_index_sanity_check, index.buf, index.size, index.base_offset)
+        _sanity(run, path, offset_index_sanity_check, index)
         return
     legacy_check = run.dialect.major_minor < (2, 3)
     base = index.base_offset
@@ -117,11 +117,11 @@ def _offset_index_body(run: DumpRun, path: str, index: OffsetIndex, log: MappedF
         run.summaries.index_mismatches.setdefault(java_absolute_path(path), []).extend(mismatches)
 
 
-def _no_batch_at(log: MappedFile, position: int) -> bool:
-    return next(scan_batches(log.buf, position, check_crc=False), None) is None if position <= log.size else True
+def _no_batch_at(log: ReadOnlyFile, position: int) -> bool:
+    return batch_at(log, position) is None if 0 <= position <= log.size else True
 
 
-def _first_offset_at(run: DumpRun, path: str, slot: int, offset: int, position: int, log: MappedFile,
+def _first_offset_at(run: DumpRun, path: str, slot: int, offset: int, position: int, log: ReadOnlyFile,
                      first_record: bool) -> int | None:
     """What Kafka compares an entry with: the first batch's lastOffset in the window at ``position``
     (2.2: the first record's offset). None, after a note, where Kafka's tool would crash."""
@@ -133,9 +133,9 @@ def _first_offset_at(run: DumpRun, path: str, slot: int, offset: int, position: 
         return None
     window_end = min(log.size, position + run.options.max_message_size)
     try:
-        batch = next(scan_batches(log.buf, position, window_end, check_crc=False), None)
+        batch = batch_at(log, position, window_end)
         if batch is None:
-            whole = next(scan_batches(log.buf, position, check_crc=False), None)
+            whole = batch_at(log, position)
             if whole is None:
                 note(f"no complete batch at this position (the log has {log.size} bytes); Kafka's tool crashes "
                      f"here, kdump goes on")
@@ -151,9 +151,10 @@ def _first_offset_at(run: DumpRun, path: str, slot: int, offset: int, position: 
         return None
 
 
-def _first_record_offset(log: MappedFile, batch: Batch) -> int | None:
-    for candidate in scan_batches(log.buf, batch.position, check_crc=False):
-        records = decode_records(log.buf, candidate)
+def _first_record_offset(log: ReadOnlyFile, batch: Batch) -> int | None:
+    candidates = LogBatches(log, batch.position, check_crc=False)
+    for candidate in candidates:
+        records = candidates.records(candidate)
         if records:
             return records[0].offset
     return None
@@ -173,13 +174,13 @@ def dump_time_index(run: DumpRun, path: str) -> None:
 class _LogBatches:
     """The log's batch positions and last offsets, to find the first batch with lastOffset >= N."""
 
-    def __init__(self, log: MappedFile) -> None:
+    def __init__(self, log: ReadOnlyFile) -> None:
         self.log = log
-        self.positions: list[int] = []
-        self.last_offsets: list[int] = []
+        self.positions = array("q")
+        self.last_offsets = array("q")
         self.error: KdumpError | None = None
         try:
-            for batch in scan_batches(log.buf, 0, check_crc=False):
+            for batch in LogBatches(log, check_crc=False):
                 self.positions.append(batch.position)
                 self.last_offsets.append(batch.last_offset)
         except KdumpError as err:
@@ -189,16 +190,16 @@ class _LogBatches:
         i = bisect.bisect_left(self.last_offsets, offset)
         if i == len(self.positions):
             return None
-        return read_batch(self.log.buf, self.positions[i], check_crc=False)
+        return batch_at(self.log, self.positions[i])
 
 
-def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: MappedFile | None) -> None:
+def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: ReadOnlyFile | None) -> None:
     options = run.options
     if options.json:
         _json(run, log_json.file_object(path, "timeindex", size=index.size, baseOffset=index.base_offset,
                                         slots=index.slots, validEntries=index.entries))
     if options.index_sanity_check:
-        _sanity(run, path, time_index_sanity_check, index.buf, index.size, index.base_offset)
+        _sanity(run, path, time_index_sanity_check, index)
         return
     batches = _LogBatches(log) if log is not None else None
     if batches is not None and batches.error is not None:
@@ -237,10 +238,10 @@ def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: MappedFile 
         prev_ts = entry.timestamp
 
 
-def _max_record_timestamp(run: DumpRun, path: str, slot: int, batch: Batch, log: MappedFile) -> int | None:
+def _max_record_timestamp(run: DumpRun, path: str, slot: int, batch: Batch, log: ReadOnlyFile) -> int | None:
     """The dump tool recomputes the batch's max timestamp from its records (-1 when it has none)."""
     try:
-        records = decode_records(log.buf, batch)
+        records = records_at(log, batch)
     except KdumpError as err:
         run.warn(f"Note: {java_path(path)}: entry {slot}: cannot read the records of the batch at position "
                  f"{batch.position}: {err.reason}; Kafka's tool crashes here, kdump goes on")

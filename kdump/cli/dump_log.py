@@ -5,18 +5,16 @@ from __future__ import annotations
 import os
 
 from kdump.cli.run import INT32_MAX, DumpRun
-from kdump.errors import CorruptRecordError, InputError, InvalidRecordError, KdumpError
-from kdump.format.batch import scan_batches
+from kdump.errors import InputError, InvalidRecordError, KdumpError
 from kdump.format.control import parse_control_record
-from kdump.format.records import decode_records
+from kdump.log.batches import LogBatches
 from kdump.log.files import base_offset_of, java_absolute_path, parse_java_long, split_temp_suffix
-from kdump.log.segment import MappedFile, is_zero_padding
+from kdump.log.segment import ReadOnlyFile
 from kdump.render import log_json
 from kdump.render.log_text import batch_line_renderer, record_lines
 
 
 _LINES_PER_WRITE = 256
-_RELEASE_EVERY = 16 * 1024 * 1024  # bytes between madvise calls that drop scanned pages from RSS
 
 
 def log_header(path: str, run: DumpRun) -> tuple[str, dict[str, object]]:
@@ -39,16 +37,14 @@ def dump_log(run: DumpRun, path: str) -> None:
     options = run.options
     out = run.out
     header, header_fields = log_header(path, run)
-    with MappedFile(path) as segment:
+    with ReadOnlyFile(path) as segment:
         window = segment.size if options.max_bytes >= segment.size else options.max_bytes
-        buf = segment.buf
         if options.json:
             out.write(log_json.dumps(log_json.file_object(path, "log", size=segment.size, **header_fields)) + "\n")
         else:
             out.write(header + "\n")
         tracker = _OffsetTracker(run)
-        valid_bytes = 0
-        next_release = _RELEASE_EVERY
+        batches = LogBatches(segment, 0, window)
         batch = None
         # Lines are written a few hundred at a time: one write per line halves the speed
         # (PERFORMANCE-NOTES.md), and what was printed before an error must still come out first.
@@ -65,8 +61,8 @@ def dump_log(run: DumpRun, path: str) -> None:
                 pending_lines = 0
 
         try:
-            for batch in scan_batches(buf, 0, window):
-                records = decode_records(buf, batch) if options.deep else None
+            for batch in batches:
+                records = batches.records(batch) if options.deep else None
                 if options.json:
                     out.write(log_json.dumps(log_json.batch_object(path, batch, records)) + "\n")
                 else:
@@ -80,20 +76,6 @@ def dump_log(run: DumpRun, path: str) -> None:
                         flush()
                 if records is not None:
                     tracker.feed(records)
-                valid_bytes += batch.size
-                if valid_bytes >= next_release:
-                    segment.release_before(batch.position)
-                    next_release = valid_bytes + _RELEASE_EVERY
-        except CorruptRecordError as err:
-            flush()
-            tracker.close(path)
-            if err.position is None or not is_zero_padding(buf, err.position, window):
-                raise
-            # Kafka dies here ("Found record size 0 ..."); the truth is that the rest is preallocated space.
-            run.warn(f"Note: {path}: position {err.position}: the remaining {window - err.position} bytes are "
-                     f"zero padding (a preallocated or crashed active segment); Kafka's tool stops here with "
-                     f"\"{err.reason}\"")
-            return
         except KdumpError as err:
             flush()
             if isinstance(err, InvalidRecordError) and batch is not None and not options.json and \
@@ -104,6 +86,14 @@ def dump_log(run: DumpRun, path: str) -> None:
             raise
         flush()
         tracker.close(path)
+        padding = batches.padding_error
+        if padding is not None:
+            # Kafka's tool dies here; the truth is that the rest is preallocated space.
+            run.warn(f"Note: {path}: position {padding.position}: the remaining {window - batches.valid_end} bytes "
+                     f"are zero padding (a preallocated or crashed active segment); Kafka's tool stops here with "
+                     f"\"{padding.reason}\"")
+            return
+        valid_bytes = batches.valid_end
         invalid = window - valid_bytes
         if invalid > 0 and options.max_bytes == INT32_MAX:
             if options.json:
@@ -111,6 +101,10 @@ def dump_log(run: DumpRun, path: str) -> None:
                                           "position": valid_bytes}) + "\n")
             else:
                 out.write(f"Found {invalid} invalid bytes at the end of {os.path.basename(path)}\n")
+        grown = segment.grown_by()
+        if grown:
+            run.warn(f"Note: {path}: the file grew by {grown} bytes while kdump read it (a live segment); "
+                     f"this dump covers its first {segment.size} bytes")
 
 
 def _check_control(batch, records) -> None:  # type: ignore[no-untyped-def]

@@ -17,10 +17,11 @@ import os
 from typing import Any
 
 from kdump.cli.run import EXIT_FILE_ERROR, DumpRun
-from kdump.format.snapshot import CorruptSnapshotError, ProducerSnapshotEntry, parse_producer_snapshot
-from kdump.format.txnindex import AbortedTxn, TxnIndexVersionError, iter_aborted_txns
+from kdump.format.snapshot import CorruptSnapshotError, ProducerSnapshotEntry
+from kdump.format.txnindex import AbortedTxn, TxnIndexVersionError
 from kdump.log.files import java_absolute_path
-from kdump.log.segment import MappedFile
+from kdump.log.segment import ReadOnlyFile
+from kdump.log.state_files import read_aborted_txns, read_producer_snapshot
 from kdump.render import log_json
 from kdump.render.dialect import Dialect
 
@@ -85,27 +86,26 @@ def _kafka_error(run: DumpRun, message: str) -> None:
 
 def dump_producer_snapshot(run: DumpRun, path: str) -> None:
     """Kafka prints a CorruptSnapshotException's message to stderr and goes on to the next file."""
-    with MappedFile(path) as mapped:
-        try:
-            snapshot = parse_producer_snapshot(mapped.buf)
-        except CorruptSnapshotError as err:
-            message = err.message(wrap_unknown_version=run.dialect.is_java)
-            run.out.flush()
-            if run.options.json:
-                run.out.write(log_json.dumps({"type": "error", "path": path, "fileType": "producerSnapshot",
-                                              "message": message}) + "\n")
-            run.err.write(message + "\n")
-            run.err.flush()
-            return
+    try:
+        snapshot, size = read_producer_snapshot(path)
+    except CorruptSnapshotError as err:
+        message = err.message(wrap_unknown_version=run.dialect.is_java)
+        run.out.flush()
         if run.options.json:
-            run.out.write(log_json.dumps(log_json.file_object(path, "producerSnapshot", size=mapped.size,
-                                                              version=snapshot.version, crc=snapshot.crc,
-                                                              entries=len(snapshot.entries))) + "\n")
-            for entry in snapshot.entries:
-                run.out.write(log_json.dumps(snapshot_entry_object(path, entry)) + "\n")
-        else:
-            for entry in snapshot.entries:
-                run.out.write(snapshot_entry_line(entry, run.dialect) + "\n")
+            run.out.write(log_json.dumps({"type": "error", "path": path, "fileType": "producerSnapshot",
+                                          "message": message}) + "\n")
+        run.err.write(message + "\n")
+        run.err.flush()
+        return
+    if run.options.json:
+        run.out.write(log_json.dumps(log_json.file_object(path, "producerSnapshot", size=size,
+                                                          version=snapshot.version, crc=snapshot.crc,
+                                                          entries=len(snapshot.entries))) + "\n")
+        for entry in snapshot.entries:
+            run.out.write(log_json.dumps(snapshot_entry_object(path, entry)) + "\n")
+    else:
+        for entry in snapshot.entries:
+            run.out.write(snapshot_entry_line(entry, run.dialect) + "\n")
 
 
 def dump_txn_index(run: DumpRun, path: str) -> None:
@@ -114,11 +114,11 @@ def dump_txn_index(run: DumpRun, path: str) -> None:
         if run.options.json:
             run.out.write(log_json.dumps(log_json.file_object(path, "txnIndex", size=0, exists=False)) + "\n")
         return
-    with MappedFile(path) as mapped:
+    with ReadOnlyFile(path) as txn_index:
         if run.options.json:
-            run.out.write(log_json.dumps(log_json.file_object(path, "txnIndex", size=mapped.size)) + "\n")
+            run.out.write(log_json.dumps(log_json.file_object(path, "txnIndex", size=txn_index.size)) + "\n")
         try:
-            for entry in iter_aborted_txns(mapped.buf, java_absolute_path(path)):
+            for entry in read_aborted_txns(txn_index, java_absolute_path(path)):
                 if run.options.json:
                     run.out.write(log_json.dumps(txn_entry_object(path, entry)) + "\n")
                 else:

@@ -15,29 +15,14 @@ import click
 
 from kdump.cli.options import traceback_option
 from kdump.errors import KdumpError
-from kdump.format.batch import Batch, scan_batches
+
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
 from kdump.log.files import FileKind, base_offset_of, file_kind, segment_file_name
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES, IndexFullError, SegmentIndexBuilder
-from kdump.log.segment import MappedFile
+from kdump.log.recovery import RecoveredBatches, check_fits_segment
+from kdump.log.segment import ReadOnlyFile
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-
-def valid_batches(log: MappedFile) -> tuple[list[Batch], str | None]:
-    """The batches recovery keeps: up to the first bad CRC or broken framing (and why it stopped)."""
-    batches: list[Batch] = []
-    try:
-        for batch in scan_batches(log.buf, 0, check_crc=True):
-            if not batch.is_valid:
-                return batches, f"the batch at position {batch.position} fails its CRC check"
-            batches.append(batch)
-    except KdumpError as err:
-        return batches, f"position {err.position}: {err.reason}"
-    end = batches[-1].end if batches else 0
-    if end < log.size:
-        return batches, f"{log.size - end} bytes after position {end} are not a complete batch"
-    return batches, None
 
 
 def _write_new(path: str, data: bytes) -> None:
@@ -78,12 +63,14 @@ def rebuild_index(segment: str, out_dir: str, force: bool, index_interval_bytes:
         existing = [t for t in targets if os.path.lexists(t)]
         if existing and not force:
             raise click.UsageError(f"{', '.join(existing)} already exist (use --force to replace)")
-        with MappedFile(segment) as log:
-            batches, stopped = valid_batches(log)
         builder = SegmentIndexBuilder(base, index_interval_bytes, segment_index_bytes)
-        for batch in batches:
-            builder.add_scanned(batch)
+        with ReadOnlyFile(segment) as log:
+            recovered = RecoveredBatches(log)
+            for batch in recovered:
+                check_fits_segment(batch, base)
+                builder.add_scanned(batch)
         builder.close()
+        stopped = recovered.stopped
         offset_data, time_data = builder.offset_index_bytes(), builder.time_index_bytes()
         os.makedirs(out_dir, exist_ok=True)
         _write_new(targets[0], offset_data)
@@ -97,6 +84,6 @@ def rebuild_index(segment: str, out_dir: str, force: bool, index_interval_bytes:
         click.echo(f"Note: {segment}: stopped where recovery would truncate the log: {stopped}", err=True)
     click.echo(f"wrote {targets[0]} ({len(builder.offset_entries)} entries, {len(offset_data)} bytes)")
     click.echo(f"wrote {targets[1]} ({len(builder.time_entries)} entries, {len(time_data)} bytes)")
-    click.echo(f"from {len(batches)} batches ({builder.size} bytes) of {segment}, "
+    click.echo(f"from {recovered.count} batches ({builder.size} bytes) of {segment}, "
                f"index.interval.bytes={index_interval_bytes}")
     ctx.exit(EXIT_OK)

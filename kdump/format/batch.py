@@ -177,9 +177,11 @@ class Batch(NamedTuple):
 _new_batch = tuple.__new__  # skips NamedTuple's Python-level __new__
 
 
-def read_batch(buf: Buffer, pos: int, *, check_crc: bool = True) -> Batch:
+def read_batch(buf: Buffer, pos: int, *, check_crc: bool = True, base: int = 0) -> Batch:
     """Parse the entry header at ``pos``; the caller has checked that the whole entry is in ``buf``.
 
+    ``buf[0]`` is byte ``base`` of the file, so the batch's ``position`` is ``base + pos``: a reader
+    that holds a window of a file gets file positions without rebuilding each batch.
     Raises CorruptRecordError when a v2 header cannot be read (Kafka: "Failed to load record batch").
     """
     offset, size = FRAMING.unpack_from(buf, pos)
@@ -189,14 +191,14 @@ def read_batch(buf: Buffer, pos: int, *, check_crc: bool = True) -> Batch:
     total = LOG_OVERHEAD + size
     if magic >= 2:
         if pos + V2_HEADER_SIZE > len(buf):
-            raise CorruptRecordError(f"Failed to load record batch at position {pos}: "
-                                     f"fewer than {V2_HEADER_SIZE} bytes left for its header", position=pos)
+            raise CorruptRecordError(f"Failed to load record batch at position {base + pos}: "
+                                     f"fewer than {V2_HEADER_SIZE} bytes left for its header", position=base + pos)
         (base_offset, _, leader_epoch, magic, stored_crc, attributes, last_delta, base_ts, max_ts,
          producer_id, producer_epoch, base_seq, count) = V2_HEADER.unpack_from(buf, pos)
         valid = None
         if check_crc:
             valid = total >= V2_HEADER_SIZE and crc32c(buf[pos + V2_ATTRIBUTES_OFFSET:pos + total]) == stored_crc
-        return _new_batch(Batch, (pos, base_offset, base_offset + last_delta, total, magic, stored_crc,
+        return _new_batch(Batch, (base + pos, base_offset, base_offset + last_delta, total, magic, stored_crc,
                                   attributes & 0xFFFF, leader_epoch, base_ts, max_ts, producer_id, producer_epoch,
                                   base_seq, count, valid))
     stored_crc, magic, attributes = LEGACY_V0_HEADER.unpack_from(buf, pos + LOG_OVERHEAD)
@@ -206,16 +208,17 @@ def read_batch(buf: Buffer, pos: int, *, check_crc: bool = True) -> Batch:
     valid = None
     if check_crc:
         valid = size >= MIN_RECORD_OVERHEAD and crc32(buf[pos + LEGACY_CRC_START:pos + total]) == stored_crc
-    return Batch(pos, offset, offset, total, magic, stored_crc, attributes & 0xFF, -1, timestamp, timestamp,
+    return Batch(base + pos, offset, offset, total, magic, stored_crc, attributes & 0xFF, -1, timestamp, timestamp,
                  -1, -1, -1, None, valid)
 
 
 def scan_batches(buf: Buffer, start: int = 0, end: int | None = None, *,
-                 check_crc: bool = True) -> Iterator[Batch]:
+                 check_crc: bool = True, base: int = 0) -> Iterator[Batch]:
     """Yield every complete entry in ``buf[start:end]`` following Kafka's framing rules.
 
     Stops silently at a tail of 17 bytes or fewer and at an entry that runs past ``end``;
     raises CorruptRecordError (Kafka's exact text, minus the file name) for a size below 14.
+    ``start`` and ``end`` index ``buf``; yielded positions are ``base`` + the index (see read_batch).
     """
     if end is None:
         end = len(buf)
@@ -231,14 +234,14 @@ def scan_batches(buf: Buffer, start: int = 0, end: int | None = None, *,
              producer_id, producer_epoch, base_seq, count) = unpack_v2(buf, pos)
             if size < MIN_RECORD_OVERHEAD:
                 raise CorruptRecordError(f"Found record size {size} smaller than minimum record overhead "
-                                         f"({MIN_RECORD_OVERHEAD})", position=pos)
+                                         f"({MIN_RECORD_OVERHEAD})", position=base + pos)
             if pos > end - LOG_OVERHEAD - size:
                 return
             total = LOG_OVERHEAD + size
             valid = None
             if check_crc:
                 valid = total >= V2_HEADER_SIZE and crc32c(buf[pos + V2_ATTRIBUTES_OFFSET:pos + total]) == stored_crc
-            yield new(Batch, (pos, base_offset, base_offset + last_delta, total, magic, stored_crc,
+            yield new(Batch, (base + pos, base_offset, base_offset + last_delta, total, magic, stored_crc,
                               attributes & 0xFFFF, leader_epoch, base_ts, max_ts, producer_id, producer_epoch,
                               base_seq, count, valid))
             pos += total
@@ -246,10 +249,10 @@ def scan_batches(buf: Buffer, start: int = 0, end: int | None = None, *,
         _, size = unpack(buf, pos)
         if size < MIN_RECORD_OVERHEAD:
             raise CorruptRecordError(f"Found record size {size} smaller than minimum record overhead "
-                                     f"({MIN_RECORD_OVERHEAD})", position=pos)
+                                     f"({MIN_RECORD_OVERHEAD})", position=base + pos)
         if pos > end - LOG_OVERHEAD - size:
             return
-        yield read_batch(buf, pos, check_crc=check_crc)
+        yield read_batch(buf, pos, check_crc=check_crc, base=base)
         pos += LOG_OVERHEAD + size
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 Buffer = bytes | bytearray | memoryview
 
 
-def _crcmod_crc32c() -> tuple[Callable[[Buffer], int], str]:
+def _crcmod_crc32c() -> tuple[Callable[..., int], str]:
     import sys
 
     import crcmod.predefined  # type: ignore[import-untyped]
@@ -30,15 +30,15 @@ def _crcmod_crc32c() -> tuple[Callable[[Buffer], int], str]:
     fast = bool(getattr(sys.modules["crcmod.crcmod"], "_usingExtension", False))
     label = "crcmod (C extension)" if fast else "crcmod (pure Python, slow)"
 
-    def crc(data: Buffer) -> int:
+    def crc(data: Buffer, value: int = 0) -> int:
         # crcmod's C extension wants an object with the buffer protocol; memoryviews work,
         # the pure-Python version iterates bytes, so hand it bytes.
-        return int(fun(data if fast else bytes(data)))
+        return int(fun(data if fast else bytes(data), value))
 
     return crc, label
 
 
-def _select() -> tuple[Callable[[Buffer], int], str]:
+def _select() -> tuple[Callable[..., int], str]:
     if os.environ.get("KDUMP_CRC32C", "").lower() != "crcmod":
         try:
             import crc32c as _hw  # type: ignore[import-untyped]
@@ -51,11 +51,12 @@ def _select() -> tuple[Callable[[Buffer], int], str]:
 
 
 crc32c, CRC32C_IMPLEMENTATION = _select()
-"""``crc32c(data) -> int``: CRC-32C (Castagnoli) of a bytes-like object."""
+"""``crc32c(data, value=0) -> int``: CRC-32C (Castagnoli) of a bytes-like object; pass the CRC of the
+bytes before ``data`` as ``value`` to continue it (an entry too large to hold is checked in pieces)."""
 
 CRC32C_IS_SLOW = CRC32C_IMPLEMENTATION.endswith("slow)")
 
 
-def crc32(data: Buffer) -> int:
-    """CRC-32 (IEEE, zlib's) used by legacy v0/v1 messages."""
-    return zlib.crc32(data) & 0xFFFFFFFF
+def crc32(data: Buffer, value: int = 0) -> int:
+    """CRC-32 (IEEE, zlib's) used by legacy v0/v1 messages; ``value`` continues an earlier CRC."""
+    return zlib.crc32(data, value) & 0xFFFFFFFF

@@ -75,29 +75,28 @@ def encode_time_entry(base_offset: int, timestamp: int, offset: int) -> bytes:
     return TIME_ENTRY.pack(timestamp, relative)
 
 
-def offset_index_sanity_check(buf: Buffer, file_size: int, base_offset: int, abs_path: str) -> None:
-    """OffsetIndex.sanityCheck with Kafka's exact messages (the tool's ``--index-sanity-check``)."""
-    entries = count_entries(file_size, OFFSET_ENTRY_SIZE)
-    if entries:
-        last = read_offset_entry(buf, base_offset, entries - 1).offset
-        if last < base_offset:
-            raise IndexFormatError(f"Corrupt index found, index file {abs_path} has non-zero size but the last "
-                                   f"offset is {last} which is less than the base offset {base_offset}")
+def offset_index_sanity_check(first: OffsetIndexEntry | None, last: OffsetIndexEntry | None, file_size: int,
+                              base_offset: int, abs_path: str) -> None:
+    """OffsetIndex.sanityCheck with Kafka's exact messages (the tool's ``--index-sanity-check``).
+
+    ``first`` and ``last`` are the file's first and last slots (None for an empty file): all it reads.
+    """
+    if last is not None and last.offset < base_offset:
+        raise IndexFormatError(f"Corrupt index found, index file {abs_path} has non-zero size but the last "
+                               f"offset is {last.offset} which is less than the base offset {base_offset}")
     if file_size % OFFSET_ENTRY_SIZE:
         raise IndexFormatError(f"Index file {abs_path} is corrupt, found {file_size} bytes which is neither "
                                f"positive nor a multiple of {OFFSET_ENTRY_SIZE}")
 
 
-def time_index_sanity_check(buf: Buffer, file_size: int, base_offset: int, abs_path: str) -> None:
+def time_index_sanity_check(first: TimeIndexEntry | None, last: TimeIndexEntry | None, file_size: int,
+                            base_offset: int, abs_path: str) -> None:
     """TimeIndex.sanityCheck with Kafka's exact messages."""
-    entries = count_entries(file_size, TIME_ENTRY_SIZE)
-    if entries:
-        first_ts = read_time_entry(buf, base_offset, 0).timestamp
-        last = read_time_entry(buf, base_offset, entries - 1)
-        if last.timestamp < first_ts:
+    if first is not None and last is not None:
+        if last.timestamp < first.timestamp:
             raise IndexFormatError(f"Corrupt time index found, time index file ({abs_path}) has non-zero size "
                                    f"but the last timestamp is {last.timestamp} which is less than the first "
-                                   f"timestamp {first_ts}")
+                                   f"timestamp {first.timestamp}")
         if last.offset < base_offset:
             raise IndexFormatError(f"Corrupt time index found, time index file ({abs_path}) has non-zero size "
                                    f"but the last offset is {last.offset} which is less than the first offset "

@@ -1,4 +1,4 @@
-"""Offset and time indexes as read-only views over their bytes (spec §3.7, §3.8, §5.1, §5.2).
+"""Offset and time indexes read from their files a bounded number of entries at a time.
 
 An index file may be preallocated: Kafka sizes it to ``segment.index.bytes`` when the segment
 becomes active and trims it only on roll or clean close, so a live or crashed segment's index ends
@@ -11,11 +11,16 @@ in zero slots. Two counts therefore matter:
 
 Lookups binary-search ``entries`` only; on a padded index Kafka's own search over all slots
 degenerates to (base offset, 0), which yields the same answer after the forward scan, only slower.
+Nothing here holds the file: a 1 GiB preallocated index costs one window of memory, and a binary
+search reads one entry per probe.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import struct
+from collections.abc import Iterator
+from types import TracebackType
+from typing import Protocol
 
 from kdump.format.index import (
     OFFSET_ENTRY,
@@ -26,9 +31,39 @@ from kdump.format.index import (
     OffsetIndexEntry,
     TimeIndexEntry,
 )
-from kdump.log.segment import MappedFile
+from kdump.log.segment import ReadOnlyFile
 
-_ZERO_CHUNK = bytes(1 << 20)
+_ENTRIES_PER_READ = 1 << 16
+_ZEROS = bytes(1 << 20)
+
+
+class RandomAccess(Protocol):
+    """What an index needs of its bytes: ReadOnlyFile, or BytesSource for bytes already in memory."""
+
+    size: int
+
+    def read(self, position: int, length: int) -> bytes: ...
+
+    def is_zero(self, start: int, end: int) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+class BytesSource:
+    """ReadOnlyFile's read interface over bytes in memory (tests, and files fetched whole)."""
+
+    def __init__(self, data: Buffer) -> None:
+        self._data = memoryview(data)
+        self.size = len(self._data)
+
+    def read(self, position: int, length: int) -> bytes:
+        return bytes(self._data[position:position + length])
+
+    def is_zero(self, start: int, end: int) -> bool:
+        return is_zero(self._data, start, end)
+
+    def close(self) -> None:
+        self._data.release()
 
 
 def is_zero(buf: Buffer, start: int, end: int) -> bool:
@@ -36,63 +71,98 @@ def is_zero(buf: Buffer, start: int, end: int) -> bool:
     view = memoryview(buf)
     pos = start
     while pos < end:
-        stop = min(end, pos + len(_ZERO_CHUNK))
-        if view[pos:stop] != _ZERO_CHUNK[:stop - pos]:
+        stop = min(end, pos + len(_ZEROS))
+        if view[pos:stop] != _ZEROS[:stop - pos]:
             return False
         pos = stop
     return True
 
 
-def _unpadded_offset_entries(buf: Buffer, slots: int) -> int:
-    # iter_unpack walks the entries in C; the loop stops at the first padding slot.
-    view = memoryview(buf)[:slots * OFFSET_ENTRY_SIZE]
-    for slot, (relative, position) in enumerate(OFFSET_ENTRY.iter_unpack(view)):
-        if relative == 0 and (slot > 0 or position == 0):
-            return slot
-    return slots
+class _Index:
+    """What the offset and time index share: slots, the unpadded prefix, chunked entry reads."""
 
+    entry_struct: struct.Struct
+    entry_size: int
 
-def _unpadded_time_entries(buf: Buffer, slots: int) -> int:
-    view = memoryview(buf)[:slots * TIME_ENTRY_SIZE]
-    for slot, (timestamp, relative) in enumerate(TIME_ENTRY.iter_unpack(view)):
-        if relative == 0 and (slot > 0 or timestamp == 0):
-            return slot
-    return slots
-
-
-class OffsetIndex:
-    """A ``.index``: entries (absolute offset, position), sparse and strictly increasing when healthy."""
-
-    entry_size = OFFSET_ENTRY_SIZE
-
-    def __init__(self, buf: Buffer, base_offset: int, path: str | None = None) -> None:
-        self.buf = buf
+    def __init__(self, source: RandomAccess | Buffer, base_offset: int, path: str | None = None) -> None:
+        self.file: RandomAccess = source if hasattr(source, "read") else BytesSource(source)  # type: ignore[arg-type]
         self.base_offset = base_offset
         self.path = path
-        self.size = len(buf)
-        self.slots = self.size // OFFSET_ENTRY_SIZE
-        self.entries = _unpadded_offset_entries(buf, self.slots)
+        self.size = self.file.size
+        self.slots = self.size // self.entry_size
+        try:
+            self.entries = self._unpadded_entries()
+        except BaseException:
+            self.file.close()
+            raise
 
     @property
     def padding_slots(self) -> int:
         return self.slots - self.entries
 
+    def raw_entries(self, first: int = 0, stop: int | None = None) -> Iterator[tuple[int, int, int]]:
+        """(slot, field, field) for slots ``first..stop`` (default: the entries), a window at a time."""
+        stop = self.entries if stop is None else stop
+        unpack = self.entry_struct.iter_unpack
+        for chunk_start in range(first, stop, _ENTRIES_PER_READ):
+            chunk_stop = min(stop, chunk_start + _ENTRIES_PER_READ)
+            data = self.file.read(chunk_start * self.entry_size, (chunk_stop - chunk_start) * self.entry_size)
+            for slot, (a, b) in enumerate(unpack(data), chunk_start):
+                yield slot, a, b
+
+    def _is_padding(self, slot: int, a: int, b: int) -> bool:
+        raise NotImplementedError
+
+    def _unpadded_entries(self) -> int:
+        for slot, a, b in self.raw_entries(0, self.slots):
+            if self._is_padding(slot, a, b):
+                return slot
+        return self.slots
+
+    def _unpack(self, slot: int) -> tuple[int, int]:
+        data = self.file.read(slot * self.entry_size, self.entry_size)
+        a, b = self.entry_struct.unpack(data)
+        return a, b
+
+    def padding_is_zero(self) -> bool:
+        return self.file.is_zero(self.entries * self.entry_size, self.slots * self.entry_size)
+
+    def close(self) -> None:
+        self.file.close()
+
+    def __enter__(self) -> "_Index":
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+class OffsetIndex(_Index):
+    """A ``.index``: entries (absolute offset, position), sparse and strictly increasing when healthy."""
+
+    entry_struct = OFFSET_ENTRY
+    entry_size = OFFSET_ENTRY_SIZE
+
+    def _is_padding(self, slot: int, relative: int, position: int) -> bool:
+        return relative == 0 and (slot > 0 or position == 0)
+
     def entry(self, slot: int) -> OffsetIndexEntry:
-        relative, position = OFFSET_ENTRY.unpack_from(self.buf, slot * OFFSET_ENTRY_SIZE)
+        relative, position = self._unpack(slot)
         return OffsetIndexEntry(slot, self.base_offset + relative, position)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
-        return (self.entry(slot) for slot in range(self.entries))
+    def __iter__(self) -> Iterator[OffsetIndexEntry]:
+        base = self.base_offset
+        return (OffsetIndexEntry(slot, base + relative, position) for slot, relative, position in self.raw_entries())
 
     def slot_for(self, target: int) -> int:
         """Slot of the largest entry with offset <= target, or -1 (binary search, as Kafka's lookup)."""
         lo, hi = 0, self.entries - 1
-        unpack = OFFSET_ENTRY.unpack_from
         relative_target = target - self.base_offset
         found = -1
         while lo <= hi:
             mid = (lo + hi) // 2
-            relative, _ = unpack(self.buf, mid * OFFSET_ENTRY_SIZE)
+            relative, _ = self._unpack(mid)
             if relative <= relative_target:
                 found = mid
                 lo = mid + 1
@@ -106,29 +176,22 @@ class OffsetIndex:
         return self.entry(slot) if slot >= 0 else OffsetIndexEntry(-1, self.base_offset, 0)
 
 
-class TimeIndex:
+class TimeIndex(_Index):
     """A ``.timeindex``: entries (timestamp, absolute offset), timestamps strictly increasing when healthy."""
 
+    entry_struct = TIME_ENTRY
     entry_size = TIME_ENTRY_SIZE
 
-    def __init__(self, buf: Buffer, base_offset: int, path: str | None = None) -> None:
-        self.buf = buf
-        self.base_offset = base_offset
-        self.path = path
-        self.size = len(buf)
-        self.slots = self.size // TIME_ENTRY_SIZE
-        self.entries = _unpadded_time_entries(buf, self.slots)
-
-    @property
-    def padding_slots(self) -> int:
-        return self.slots - self.entries
+    def _is_padding(self, slot: int, timestamp: int, relative: int) -> bool:
+        return relative == 0 and (slot > 0 or timestamp == 0)
 
     def entry(self, slot: int) -> TimeIndexEntry:
-        timestamp, relative = TIME_ENTRY.unpack_from(self.buf, slot * TIME_ENTRY_SIZE)
+        timestamp, relative = self._unpack(slot)
         return TimeIndexEntry(slot, timestamp, self.base_offset + relative)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
-        return (self.entry(slot) for slot in range(self.entries))
+    def __iter__(self) -> Iterator[TimeIndexEntry]:
+        base = self.base_offset
+        return (TimeIndexEntry(slot, timestamp, base + relative) for slot, timestamp, relative in self.raw_entries())
 
     def last_entry(self) -> TimeIndexEntry | None:
         return self.entry(self.entries - 1) if self.entries else None
@@ -136,11 +199,10 @@ class TimeIndex:
     def slot_for(self, target_timestamp: int) -> int:
         """Slot of the entry with the largest timestamp <= target, or -1."""
         lo, hi = 0, self.entries - 1
-        unpack = TIME_ENTRY.unpack_from
         found = -1
         while lo <= hi:
             mid = (lo + hi) // 2
-            timestamp, _ = unpack(self.buf, mid * TIME_ENTRY_SIZE)
+            timestamp, _ = self._unpack(mid)
             if timestamp <= target_timestamp:
                 found = mid
                 lo = mid + 1
@@ -154,29 +216,10 @@ class TimeIndex:
         return self.entry(slot) if slot >= 0 else TimeIndexEntry(-1, -1, self.base_offset)
 
 
-@dataclass
-class OpenIndex:
-    """An index file mapped read-only together with its parsed view; close it when done."""
-
-    mapped: MappedFile
-    index: OffsetIndex | TimeIndex
-
-    def close(self) -> None:
-        self.index.buf = b""
-        self.mapped.close()
-
-    def __enter__(self) -> "OpenIndex":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+def open_offset_index(path: str, base_offset: int) -> OffsetIndex:
+    """The ``.index`` at ``path``, read-only; use as a context manager."""
+    return OffsetIndex(ReadOnlyFile(path), base_offset, path)
 
 
-def open_offset_index(path: str, base_offset: int) -> OpenIndex:
-    mapped = MappedFile(path)
-    return OpenIndex(mapped, OffsetIndex(mapped.buf, base_offset, path))
-
-
-def open_time_index(path: str, base_offset: int) -> OpenIndex:
-    mapped = MappedFile(path)
-    return OpenIndex(mapped, TimeIndex(mapped.buf, base_offset, path))
+def open_time_index(path: str, base_offset: int) -> TimeIndex:
+    return TimeIndex(ReadOnlyFile(path), base_offset, path)

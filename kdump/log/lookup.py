@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kdump.errors import KdumpError
-from kdump.format.batch import Batch, read_batch, scan_batches
-from kdump.format.records import Record, decode_records
-from kdump.log.indexes import OffsetIndex, TimeIndex, open_offset_index, open_time_index
+from kdump.format.batch import Batch
+from kdump.format.records import Record
+from kdump.log.batches import LogBatches, batch_at, records_at
+from kdump.log.indexes import open_offset_index, open_time_index
 from kdump.log.logdir import PartitionDir, SegmentFiles
-from kdump.log.segment import MappedFile
+from kdump.log.segment import ReadOnlyFile
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,14 +63,12 @@ def _log_segments(partition: PartitionDir) -> list[SegmentFiles]:
     return [s for s in partition.segments if s.log is not None]
 
 
-def _offset_index_position(result: LookupResult, seg: SegmentFiles, target: int, log_size: int) -> int:
-    """Step 2 of §5.1: the start position from the offset index (0 when there is none)."""
+def _offset_index_position(result: LookupResult, seg: SegmentFiles, target: int, log: ReadOnlyFile) -> int:
+    """Step 2: the start position from the offset index (0 when there is none, or it cannot be trusted)."""
     if seg.index is None:
         result.step("index", f"no {seg.base_offset:020d}.index (the broker would rebuild it); start at position 0")
         return 0
-    with open_offset_index(seg.index, seg.base_offset) as opened:
-        index = opened.index
-        assert isinstance(index, OffsetIndex)
+    with open_offset_index(seg.index, seg.base_offset) as index:
         entry = index.lookup(target)
         if entry.slot < 0:
             result.step("index", f"{_name(seg.index)}: no entry <= {target} among {index.entries} entries; "
@@ -80,21 +79,45 @@ def _offset_index_position(result: LookupResult, seg: SegmentFiles, target: int,
                              f"offset {entry.offset} position {entry.position} (largest entry <= {target})",
                     file=seg.index, slot=entry.slot, entries=index.entries, offset=entry.offset,
                     position=entry.position)
-    if entry.position > log_size:
-        # A corrupt entry: Kafka would fail reading there; start from the top so the answer is right.
-        result.step("note", f"position {entry.position} is past the end of the log ({log_size} bytes); "
-                            f"kdump starts at position 0 instead")
+    problem = _entry_problem(log, entry.offset, entry.position)
+    if problem is not None:
+        # A corrupt entry: Kafka would read garbage or the wrong batch there; scan from the top so the
+        # answer is right, and say why.
+        result.step("note", f"index entry {entry.slot} cannot be used: {problem}; kdump scans the segment from "
+                            f"position 0 instead", slot=entry.slot, reason=problem)
         return 0
     return entry.position
 
 
-def _scan(result: LookupResult, buf: memoryview, start: int, stop_when) -> Batch | None:  # type: ignore[no-untyped-def]
+def _entry_problem(log: ReadOnlyFile, offset: int, position: int) -> str | None:
+    """Why an offset-index entry (offset, position) cannot start a lookup, or None when it can.
+
+    It must point at a complete batch that starts at or before its offset: any other position would
+    make the forward scan read from inside a batch, past the end, or skip the batches it needs.
+    """
+    if position < 0:
+        return f"position {position} is negative"
+    if position >= log.size:
+        return f"position {position} is at or past the end of the log ({log.size} bytes)"
+    try:
+        batch = batch_at(log, position)
+    except KdumpError as err:
+        return f"no batch starts at position {position} ({err.reason})"
+    if batch is None:
+        return f"no complete batch starts at position {position}"
+    if batch.base_offset > offset:
+        return (f"the batch at position {position} starts at offset {batch.base_offset}, after the entry's "
+                f"offset {offset}")
+    return None
+
+
+def _scan(result: LookupResult, log: ReadOnlyFile, start: int, stop_when) -> Batch | None:  # type: ignore[no-untyped-def]
     """Walk batches from ``start``; return the first for which ``stop_when(batch)`` is true."""
-    for batch in scan_batches(buf, start, check_crc=False):
+    for batch in LogBatches(log, start, check_crc=False):
         result.batches_scanned += 1
         result.bytes_read += batch.size
         if stop_when(batch):
-            return read_batch(buf, batch.position)  # now with its CRC checked, for the batch line
+            return batch_at(log, batch.position, check_crc=True)  # now with its CRC checked, for the batch line
         _skipped(result, batch)
     return None
 
@@ -121,14 +144,14 @@ def find_offset(partition: PartitionDir, target: int) -> LookupResult:
     while i < len(segments):
         seg = segments[i]
         assert seg.log is not None
-        with MappedFile(seg.log) as log:
-            start = _offset_index_position(result, seg, target, log.size) if seg.base_offset <= target else 0
+        with ReadOnlyFile(seg.log) as log:
+            start = _offset_index_position(result, seg, target, log) if seg.base_offset <= target else 0
             result.step("start", f"scan {_name(seg.log)} from position {start} ({log.size} bytes in the segment)",
                         file=seg.log, position=start, segment_bytes=log.size)
             try:
-                batch = _scan(result, log.buf, start, lambda b: b.last_offset >= target)
+                batch = _scan(result, log, start, lambda b: b.last_offset >= target)
                 if batch is not None:
-                    _answer_offset(result, seg, log.buf, batch, target)
+                    _answer_offset(result, seg, log, batch, target)
                     return result
             except KdumpError as err:
                 raise err.with_file(seg.log)
@@ -141,13 +164,13 @@ def find_offset(partition: PartitionDir, target: int) -> LookupResult:
     return result
 
 
-def _answer_offset(result: LookupResult, seg: SegmentFiles, buf: memoryview, batch: Batch, target: int) -> None:
+def _answer_offset(result: LookupResult, seg: SegmentFiles, log: ReadOnlyFile, batch: Batch, target: int) -> None:
     result.step("scan", f"batch at position {batch.position}: offsets {batch.base_offset}..{batch.last_offset}, "
                         f"{batch.size} bytes: the first batch with lastOffset >= {target}",
                 position=batch.position, base_offset=batch.base_offset, last_offset=batch.last_offset)
     result.segment = seg
     result.batch = batch
-    result.records = decode_records(buf, batch)
+    result.records = records_at(log, batch)
     result.record = next((r for r in result.records if r.offset >= target), None)
     _summarise(result)
 
@@ -165,8 +188,8 @@ def _summarise(result: LookupResult) -> None:
 def _largest_timestamp(seg: SegmentFiles) -> tuple[int, str]:
     """LogSegment.largestTimestamp: the time index's last entry, else the .log's mtime."""
     if seg.time_index is not None:
-        with open_time_index(seg.time_index, seg.base_offset) as opened:
-            last = opened.index.last_entry()  # type: ignore[union-attr]
+        with open_time_index(seg.time_index, seg.base_offset) as time_index:
+            last = time_index.last_entry()
         if last is not None and last.timestamp >= 0:
             return last.timestamp, f"last time-index entry {last.timestamp}"
     assert seg.log is not None
@@ -199,9 +222,7 @@ def find_timestamp(partition: PartitionDir, target: int) -> LookupResult:
     seg = chosen
     start_offset = seg.base_offset
     if seg.time_index is not None:
-        with open_time_index(seg.time_index, seg.base_offset) as opened:
-            index = opened.index
-            assert isinstance(index, TimeIndex)
+        with open_time_index(seg.time_index, seg.base_offset) as index:
             entry = index.lookup(target)
             if entry.slot >= 0:
                 result.step("time-index", f"{_name(seg.time_index)}: slot {entry.slot} of {index.entries} entries "
@@ -217,23 +238,24 @@ def find_timestamp(partition: PartitionDir, target: int) -> LookupResult:
         result.step("time-index", f"no {seg.base_offset:020d}.timeindex; use the base offset {seg.base_offset}")
     start_offset = max(start_offset, log_start)
     assert seg.log is not None
-    with MappedFile(seg.log) as log:
-        start = _offset_index_position(result, seg, start_offset, log.size)
+    with ReadOnlyFile(seg.log) as log:
+        start = _offset_index_position(result, seg, start_offset, log)
         result.step("start", f"scan {_name(seg.log)} from position {start} ({log.size} bytes in the segment)",
                     file=seg.log, position=start, segment_bytes=log.size)
         try:
-            for batch in scan_batches(log.buf, start, check_crc=False):
+            batches = LogBatches(log, start, check_crc=False)
+            for batch in batches:
                 result.batches_scanned += 1
                 result.bytes_read += batch.size
                 if batch.max_timestamp < target:
                     _skipped(result, batch)
                     continue
-                records = decode_records(log.buf, batch)
+                records = batches.records(batch)
                 record = next((r for r in records if r.timestamp >= target and r.offset >= log_start), None)
                 if record is None:
                     _skipped(result, batch)
                 else:
-                    batch = read_batch(log.buf, batch.position)
+                    batch = batch_at(log, batch.position, check_crc=True) or batch
                     result.step("scan", f"batch at position {batch.position}: offsets {batch.base_offset}.."
                                         f"{batch.last_offset}, maxTimestamp {batch.max_timestamp}: the first "
                                         f"batch holding a record with timestamp >= {target}",

@@ -1,14 +1,27 @@
-"""Read-only access to segment files over mmap.
+"""Read-only access to the files of a log directory: bounded ``pread`` windows, never a mapping.
 
-Files are opened with O_RDONLY and mapped with ACCESS_READ, so kdump can never change what it
-reads (Kafka's own tool opens some files read-write, KAFKA-5104). An empty file maps to b"".
-Memory stays flat: the page cache holds the data; we only ever copy one batch at a time.
+A broker changes its files while kdump reads them: it truncates a preallocated ``.log`` and its
+10 MiB indexes to their real size on every roll, trims the active segment after a crash, and deletes
+whole segments by retention. A memory mapping turns any of these into SIGBUS, which kills the
+process with no message; a ``pread`` past the new end simply returns fewer bytes. So every read here
+is a ``pread`` of at most one window (plus one oversized entry when a caller asks for its bytes),
+checked against the size the file had when it was opened:
+
+* the size at open is the file as kdump reads it (later appends are not part of this run; a reader
+  that wants them says so with ``grown_by``);
+* a read that returns fewer bytes than that size promises raises ``FileChangedError`` naming the
+  file, the position and both sizes;
+* a file that is not a regular file (a FIFO, a socket, a device) is refused before any read, and
+  opening never blocks (``O_NONBLOCK``), so a FIFO in a partition directory cannot hang a run.
+
+Files are opened ``O_RDONLY``: kdump can never change what it reads (Kafka's own tool opens some
+files read-write). Memory is bounded by the window, whatever the file size; the page cache holds
+the data and none of it counts against kdump's resident set.
 """
 
 from __future__ import annotations
 
 import errno
-import mmap
 import os
 import stat
 from types import TracebackType
@@ -16,6 +29,12 @@ from types import TracebackType
 from kdump.errors import InputError
 
 MAX_SEGMENT_BYTES = 2**31 - 1  # Kafka refuses segments past Integer.MAX_VALUE
+ZERO_CHUNK_BYTES = 1 << 20
+_ZEROS = bytes(ZERO_CHUNK_BYTES)
+
+
+class FileChangedError(InputError):
+    """The file became shorter (truncated, or replaced) while kdump was reading it."""
 
 
 def describe_os_error(err: OSError) -> str:
@@ -25,60 +44,134 @@ def describe_os_error(err: OSError) -> str:
         return "Permission denied (AccessDeniedException)"
     if err.errno == errno.EISDIR:
         return "Is a directory"
+    if err.errno == errno.ELOOP:
+        return "Too many levels of symbolic links"
     return err.strerror or str(err)
 
 
-class MappedFile:
-    """A file mapped read-only. Use as a context manager; ``buf`` is a memoryview of the bytes."""
+def describe_file_type(mode: int) -> str | None:
+    """What a non-regular file is, in words; None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def refuse_special(path: str) -> None:
+    """Raise InputError for anything but a regular file, without opening it (stat never blocks)."""
+    try:
+        info = os.stat(path)
+    except OSError as err:
+        raise InputError(describe_os_error(err), path=path) from None
+    kind = describe_file_type(info.st_mode)
+    if kind == "a directory":
+        raise InputError("Is a directory", path=path)
+    if kind is not None:
+        raise InputError(f"{kind}, not a regular file: skipped", path=path)
+
+
+class ReadOnlyFile:
+    """A regular file opened read-only; ``size`` is its length when opened. Use as a context manager."""
 
     def __init__(self, path: str) -> None:
         self.path = path
         try:
-            fd = os.open(path, os.O_RDONLY)
+            # O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever.
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except OSError as err:
             raise InputError(describe_os_error(err), path=path) from None
         try:
             info = os.fstat(fd)
-            if stat.S_ISDIR(info.st_mode):
-                raise InputError("Is a directory", path=path)
-            self.size = info.st_size
-            self._mmap: mmap.mmap | None = None
-            self._released = 0
-            if self.size:
-                self._mmap = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
-                self.buf: memoryview = memoryview(self._mmap)
-            else:
-                self.buf = memoryview(b"")
         except OSError as err:
-            raise InputError(describe_os_error(err), path=path) from None
-        finally:
             os.close(fd)
+            raise InputError(describe_os_error(err), path=path) from None
+        kind = describe_file_type(info.st_mode)
+        if kind is not None:
+            os.close(fd)
+            raise InputError("Is a directory" if kind == "a directory" else f"{kind}, not a regular file: skipped",
+                             path=path)
+        self._fd: int | None = fd
+        self.size: int = info.st_size
 
-    def release_before(self, position: int) -> None:
-        """Drop already-read pages below ``position`` from this process's resident set.
+    def _descriptor(self) -> int:
+        if self._fd is None:
+            raise ValueError(f"{self.path} is closed")
+        return self._fd
 
-        The data stays in the page cache; without this, scanning a 2 GiB segment would show a
-        2 GiB RSS even though kdump holds one batch at a time.
+    def current_size(self) -> int:
+        return os.fstat(self._descriptor()).st_size
+
+    def grown_by(self) -> int:
+        """Bytes appended since the file was opened (0 when it did not grow)."""
+        return max(0, self.current_size() - self.size)
+
+    def _shrank(self, position: int, got: int) -> FileChangedError:
+        try:
+            now = f"{self.current_size()} bytes"
+        except OSError:
+            now = "gone"
+        return FileChangedError(f"the file changed while kdump was reading it: it had {self.size} bytes, now "
+                                f"{now}, and a read at position {position} returned {got} bytes (a broker "
+                                f"truncating, rolling or deleting it?)", path=self.path, position=position)
+
+    def read(self, position: int, length: int) -> bytes:
+        """The bytes ``[position, position + length)``, clipped to the size at open."""
+        want = max(0, min(length, self.size - position))
+        if want == 0:
+            return b""
+        try:
+            data = os.pread(self._descriptor(), want, position)
+        except OSError as err:
+            raise InputError(describe_os_error(err), path=self.path, position=position) from None
+        if len(data) < want:
+            raise self._shrank(position, len(data))
+        return data
+
+    def read_into(self, view: memoryview, position: int) -> int:
+        """Fill ``view`` from ``position`` (clipped to the size at open); returns the bytes read."""
+        want = max(0, min(len(view), self.size - position))
+        if want == 0:
+            return 0
+        fd = self._descriptor()
+        done = 0
+        try:
+            while done < want:
+                got = os.preadv(fd, [view[done:want]], position + done)
+                if got == 0:
+                    break
+                done += got
+        except OSError as err:
+            raise InputError(describe_os_error(err), path=self.path, position=position + done) from None
+        if done < want:
+            raise self._shrank(position + done, done)
+        return done
+
+    def is_zero(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` is all zero bytes (a preallocated or crashed active file's tail).
+
+        Read a megabyte at a time, so a 1 GiB preallocated file costs no large buffer.
         """
-        if self._mmap is None or not hasattr(mmap, "MADV_DONTNEED"):
-            return
-        end = position - position % mmap.PAGESIZE
-        if end > self._released:
-            # Only the newly passed range: advising from 0 every time costs more each call.
-            self._mmap.madvise(mmap.MADV_DONTNEED, self._released, end - self._released)
-            self._released = end
+        buffer = bytearray(min(ZERO_CHUNK_BYTES, max(0, end - start)))
+        view = memoryview(buffer)
+        pos = start
+        while pos < end:
+            step = min(len(buffer), end - pos)
+            self.read_into(view[:step], pos)
+            if view[:step] != _ZEROS[:step]:
+                return False
+            pos += step
+        return True
 
     def close(self) -> None:
-        self.buf.release()
-        if self._mmap is not None:
-            try:
-                self._mmap.close()
-            except BufferError:
-                # A caller still holds a slice (e.g. an exception traceback); the OS unmaps at exit.
-                pass
-            self._mmap = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
-    def __enter__(self) -> "MappedFile":
+    def __enter__(self) -> "ReadOnlyFile":
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -86,18 +179,10 @@ class MappedFile:
         self.close()
 
 
-_ZERO_CHUNK = bytes(1 << 20)
-
-
-def is_zero_padding(buf: memoryview, start: int, end: int) -> bool:
-    """Whether ``buf[start:end]`` is all zero bytes (a preallocated or crashed active segment's tail).
-
-    Compared a megabyte at a time so a 1 GiB preallocated file costs no large copy.
-    """
-    pos = start
-    while pos < end:
-        step = min(len(_ZERO_CHUNK), end - pos)
-        if buf[pos:pos + step] != _ZERO_CHUNK[:step]:
-            return False
-        pos += step
-    return True
+def read_small_file(path: str, limit: int) -> bytes:
+    """The whole of a small file (checkpoints, snapshots, metadata), refusing one over ``limit`` bytes."""
+    with ReadOnlyFile(path) as f:
+        if f.size > limit:
+            raise InputError(f"{f.size} bytes is more than the {limit} bytes such a file can reasonably hold; "
+                             f"not read", path=path)
+        return f.read(0, f.size)

@@ -97,7 +97,8 @@ def summary_object(summary: PartitionSummary) -> dict[str, Any]:
                       "logBytes": s.log_bytes, "indexBytes": s.index_bytes, "timeIndexBytes": s.time_index_bytes,
                       "txnIndexBytes": s.txn_index_bytes, "codecs": sorted(s.codecs),
                       "magics": sorted(s.magics), "minTimestamp": s.min_timestamp,
-                      "maxTimestamp": s.max_timestamp, "invalidBytes": s.invalid_bytes}
+                      "maxTimestamp": s.max_timestamp, "invalidBytes": s.invalid_bytes,
+                      "paddingBytes": s.padding_bytes}
                      for s in summary.segments],
         "findings": [{"severity": f.severity, "path": f.path, "offset": f.offset, "text": f.text}
                      for f in summary.findings],

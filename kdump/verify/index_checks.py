@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import os
+from array import array
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 
 from kdump.errors import KdumpError
-from kdump.format.batch import scan_batches
-from kdump.format.index import OFFSET_ENTRY, OFFSET_ENTRY_SIZE, TIME_ENTRY, TIME_ENTRY_SIZE
-from kdump.log.indexes import OffsetIndex, TimeIndex, is_zero
+from kdump.format.index import OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE
+from kdump.log.batches import LogBatches
+from kdump.log.indexes import OffsetIndex, TimeIndex, open_offset_index, open_time_index
 from kdump.log.logdir import SegmentFiles
-from kdump.log.segment import MappedFile
+from kdump.log.segment import ReadOnlyFile
 from kdump.verify.findings import ERROR, NOTE, Finding
 
 DEFAULT_INDEX_INTERVAL_BYTES = 4096
@@ -33,48 +34,49 @@ DEFAULT_INDEX_INTERVAL_BYTES = 4096
 
 @dataclass
 class LogLayout:
-    """The shallow facts about one ``.log`` the checks need, gathered in one pass over batch headers."""
+    """The shallow facts about one ``.log`` the checks need, gathered in one pass over batch headers.
+
+    Kept in ``array('q')`` columns: 32 bytes a batch, a quarter of what lists of ints take.
+    """
 
     size: int
-    positions: list[int]
-    base_offsets: list[int]
-    last_offsets: list[int]
-    max_timestamps: list[int]
+    positions: array
+    base_offsets: array
+    last_offsets: array
+    max_timestamps: array
     valid_end: int                 # end of the last complete batch
     scan_error: str | None = None  # why the scan stopped early, if it did
-    _running_max: list[int] | None = None
+    padding_from: int | None = None  # where a zero-padded (preallocated) tail starts
+    _running_max: array | None = None
 
     @property
     def last_offset(self) -> int | None:
         return self.last_offsets[-1] if self.last_offsets else None
 
-    def running_max(self) -> list[int]:
+    def running_max(self) -> array:
         """Largest batch maxTimestamp up to and including each batch (what the broker tracks)."""
         if self._running_max is None:
-            self._running_max = list(itertools.accumulate(self.max_timestamps, max))
+            self._running_max = array("q", itertools.accumulate(self.max_timestamps, max))
         return self._running_max
 
     def describe(self, i: int) -> str:
         return f"batch at position {self.positions[i]} holds offsets {self.base_offsets[i]}..{self.last_offsets[i]}"
 
 
-def scan_layout(buf: memoryview | bytes) -> LogLayout:
-    positions: list[int] = []
-    bases: list[int] = []
-    lasts: list[int] = []
-    max_ts: list[int] = []
-    valid_end = 0
+def scan_layout(log: ReadOnlyFile) -> LogLayout:
+    positions, bases, lasts, max_ts = array("q"), array("q"), array("q"), array("q")
     error = None
+    batches = LogBatches(log, check_crc=False)
     try:
-        for batch in scan_batches(buf, 0, check_crc=False):
+        for batch in batches:
             positions.append(batch.position)
             bases.append(batch.base_offset)
             lasts.append(batch.last_offset)
             max_ts.append(batch.max_timestamp)
-            valid_end = batch.position + batch.size
     except KdumpError as err:
         error = str(err)
-    return LogLayout(len(buf), positions, bases, lasts, max_ts, valid_end, error)
+    return LogLayout(log.size, positions, bases, lasts, max_ts, batches.valid_end, error,
+                     batches.zero_padding_from)
 
 
 # --- structure of the index files --------------------------------------------------------------------------
@@ -89,9 +91,7 @@ def check_size(path: str, size: int, entry_size: int) -> Iterator[Finding]:
 def check_padding(path: str, index: OffsetIndex | TimeIndex) -> Iterator[Finding]:
     if not index.padding_slots:
         return
-    start = index.entries * index.entry_size
-    end = index.slots * index.entry_size
-    if is_zero(index.buf, start, end):
+    if index.padding_is_zero():
         yield Finding(NOTE, "padding", path, f"preallocated, {index.entries} valid entries then {index.padding_slots} "
                                              f"zero slots (active segment, or the broker stopped without "
                                              f"closing it)", entry=index.entries)
@@ -105,17 +105,6 @@ def check_padding(path: str, index: OffsetIndex | TimeIndex) -> Iterator[Finding
 # --- offset index ------------------------------------------------------------------------------------------
 
 
-def _raw_entries(index: OffsetIndex | TimeIndex) -> Iterator[tuple[int, int, int]]:
-    """(slot, field, field) for the unpadded entries, unpacked in C (this loop is the hot path)."""
-    view = memoryview(index.buf)[:index.entries * index.entry_size]
-    unpack = OFFSET_ENTRY if isinstance(index, OffsetIndex) else TIME_ENTRY
-    try:
-        for slot, (a, b) in enumerate(unpack.iter_unpack(view)):
-            yield slot, a, b
-    finally:
-        view.release()
-
-
 def check_offset_entries(path: str, index: OffsetIndex, log: LogLayout) -> Iterator[Finding]:
     """Every entry must let a lookup start at a batch boundary no later than the target's batch."""
     base = index.base_offset
@@ -123,7 +112,7 @@ def check_offset_entries(path: str, index: OffsetIndex, log: LogLayout) -> Itera
     log_last = log.last_offset
     bisect_right = bisect.bisect_right
     prev_offset = prev_position = -1
-    for slot, relative, p in _raw_entries(index):
+    for slot, relative, p in index.raw_entries():
         o = base + relative
         if relative < 0:
             yield Finding(ERROR, "offset-below-base", path, f"offset is below the base offset {base}",
@@ -184,7 +173,7 @@ def check_time_entries(path: str, index: TimeIndex, log: LogLayout) -> Iterator[
     running = log.running_max() if index.entries else []
     bisect_left = bisect.bisect_left
     prev_ts = prev_offset = 0
-    for slot, t, relative in _raw_entries(index):
+    for slot, t, relative in index.raw_entries():
         o = base + relative
         if relative < 0:
             yield Finding(ERROR, "offset-below-base", path, f"offset is below the base offset {base}", slot, o,
@@ -252,34 +241,38 @@ def check_companions(seg: SegmentFiles) -> Iterator[Finding]:
 
 def verify_segment(seg: SegmentFiles, *, deep: bool = False, interval: int = DEFAULT_INDEX_INTERVAL_BYTES,
                    active: bool = False) -> Iterator[Finding]:
-    """Every rule over one segment. Raises InputError when a file cannot be read at all."""
+    """Every rule over one segment. Raises InputError when a file cannot be read at all.
+
+    The indexes are opened (and their valid entries counted) before the log: a broker appends to the
+    log first and to the indexes after (LogSegment.append), so every entry counted then points into
+    the log as it is when kdump reads it next, even while the broker keeps writing.
+    """
     yield from check_companions(seg)
     if seg.log is None:
         for path, entry_size in ((seg.index, OFFSET_ENTRY_SIZE), (seg.time_index, TIME_ENTRY_SIZE)):
             if path is not None:
-                yield from check_size(path, os.path.getsize(path), entry_size)
+                with ReadOnlyFile(path) as orphan:
+                    yield from check_size(path, orphan.size, entry_size)
         return
     if seg.index is None and seg.time_index is None:
         return
-    with MappedFile(seg.log) as log_file:
-        layout = scan_layout(log_file.buf)
-    if layout.scan_error is not None:
-        yield Finding(ERROR, "log-unreadable", seg.log, f"batch framing is broken ({layout.scan_error}); checked "
-                                                        f"against the {len(layout.positions)} batches before it")
-    if seg.index is not None:
-        with MappedFile(seg.index) as mapped:
-            yield from check_size(seg.index, mapped.size, OFFSET_ENTRY_SIZE)
-            index = OffsetIndex(mapped.buf, seg.base_offset, seg.index)
-            yield from check_padding(seg.index, index)
-            yield from check_offset_entries(seg.index, index, layout)
+    with ExitStack() as files:
+        index = files.enter_context(open_offset_index(seg.index, seg.base_offset)) if seg.index else None
+        tindex = files.enter_context(open_time_index(seg.time_index, seg.base_offset)) if seg.time_index else None
+        with ReadOnlyFile(seg.log) as log_file:
+            layout = scan_layout(log_file)
+        if layout.scan_error is not None:
+            yield Finding(ERROR, "log-unreadable", seg.log, f"batch framing is broken ({layout.scan_error}); "
+                                                            f"checked against the {len(layout.positions)} batches "
+                                                            f"before it")
+        if index is not None:
+            yield from check_size(index.path or "", index.size, OFFSET_ENTRY_SIZE)
+            yield from check_padding(index.path or "", index)
+            yield from check_offset_entries(index.path or "", index, layout)
             if deep:
-                yield from check_offset_density(seg.index, index, layout, interval)
-            index.buf = b""
-    if seg.time_index is not None:
-        with MappedFile(seg.time_index) as mapped:
-            yield from check_size(seg.time_index, mapped.size, TIME_ENTRY_SIZE)
-            tindex = TimeIndex(mapped.buf, seg.base_offset, seg.time_index)
-            yield from check_padding(seg.time_index, tindex)
-            yield from check_time_entries(seg.time_index, tindex, layout)
-            yield from check_time_index_tail(seg.time_index, tindex, layout, active or tindex.padding_slots > 0)
-            tindex.buf = b""
+                yield from check_offset_density(index.path or "", index, layout, interval)
+        if tindex is not None:
+            yield from check_size(tindex.path or "", tindex.size, TIME_ENTRY_SIZE)
+            yield from check_padding(tindex.path or "", tindex)
+            yield from check_time_entries(tindex.path or "", tindex, layout)
+            yield from check_time_index_tail(tindex.path or "", tindex, layout, active or tindex.padding_slots > 0)

@@ -20,10 +20,9 @@ from kdump.format.checkpoint import (
     parse_offset_checkpoint,
     parse_partition_metadata,
 )
-from kdump.format.batch import scan_batches
-from kdump.format.records import decode_records
 from kdump.log.logdir import PartitionDir
-from kdump.log.segment import MappedFile
+from kdump.log.batches import LogBatches
+from kdump.log.segment import ReadOnlyFile
 from kdump.verify.findings import LogFinding
 
 
@@ -42,6 +41,7 @@ class SegmentSummary:
     min_timestamp: int | None = None
     max_timestamp: int | None = None
     invalid_bytes: int = 0
+    padding_bytes: int = 0             # preallocated zero tail (log.preallocate, or a crashed active segment)
     codecs: set[str] = field(default_factory=set)
     magics: set[int] = field(default_factory=set)
     producers: set[int] = field(default_factory=set)
@@ -108,18 +108,18 @@ def _file_size(path: str | None) -> int:
 def summarize_segment(base_offset: int, log_path: str, findings: list[LogFinding]) -> SegmentSummary:
     seg = SegmentSummary(base_offset, log_path)
     try:
-        with MappedFile(log_path) as mapped:
-            buf = mapped.buf
-            seg.log_bytes = mapped.size
+        with ReadOnlyFile(log_path) as log:
+            seg.log_bytes = log.size
             end = 0
+            batches = LogBatches(log, check_crc=False)
             try:
-                for batch in scan_batches(buf, check_crc=False):
+                for batch in batches:
                     end = batch.end
                     seg.batches += 1
                     if batch.records_count is not None:
                         seg.records += batch.records_count
                     else:
-                        seg.records += len(decode_records(buf, batch)) if batch.codec_id else 1
+                        seg.records += len(batches.records(batch)) if batch.codec_id else 1
                     seg.first_offset = batch.base_offset if seg.first_offset is None else seg.first_offset
                     seg.last_offset = batch.last_offset
                     seg.magics.add(batch.magic)
@@ -136,7 +136,9 @@ def summarize_segment(base_offset: int, log_path: str, findings: list[LogFinding
                     seg.control_batches += batch.is_control
             except KdumpError as err:
                 findings.append(LogFinding("error", log_path, err.position, f"stopped reading: {err.reason}"))
-            seg.invalid_bytes = seg.log_bytes - end
+            if batches.zero_padding_from is not None:
+                seg.padding_bytes = seg.log_bytes - batches.zero_padding_from
+            seg.invalid_bytes = seg.log_bytes - seg.padding_bytes - end
     except KdumpError as err:
         findings.append(LogFinding("error", log_path, None, err.reason))
     return seg

@@ -15,12 +15,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from kdump.errors import KdumpError
-from kdump.format.batch import Batch, scan_batches
+from kdump.format.batch import Batch
 from kdump.format.control import ControlType, parse_control_record
-from kdump.format.records import decode_records
-from kdump.format.txnindex import AbortedTxn, iter_aborted_txns
+from kdump.format.txnindex import AbortedTxn
+from kdump.log.batches import LogBatches
 from kdump.log.logdir import PartitionDir
-from kdump.log.segment import MappedFile
+from kdump.log.segment import ReadOnlyFile
+from kdump.log.state_files import read_aborted_txns
 from kdump.verify.findings import LogFinding
 
 COMMIT = "COMMIT"
@@ -89,18 +90,18 @@ class TxnReport:
         return min(t.first_offset for t in opened) if opened else self.log_end_offset
 
 
-def _control_type(buf: memoryview, batch: Batch) -> tuple[int, int | None] | None:
-    records = decode_records(buf, batch)
+def _control_type(batches: LogBatches, batch: Batch) -> tuple[int, int | None] | None:
+    records = batches.records(batch)
     if not records:
         return None
     info = parse_control_record(records[0].key, records[0].value)
     return info.type_id, info.coordinator_epoch
 
 
-def _record_count(buf: memoryview, batch: Batch) -> int:
+def _record_count(batches: LogBatches, batch: Batch) -> int:
     if batch.records_count is not None:
         return batch.records_count
-    return len(decode_records(buf, batch)) if batch.codec_id else 1
+    return len(batches.records(batch)) if batch.codec_id else 1
 
 
 class _Replay:
@@ -146,18 +147,18 @@ def analyze_transactions(partition: PartitionDir) -> TxnReport:
         if segment.log is None:
             continue
         try:
-            with MappedFile(segment.log) as mapped:
-                buf = mapped.buf
-                for batch in scan_batches(buf, check_crc=False):
+            with ReadOnlyFile(segment.log) as log:
+                batches = LogBatches(log, check_crc=False)
+                for batch in batches:
                     report.log_end_offset = batch.last_offset + 1
                     if batch.producer_id < 0 or not batch.is_transactional:
                         continue
                     if batch.is_control:
-                        control = _control_type(buf, batch)
+                        control = _control_type(batches, batch)
                         if control is not None and control[0] in (ControlType.ABORT, ControlType.COMMIT):
                             replay.marker(batch, control[0], control[1])
                     else:
-                        replay.data(batch, _record_count(buf, batch))
+                        replay.data(batch, _record_count(batches, batch))
         except KdumpError as err:
             report.findings.append(LogFinding("error", segment.log, err.position,
                                            f"stopped reading this segment: {err.reason}"))
@@ -167,8 +168,8 @@ def analyze_transactions(partition: PartitionDir) -> TxnReport:
         if segment.txn_index is None:
             continue
         try:
-            with MappedFile(segment.txn_index) as mapped:
-                for entry in iter_aborted_txns(mapped.buf, segment.txn_index):
+            with ReadOnlyFile(segment.txn_index) as txn_index:
+                for entry in read_aborted_txns(txn_index, segment.txn_index):
                     report.index_entries.append((segment.txn_index, entry))
         except KdumpError as err:
             report.findings.append(LogFinding("error", segment.txn_index, err.position, err.reason))

@@ -94,7 +94,6 @@ def reference_rows(root: Path) -> list[tuple]:
     from kdump.format.batch import scan_batches
     from kdump.format.records import decode_records
     from kdump.log.logdir import walk_partitions
-    from kdump.log.segment import MappedFile
 
     rows = []
     for pdir in walk_partitions(str(root)):
@@ -103,12 +102,12 @@ def reference_rows(root: Path) -> list[tuple]:
         for seg in pdir.segments:
             if seg.log is None:
                 continue
-            with MappedFile(seg.log) as mapped:
-                for batch in scan_batches(mapped.buf):
-                    for r in decode_records(mapped.buf, batch):
-                        headers = [(k.decode(), v) for k, v in r.headers]
-                        rows.append((pdir.topic, pdir.partition, seg.base_offset, batch.position, r.offset,
-                                     r.timestamp, r.key, r.value, headers))
+            data = Path(seg.log).read_bytes()  # the whole file: an oracle independent of kdump.log's reader
+            for batch in scan_batches(data):
+                for r in decode_records(data, batch):
+                    headers = [(k.decode(), v) for k, v in r.headers]
+                    rows.append((pdir.topic, pdir.partition, seg.base_offset, batch.position, r.offset,
+                                 r.timestamp, r.key, r.value, headers))
     return sorted(rows, key=lambda t: (t[0], t[1], t[4]))
 
 
@@ -116,16 +115,15 @@ def reference_batches(root: Path) -> list[tuple]:
     """(topic, partition, segment, batchPosition, baseOffset, lastOffset, count, crc) of every batch."""
     from kdump.format.batch import scan_batches
     from kdump.log.logdir import walk_partitions
-    from kdump.log.segment import MappedFile
 
     out = []
     for pdir in walk_partitions(str(root)):
         if pdir.state is not None:
             continue
         for seg in pdir.segments:
-            with MappedFile(seg.log) as mapped:  # type: ignore[arg-type]
-                out.extend((pdir.topic, pdir.partition, seg.base_offset, b.position, b.base_offset,
-                            b.last_offset, b.records_count, b.crc) for b in scan_batches(mapped.buf))
+            data = Path(seg.log).read_bytes()  # type: ignore[arg-type]
+            out.extend((pdir.topic, pdir.partition, seg.base_offset, b.position, b.base_offset,
+                        b.last_offset, b.records_count, b.crc) for b in scan_batches(data))
     return sorted(out)
 
 

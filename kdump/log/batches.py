@@ -1,0 +1,179 @@
+"""The batches of a ``.log`` (or KRaft ``.checkpoint``) read through one bounded window.
+
+``LogBatches`` gives exactly what ``kdump.format.batch.scan_batches`` gives over the whole file
+(Kafka's framing rules: stop at a tail of 17 bytes or fewer or at an entry that runs past the end,
+fail on a size field below 14), with file positions, while holding at most one window of the file:
+
+* the window starts at ``WINDOW_BYTES`` and grows to hold one entry of up to ``MAX_HELD_ENTRY_BYTES``;
+* a larger entry (a corrupt size field, or a huge ``max.message.bytes``) is never held: its CRC is
+  computed a window at a time and its bytes are read only if a caller asks for its records;
+* ``records(batch)`` decodes the batch that was just yielded, from the window, so a deep dump costs
+  one read of the log.
+
+The window is reused: a batch's bytes (``view``) and records are valid until the next batch is
+requested. A file that shrinks under the reader raises ``FileChangedError`` (from ``ReadOnlyFile``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kdump.errors import CorruptRecordError, FormatError
+from kdump.format.batch import (
+    FRAMING,
+    LEGACY_CRC_START,
+    LOG_OVERHEAD,
+    MIN_RECORD_OVERHEAD,
+    V2_ATTRIBUTES_OFFSET,
+    V2_HEADER_SIZE,
+    Batch,
+    read_batch,
+    scan_batches,
+)
+from kdump.format.crc import crc32, crc32c
+from kdump.format.records import Record, decode_records
+from kdump.log.segment import ReadOnlyFile
+
+WINDOW_BYTES = 1 << 20
+"""Bytes read per ``pread``: large enough that a call costs nothing per batch, small enough to stay in
+the CPU cache while the CRC runs over it (measured in benchmarks/bench_dump.py)."""
+
+MAX_HELD_ENTRY_BYTES = 16 << 20
+"""The largest entry read whole into memory; larger ones are CRC-checked a window at a time."""
+
+
+class LogBatches:
+    """Iterate the complete entries of ``file`` in ``[start, end)``; see the module docstring.
+
+    After the iteration, ``valid_end`` is the position after the last complete entry (the scan
+    stopped there: end of file, a partial entry, zero padding, or the error that was raised), and
+    ``zero_padding_from`` is where zero padding starts when the scan ended on it.
+    """
+
+    def __init__(self, file: ReadOnlyFile, start: int = 0, end: int | None = None, *,
+                 check_crc: bool = True, window_bytes: int = WINDOW_BYTES) -> None:
+        self.zero_padding_from: int | None = None
+        self.padding_error: CorruptRecordError | None = None
+        self.file = file
+        self.start = start
+        self.end = file.size if end is None else max(start, min(end, file.size))
+        self.check_crc = check_crc
+        self.window_bytes = window_bytes
+        self.valid_end = start
+        self._buf = bytearray(min(window_bytes, max(0, self.end - start)))
+        self._base = start          # file position of self._buf[0]
+        self._held: Batch | None = None   # an oversized entry whose bytes are not in the window
+
+    def __iter__(self) -> Iterator[Batch]:
+        """Raises CorruptRecordError where framing breaks, except at zero padding (see below)."""
+        try:
+            yield from self._scan()
+        except CorruptRecordError as err:
+            # One rule for every command: a size field of 0 followed by nothing but zero bytes is the
+            # preallocated (log.preallocate) or crashed active segment's tail, not corruption. Kafka's
+            # dump tool dies there ("Found record size 0 ..."); its log recovery stops there too.
+            if err.position is None or not self.file.is_zero(err.position, self.end):
+                raise
+            self.zero_padding_from = err.position
+            self.padding_error = err
+
+    def _scan(self) -> Iterator[Batch]:
+        file, end = self.file, self.end
+        base = self.start
+        buf = self._buf
+        filled = file.read_into(memoryview(buf), base) if buf else 0
+        while True:
+            self._base = base
+            done = 0
+            for batch in scan_batches(buf, 0, filled, check_crc=self.check_crc, base=base):
+                self.valid_end = batch.position + batch.size
+                yield batch
+                done = self.valid_end - base
+            position = base + done
+            if base + filled >= end:
+                return  # all of [start, end) was in the window: what is left is a partial tail
+            tail = filled - done
+            need = len(buf)
+            if tail >= LOG_OVERHEAD:
+                size = FRAMING.unpack_from(buf, done)[1]
+                if size >= MIN_RECORD_OVERHEAD:
+                    need = LOG_OVERHEAD + size
+                    if need > end - position:
+                        return  # the entry runs past the end: a partial tail, as scan_batches stops
+            if need > MAX_HELD_ENTRY_BYTES and tail < V2_HEADER_SIZE:
+                need = len(buf)  # first bring the whole header into the window
+            if need > MAX_HELD_ENTRY_BYTES:
+                batch = self._oversized(buf, done, position, need)
+                self.valid_end = position + need
+                self._held = batch
+                yield batch
+                self._held = None
+                base = position + need
+                filled = file.read_into(memoryview(buf)[:min(len(buf), end - base)], base)
+                continue
+            if need > len(buf):
+                grown = bytearray(need)
+                grown[:tail] = buf[done:filled]
+                self._buf = buf = grown
+            else:
+                buf[:tail] = bytes(buf[done:filled])
+            base = position
+            want = min(len(buf), end - base)
+            filled = tail + file.read_into(memoryview(buf)[tail:want], base + tail)
+
+    def _oversized(self, buf: bytearray, done: int, position: int, size: int) -> Batch:
+        """The header of an entry too large to hold, its CRC computed a window at a time."""
+        header = read_batch(buf, done, check_crc=False, base=self._base)
+        if not self.check_crc:
+            return header
+        legacy = header.is_legacy
+        start = position + (LEGACY_CRC_START if legacy else V2_ATTRIBUTES_OFFSET)
+        stop = position + size
+        crc_of = crc32 if legacy else crc32c
+        value = 0
+        view = memoryview(buf)
+        pos = start
+        while pos < stop:
+            step = min(len(buf), stop - pos)
+            self.file.read_into(view[:step], pos)
+            value = crc_of(view[:step], value)
+            pos += step
+        minimum = LOG_OVERHEAD + MIN_RECORD_OVERHEAD if legacy else V2_HEADER_SIZE
+        return header._replace(is_valid=size >= minimum and value == header.crc)
+
+    def view(self, batch: Batch) -> memoryview:
+        """The bytes of the batch just yielded (read from the file for an oversized entry)."""
+        if self._held is not None and batch.position == self._held.position:
+            return memoryview(self.file.read(batch.position, batch.size))
+        start = batch.position - self._base
+        return memoryview(self._buf)[start:start + batch.size]
+
+    def records(self, batch: Batch) -> list[Record]:
+        """The records of the batch just yielded; errors name file positions."""
+        data = self.view(batch)
+        try:
+            return decode_records(data, batch._replace(position=0))
+        except FormatError as err:
+            err.position = batch.position
+            raise
+
+
+def batch_at(file: ReadOnlyFile, position: int, end: int | None = None, *,
+             check_crc: bool = False) -> Batch | None:
+    """The complete entry starting at ``position`` (before ``end``), or None when there is none.
+
+    Raises FormatError when the bytes there cannot be an entry (size field below Kafka's minimum).
+    """
+    for batch in LogBatches(file, position, end, check_crc=check_crc):
+        return batch
+    return None
+
+
+def records_at(file: ReadOnlyFile, batch: Batch) -> list[Record]:
+    """The records of ``batch`` read from ``file`` on their own (lookups, index checks)."""
+    data = file.read(batch.position, batch.size)
+    try:
+        return decode_records(data, batch._replace(position=0))
+    except FormatError as err:
+        err.position = batch.position
+        raise

@@ -111,12 +111,12 @@ class ReadOnlyFile:
 
     def _shrank(self, position: int, got: int) -> FileChangedError:
         try:
-            now = f"{self.current_size()} bytes"
+            now = f"{self.current_size()}"
         except OSError:
-            now = "gone"
-        return FileChangedError(f"the file changed while kdump was reading it: it had {self.size} bytes, now "
-                                f"{now}, and a read at position {position} returned {got} bytes (a broker "
-                                f"truncating, rolling or deleting it?)", path=self.path, position=position)
+            now = "none"
+        return FileChangedError(f"the file changed while kdump read it: it had {self.size} bytes when opened and "
+                                f"now has {now}, so nothing from here on can be read (a broker rolling, "
+                                f"truncating or deleting it?)", path=self.path, position=position)
 
     def read(self, position: int, length: int) -> bytes:
         """The bytes ``[position, position + length)``, clipped to the size at open."""

@@ -9,7 +9,7 @@ from kdump.errors import InputError, InvalidRecordError, KdumpError
 from kdump.format.control import parse_control_record
 from kdump.log.batches import LogBatches
 from kdump.log.files import base_offset_of, java_absolute_path, parse_java_long, split_temp_suffix
-from kdump.log.segment import ReadOnlyFile
+from kdump.log.segment import MAX_SEGMENT_BYTES, ReadOnlyFile
 from kdump.render import log_json
 from kdump.render.log_text import batch_line_renderer, record_lines
 
@@ -38,11 +38,16 @@ def dump_log(run: DumpRun, path: str) -> None:
     out = run.out
     header, header_fields = log_header(path, run)
     with ReadOnlyFile(path) as segment:
-        window = segment.size if options.max_bytes >= segment.size else options.max_bytes
+        # --max-bytes defaults to Integer.MAX_VALUE; unless it was lowered, a segment past 2 GiB is read whole.
+        window = segment.size if options.max_bytes >= min(segment.size, INT32_MAX) else options.max_bytes
         if options.json:
             out.write(log_json.dumps(log_json.file_object(path, "log", size=segment.size, **header_fields)) + "\n")
         else:
             out.write(header + "\n")
+        if segment.size > MAX_SEGMENT_BYTES:
+            run.warn(f"Note: {path}: {segment.size} bytes is past Kafka's segment limit of {MAX_SEGMENT_BYTES} "
+                     f"(Integer.MAX_VALUE): Kafka's tool and broker refuse to open it (\"The size of segment ... is "
+                     f"larger than the maximum allowed segment size\"); kdump reads all of it")
         tracker = _OffsetTracker(run)
         batches = LogBatches(segment, 0, window)
         batch = None

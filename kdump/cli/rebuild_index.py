@@ -78,6 +78,8 @@ def rebuild_index(segment: str, out_dir: str, force: bool, index_interval_bytes:
     except (KdumpError, IndexFullError, OSError) as err:
         if traceback:
             raise
+        if isinstance(err, KdumpError):
+            err.with_file(segment)
         click.echo(f"Error: {err}", err=True)
         ctx.exit(EXIT_FAILED)
     if stopped is not None:

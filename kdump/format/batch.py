@@ -255,11 +255,3 @@ def scan_batches(buf: Buffer, start: int = 0, end: int | None = None, *,
         yield read_batch(buf, pos, check_crc=check_crc, base=base)
         pos += LOG_OVERHEAD + size
 
-
-def batch_crc_ok(buf: Buffer, batch: Batch) -> bool:
-    """Recompute validity of an entry parsed with ``check_crc=False``."""
-    if batch.is_legacy:
-        return batch.size >= LOG_OVERHEAD + MIN_RECORD_OVERHEAD and \
-            crc32(buf[batch.position + LEGACY_CRC_START:batch.end]) == batch.crc
-    return batch.size >= V2_HEADER_SIZE and \
-        crc32c(buf[batch.position + V2_ATTRIBUTES_OFFSET:batch.end]) == batch.crc

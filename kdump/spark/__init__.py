@@ -17,15 +17,6 @@ if TYPE_CHECKING:
 MISSING_PYSPARK = "PySpark is not installed: pip install 'kdump[spark]'"
 
 
-def require_pyspark() -> None:
-    """Raise ImportError with the install hint when pyspark or pyarrow is missing."""
-    try:
-        import pyarrow  # noqa: F401
-        import pyspark  # noqa: F401
-    except ImportError as err:
-        raise ImportError(MISSING_PYSPARK) from err
-
-
 def register(spark: "SparkSession") -> None:
     """Register ``kafka-log`` explicitly (static registration covers installed copies of kdump)."""
     from kdump.spark.datasource import KafkaLogDataSource

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-MISSING_PYSPARK = "PySpark is not installed: pip install 'kdump[spark]'"
 
 
 def register(spark: "SparkSession") -> None:

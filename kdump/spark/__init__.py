@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 
-
 def register(spark: "SparkSession") -> None:
     """Register ``kafka-log`` explicitly (static registration covers installed copies of kdump)."""
     from kdump.spark.datasource import KafkaLogDataSource

@@ -26,6 +26,7 @@ SUBCOMMANDS: dict[str, str] = {
     "summary": "kdump.cli.summary:summary",
     "txn": "kdump.cli.txn:txn",
     "partition-for": "kdump.cli.partition_for:partition_for",
+    "recover": "kdump.cli.recover:recover",
     "spark": "kdump.cli.spark:spark",
 }
 

@@ -24,6 +24,7 @@ class RecoveredBatches:
         self.stopped: str | None = None
         self.valid_bytes = 0
         self.count = 0
+        self.zero_padding_from: int | None = None   # where a zero-padded (preallocated) tail starts
 
     def __iter__(self) -> Iterator[Batch]:
         batches = LogBatches(self.log, check_crc=True)
@@ -39,6 +40,7 @@ class RecoveredBatches:
             self.stopped = f"position {err.position}: {err.reason}"
             return
         if batches.zero_padding_from is not None:
+            self.zero_padding_from = batches.zero_padding_from
             self.stopped = (f"{self.log.size - self.valid_bytes} bytes of zero padding from position "
                             f"{self.valid_bytes} (a preallocated or crashed active segment)")
         elif self.valid_bytes < self.log.size:

@@ -1,0 +1,406 @@
+"""What a broker does to one partition directory when it loads it: Kafka's LogLoader, as a plan.
+
+Follows storage/src/main/java/org/apache/kafka/storage/internals/log/LogLoader.java and
+LogSegment.recover of Kafka 4.3 (the same steps as 3.x's LogLoader), read-only: nothing here
+changes a file; ``plan_partition`` says what the broker would change and what it would keep.
+
+1. Temporary files: ``*.deleted`` (not KRaft ``.checkpoint.deleted``) and ``*.cleaned`` are deleted;
+   a ``*.swap`` whose base offset is at or above the smallest ``.cleaned`` one belongs to an
+   unfinished split and is deleted; the other swaps replace the segments in their offset range.
+2. Loading: an index file with no ``.log`` is deleted; a segment with no ``.index``, or whose
+   ``.txnindex`` fails its sanity check, is recovered whatever the shutdown was.
+3. Recovery (no clean-shutdown marker): every segment from the one holding the recovery point is
+   recovered; the first one that loses bytes is truncated there and every later one is deleted.
+4. The log end offset, the recovery point, the log start offset and the high watermark that
+   follow, and the leader-epoch entries the broker truncates.
+
+Recovering a segment (LogSegment.recover) keeps the batches before the first one that fails
+``ensureValid`` (framing, size, CRC) and rebuilds the segment's indexes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from kdump.errors import KdumpError
+from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_offset_checkpoint
+from kdump.log.batches import LogBatches
+from kdump.log.logdir import parse_partition_dir_name, segment_base_offset
+from kdump.log.recovery import INT32_MAX, RecoveredBatches
+from kdump.log.segment import ReadOnlyFile, read_small_file
+from kdump.log.state_files import read_aborted_txns
+
+CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown"
+"""The marker a broker writes into each log dir at a clean shutdown (CleanShutdownFileHandler)."""
+
+RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
+LOG_START_CHECKPOINT = "log-start-offset-checkpoint"
+HIGH_WATERMARK_CHECKPOINT = "replication-offset-checkpoint"
+_MAX_CHECKPOINT_BYTES = 64 << 20
+METADATA_TOPIC = "__cluster_metadata"
+_INDEX_SUFFIXES = (".index", ".timeindex", ".txnindex")
+
+
+@dataclass
+class LogDirState:
+    """What the broker reads from a log dir's own files before it loads the partitions."""
+
+    path: str
+    clean_shutdown: bool
+    recovery_points: dict[tuple[str, int], int] = field(default_factory=dict)
+    log_start_offsets: dict[tuple[str, int], int] = field(default_factory=dict)
+    high_watermarks: dict[tuple[str, int], int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FileChange:
+    """One file the broker deletes or renames while loading (``to`` is set for a rename)."""
+
+    path: str
+    action: str            # "delete" or "rename"
+    why: str
+    to: str | None = None
+
+
+@dataclass
+class SegmentRecovery:
+    """One segment the broker recovers, and what recovery keeps of it."""
+
+    base_offset: int
+    log: str
+    why: str
+    size: int = 0
+    valid_bytes: int = 0
+    kept_batches: int = 0
+    next_offset: int = 0                      # the segment's next offset after recovery
+    stopped: str | None = None                # why recovery stopped before the end, if it did
+    stopped_position: int | None = None
+    lost_batches: int = 0                     # complete batches after the stop point
+    lost_records: int = 0
+    lost_offsets: tuple[int, int] | None = None
+    lost_producers: set[int] = field(default_factory=set)
+    zero_padding: bool = False                # the truncated bytes are a zero-padded tail, not data
+    overflow: str | None = None               # a batch outside the index's offset range: the broker splits
+
+    @property
+    def truncated_bytes(self) -> int:
+        return self.size - self.valid_bytes
+
+
+@dataclass
+class PartitionPlan:
+    topic: str
+    partition: int
+    path: str
+    clean_shutdown: bool
+    recovery_point: int
+    log_start_checkpoint: int
+    high_watermark_checkpoint: int | None
+    file_changes: list[FileChange] = field(default_factory=list)
+    recovered: list[SegmentRecovery] = field(default_factory=list)
+    deleted_segments: list[tuple[int, str, str]] = field(default_factory=list)  # (base, log, why)
+    rebuilt_indexes: list[tuple[str, str]] = field(default_factory=list)        # (segment log, why)
+    epochs_removed: list[EpochEntry] = field(default_factory=list)
+    epochs_added: list[EpochEntry] = field(default_factory=list)
+    snapshots_deleted: list[str] = field(default_factory=list)
+    log_end_offset_before: int = 0
+    log_end_offset: int = 0
+    log_start_offset: int = 0
+    new_recovery_point: int = 0
+    high_watermark: int | None = None
+    refused: str | None = None                # the broker cannot load this partition (it stops the log dir)
+
+    @property
+    def loses_data(self) -> bool:
+        return any(r.lost_batches or (r.truncated_bytes and not r.zero_padding) for r in self.recovered) or \
+            bool(self.deleted_segments)
+
+
+def read_log_dir_state(log_dir: str) -> LogDirState:
+    """The clean-shutdown marker and the three offset checkpoints of a log dir."""
+    state = LogDirState(log_dir, os.path.exists(os.path.join(log_dir, CLEAN_SHUTDOWN_FILE)))
+    for name, target in ((RECOVERY_POINT_CHECKPOINT, state.recovery_points),
+                         (LOG_START_CHECKPOINT, state.log_start_offsets),
+                         (HIGH_WATERMARK_CHECKPOINT, state.high_watermarks)):
+        path = os.path.join(log_dir, name)
+        if not os.path.exists(path):
+            continue
+        try:
+            parsed = parse_offset_checkpoint(read_small_file(path, _MAX_CHECKPOINT_BYTES), path)
+        except KdumpError as err:
+            # LogManager logs the error and loads as if the checkpoint were empty.
+            state.notes.append(f"{path}: {err.reason}; the broker reads it as empty")
+            continue
+        target.update({(e.topic, e.partition): e.offset for e in parsed.entries})
+    return state
+
+
+def _next_offset(log_path: str, base_offset: int) -> int:
+    """LogSegment.readNextOffset: one past the last complete batch, or the base offset."""
+    last = None
+    with ReadOnlyFile(log_path) as log:
+        try:
+            for batch in LogBatches(log, check_crc=False):
+                last = batch.last_offset
+        except KdumpError:
+            pass
+    return base_offset if last is None else last + 1
+
+
+def _file_offset(name: str) -> int | None:
+    return segment_base_offset(name)
+
+
+def _temporary_files(plan: PartitionPlan, files: dict[str, str]) -> None:
+    """LogLoader.removeTempFilesAndCollectSwapFiles and the swap passes, on the file list."""
+    cleaned = [n for n in files if n.endswith(".cleaned")]
+    min_cleaned = min((o for o in map(_file_offset, cleaned) if o is not None), default=None)
+    swaps = []
+    for name in sorted(files):
+        if name.endswith(".deleted") and not name.endswith(".checkpoint.deleted"):
+            plan.file_changes.append(FileChange(files.pop(name), "delete", "a stray file marked for deletion"))
+        elif name.endswith(".swap"):
+            offset = _file_offset(name)
+            if min_cleaned is not None and offset is not None and offset >= min_cleaned:
+                plan.file_changes.append(FileChange(files.pop(name), "delete", "a swap file of an unfinished "
+                                                    "segment split (at or above the smallest .cleaned offset)"))
+            else:
+                swaps.append(name)
+    for name in cleaned:
+        plan.file_changes.append(FileChange(files.pop(name), "delete", "a stray .cleaned file"))
+    low, high = None, None
+    for name in swaps:
+        if name.endswith(".log.swap"):
+            base = _file_offset(name)
+            if base is None:
+                continue
+            nxt = _next_offset(files[name], base)
+            low = base if low is None else min(low, base)
+            high = nxt if high is None else max(high, nxt)
+    if low is not None and high is not None:
+        for name in sorted(files):
+            offset = _file_offset(name)
+            if not name.endswith(".swap") and offset is not None and low <= offset < high:
+                plan.file_changes.append(FileChange(files.pop(name), "delete", f"replaced by the swapped-in "
+                                                    f"segments covering offsets {low}..{high - 1}"))
+    for name in swaps:
+        path = files.pop(name)
+        final = name[:-len(".swap")]
+        plan.file_changes.append(FileChange(path, "rename", "finish an interrupted swap",
+                                            to=os.path.join(plan.path, final)))
+        files[final] = path  # read from the swap file: after the rename its content is the segment
+
+
+def _txn_index_problem(path: str, base_offset: int) -> str | None:
+    """TransactionIndex.sanityCheck: every entry's last offset at or above the segment's base offset."""
+    try:
+        with ReadOnlyFile(path) as f:
+            for entry in read_aborted_txns(f, path):
+                if entry.last_offset < base_offset:
+                    return (f"its entry for producer {entry.producer_id} ends at offset {entry.last_offset}, below "
+                            f"the segment's base offset {base_offset}")
+    except KdumpError as err:
+        return err.reason
+    return None
+
+
+def _recover_segment(base: int, log: str, why: str, epochs: list[EpochEntry]) -> SegmentRecovery:
+    """LogSegment.recover: keep batches until one fails ensureValid; count what the rest holds."""
+    result = SegmentRecovery(base, log, why)
+    with ReadOnlyFile(log) as f:
+        result.size = f.size
+        recovered = RecoveredBatches(f)
+        last = None
+        for batch in recovered:
+            if batch.last_offset - base > INT32_MAX or batch.last_offset < base:
+                result.overflow = (f"the batch at position {batch.position} holds offsets {batch.base_offset}.."
+                                   f"{batch.last_offset}, outside what an index based at {base} can hold")
+                break
+            if batch.magic >= 2 and batch.partition_leader_epoch >= 0 and \
+                    (not epochs or batch.partition_leader_epoch > epochs[-1].epoch):
+                _assign_epoch(epochs, EpochEntry(batch.partition_leader_epoch, batch.base_offset))
+            last = batch.last_offset
+        result.valid_bytes = recovered.valid_bytes
+        result.kept_batches = recovered.count
+        result.next_offset = base if last is None else last + 1
+        result.stopped = recovered.stopped
+        if result.truncated_bytes:
+            result.stopped_position = result.valid_bytes
+            result.zero_padding = recovered.zero_padding_from is not None
+            _count_lost(f, result)
+    return result
+
+
+def _count_lost(log: ReadOnlyFile, result: SegmentRecovery) -> None:
+    """What the truncated bytes hold: the complete batches that frame after the stop point."""
+    batches = LogBatches(log, result.valid_bytes, check_crc=False)
+    try:
+        for batch in batches:
+            result.lost_batches += 1
+            count = batch.records_count if batch.records_count is not None else 1
+            result.lost_records += max(count, 0)
+            low = batch.base_offset if result.lost_offsets is None else result.lost_offsets[0]
+            result.lost_offsets = (low, batch.last_offset)
+            if batch.producer_id >= 0:
+                result.lost_producers.add(batch.producer_id)
+    except KdumpError:
+        pass
+
+
+def _assign_epoch(epochs: list[EpochEntry], entry: EpochEntry) -> None:
+    """LeaderEpochFileCache.assign: drop entries the new one supersedes, then append it."""
+    if epochs and entry.epoch == epochs[-1].epoch and entry.start_offset >= epochs[-1].start_offset:
+        return
+    epochs[:] = [e for e in epochs if e.epoch < entry.epoch and e.start_offset < entry.start_offset]
+    epochs.append(entry)
+
+
+def _read_epochs(plan: PartitionPlan) -> list[EpochEntry]:
+    path = os.path.join(plan.path, "leader-epoch-checkpoint")
+    if not os.path.exists(path):
+        return []
+    try:
+        return list(parse_leader_epoch_checkpoint(read_small_file(path, _MAX_CHECKPOINT_BYTES), path).entries)
+    except KdumpError as err:
+        plan.refused = f"{path}: {err.reason} (the broker fails to load the partition's leader-epoch cache)"
+        return []
+
+
+def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
+    """What loading ``path`` (a partition dir of the log dir ``state``) does."""
+    parsed = parse_partition_dir_name(os.path.basename(os.path.normpath(path)))
+    if parsed is None:
+        raise KdumpError("not a partition directory (expected <topic>-<partition>)", path=path)
+    topic, partition, _ = parsed
+    key = (topic, partition)
+    plan = PartitionPlan(topic, partition, os.path.abspath(path), state.clean_shutdown,
+                         state.recovery_points.get(key, 0), state.log_start_offsets.get(key, 0),
+                         state.high_watermarks.get(key))
+    files: dict[str, str] = {}
+    for name in sorted(os.listdir(path)):
+        full = os.path.join(plan.path, name)
+        if not os.path.isfile(full):
+            continue
+        if not os.access(full, os.R_OK):
+            plan.refused = f"{full}: not readable (the broker fails with \"Could not read file\" and takes the log " \
+                           f"dir offline)"
+            return plan
+        files[name] = full
+    _temporary_files(plan, files)
+    epochs = _read_epochs(plan)
+    original_epochs = list(epochs)
+
+    segments: list[tuple[int, str]] = []
+    snapshots = sorted((o, p) for n, p in files.items()
+                       if n.endswith(".snapshot") and (o := _file_offset(n)) is not None)
+    for name in sorted(files):
+        offset = _file_offset(name)
+        if offset is None:
+            continue
+        if name.endswith(_INDEX_SUFFIXES) and f"{offset:020d}.log" not in files:
+            plan.file_changes.append(FileChange(files[name], "delete", "an index file with no .log beside it"))
+        elif name.endswith(".log"):
+            segments.append((offset, files[name]))
+    recoveries: dict[int, SegmentRecovery] = {}
+    for base, log in segments:
+        why = None
+        if f"{base:020d}.index" not in files:
+            why = "its offset index is missing"
+        elif f"{base:020d}.txnindex" in files:
+            problem = _txn_index_problem(files[f"{base:020d}.txnindex"], base)
+            if problem is not None:
+                why = f"its transaction index fails the sanity check ({problem})"
+        if why is not None:
+            recoveries[base] = _recover_segment(base, log, why, epochs)
+            plan.recovered.append(recoveries[base])
+            plan.rebuilt_indexes.append((log, why))
+            if _refuse_overflow(plan, recoveries[base]):
+                return plan
+    plan.log_end_offset_before = _next_offset(segments[-1][1], segments[-1][0]) if segments else 0
+
+    kept = list(segments)
+    if not state.clean_shutdown and segments:
+        bases = [b for b, _ in segments]
+        floor = max((b for b in bases if b <= plan.recovery_point), default=None)
+        start = 0 if floor is None else bases.index(floor)
+        for i in range(start, len(segments)):
+            base, log = segments[i]
+            earlier = recoveries.get(base)
+            if earlier is not None:
+                # Already recovered (and truncated) while loading: a second recovery truncates nothing.
+                continue
+            recovery = recoveries[base] = _recover_segment(base, log, "unflushed: at or above the recovery point "
+                                                   f"{plan.recovery_point} and no clean shutdown", epochs)
+            plan.recovered.append(recovery)
+            plan.rebuilt_indexes.append((log, "recovered"))
+            if _refuse_overflow(plan, recovery):
+                return plan
+            if recovery.truncated_bytes:
+                for later_base, later_log in segments[i + 1:]:
+                    plan.deleted_segments.append((later_base, later_log, f"after the segment truncated at "
+                                                                          f"{base:020d}.log"))
+                kept = segments[:i + 1]
+                break
+    if kept:
+        base, log = kept[-1]
+        plan.log_end_offset = recoveries[base].next_offset if base in recoveries else _next_offset(log, base)
+    if not kept:
+        plan.log_end_offset = plan.log_start_checkpoint
+    if kept and plan.log_end_offset < plan.log_start_checkpoint:
+        for base, log in kept:
+            plan.deleted_segments.append((base, log, f"the log end offset {plan.log_end_offset} is below the "
+                                                     f"log start offset {plan.log_start_checkpoint}"))
+        kept = []
+        plan.log_end_offset = plan.log_start_checkpoint
+        epochs.clear()
+    first_base = kept[0][0] if kept else plan.log_start_checkpoint
+    plan.log_start_offset = max(plan.log_start_checkpoint, first_base)
+    if state.clean_shutdown:
+        plan.new_recovery_point = plan.log_end_offset
+    else:
+        plan.new_recovery_point = min(plan.recovery_point, plan.log_end_offset)
+    if plan.high_watermark_checkpoint is not None:
+        plan.high_watermark = min(max(plan.high_watermark_checkpoint, plan.log_start_offset), plan.log_end_offset)
+    _truncate_epochs(epochs, plan.log_end_offset, plan.log_start_checkpoint)
+    plan.epochs_removed = [e for e in original_epochs if e not in epochs]
+    plan.epochs_added = [e for e in epochs if e not in original_epochs]
+    plan.snapshots_deleted = [p for o, p in snapshots if o > plan.log_end_offset]
+    return plan
+
+
+def _refuse_overflow(plan: PartitionPlan, recovery: SegmentRecovery) -> bool:
+    if recovery.overflow is None:
+        return False
+    plan.refused = (f"{recovery.log}: {recovery.overflow}; the broker splits this segment before loading "
+                    f"(LogLoader.splitOverflowedSegment), which kdump does not simulate")
+    return True
+
+
+def _truncate_epochs(epochs: list[EpochEntry], end_offset: int, start_offset: int) -> None:
+    """LeaderEpochFileCache.truncateFromEnd(end) then truncateFromStart(start)."""
+    if epochs and epochs[-1].start_offset >= end_offset:
+        epochs[:] = [e for e in epochs if e.start_offset < end_offset]
+    removed = [e for e in epochs if e.start_offset <= start_offset]
+    if removed:
+        epochs[:] = [EpochEntry(removed[-1].epoch, start_offset)] + [e for e in epochs if e.start_offset > start_offset]
+
+
+def plan_log_dir(log_dir: str, state: LogDirState | None = None) -> Iterator[PartitionPlan]:
+    """Every partition a broker would load from ``log_dir``, in topic and partition order."""
+    state = state or read_log_dir_state(log_dir)
+    partitions = []
+    for name in os.listdir(log_dir):
+        parsed = parse_partition_dir_name(name)
+        full = os.path.join(log_dir, name)
+        if parsed is None or not os.path.isdir(full) or parsed[2] is not None:
+            continue
+        if parsed[0] == METADATA_TOPIC:
+            # KafkaMetadataLog loads the KRaft log with its own rules (snapshots, the quorum's epoch).
+            state.notes.append(f"{full}: the KRaft metadata log is loaded by the raft layer; not planned here")
+            continue
+        partitions.append((parsed[0], parsed[1], full))
+    for _, _, full in sorted(partitions):
+        yield plan_partition(full, state)

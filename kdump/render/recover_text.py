@@ -1,0 +1,94 @@
+"""``kdump recover`` output: the load plan of each partition as text lines or JSON objects."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from kdump.log.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan, SegmentRecovery
+
+
+def log_dir_lines(state: LogDirState) -> list[str]:
+    if state.clean_shutdown:
+        how = (f"clean-shutdown marker {CLEAN_SHUTDOWN_FILE} present: the broker recovers only segments whose "
+               f"offset index is missing or whose transaction index is corrupt")
+    else:
+        how = (f"no clean-shutdown marker ({CLEAN_SHUTDOWN_FILE}): the broker recovers every segment from each "
+               f"partition's recovery point on")
+    return [f"Log dir {state.path}: {how}"] + [f"  note: {note}" for note in state.notes]
+
+
+def _name(path: str) -> str:
+    return os.path.basename(path)
+
+
+def _loss(r: SegmentRecovery) -> str:
+    if r.zero_padding and not r.lost_batches:
+        return f"drops {r.truncated_bytes} bytes of zero padding (no data)"
+    what = f"loses {r.truncated_bytes} bytes"
+    if r.lost_batches:
+        assert r.lost_offsets is not None
+        what += (f": {r.lost_batches} complete batches, {r.lost_records} records, offsets "
+                 f"{r.lost_offsets[0]}..{r.lost_offsets[1]}")
+        if r.lost_producers:
+            what += f" (producer ids {', '.join(map(str, sorted(r.lost_producers)))})"
+    else:
+        what += " that hold no complete batch"
+    return what
+
+
+def plan_lines(plan: PartitionPlan) -> list[str]:
+    lines = [f"Partition {plan.topic}-{plan.partition} ({plan.path})"]
+    hw = "none" if plan.high_watermark_checkpoint is None else str(plan.high_watermark_checkpoint)
+    lines.append(f"  checkpoints: recovery point {plan.recovery_point}, log start offset {plan.log_start_checkpoint}, "
+                 f"high watermark {hw}")
+    for change in plan.file_changes:
+        target = f" to {_name(change.to)}" if change.to else ""
+        lines.append(f"  {change.action} {_name(change.path)}{target}: {change.why}")
+    if plan.refused is not None:
+        lines.append(f"  REFUSED: {plan.refused}")
+        return lines
+    for r in plan.recovered:
+        lines.append(f"  recover {_name(r.log)}: {r.why}")
+        if r.truncated_bytes:
+            lines.append(f"    truncate at position {r.valid_bytes} ({r.stopped}); {_loss(r)}")
+        else:
+            lines.append(f"    keeps all {r.kept_batches} batches ({r.size} bytes); indexes rebuilt")
+    for base, log, why in plan.deleted_segments:
+        lines.append(f"  delete segment {_name(log)} and its indexes: {why}")
+    for entry in plan.epochs_removed:
+        lines.append(f"  leader-epoch-checkpoint: drop epoch {entry.epoch} at offset {entry.start_offset}")
+    for entry in plan.epochs_added:
+        lines.append(f"  leader-epoch-checkpoint: add epoch {entry.epoch} at offset {entry.start_offset}")
+    for path in plan.snapshots_deleted:
+        lines.append(f"  delete producer snapshot {_name(path)}: above the new log end offset")
+    hw_after = "none" if plan.high_watermark is None else str(plan.high_watermark)
+    lines.append(f"  after loading: log end offset {plan.log_end_offset} (now {plan.log_end_offset_before}), "
+                 f"log start offset {plan.log_start_offset}, recovery point {plan.new_recovery_point}, "
+                 f"high watermark {hw_after}")
+    lines.append(f"  verdict: {'DATA LOSS' if plan.loses_data else 'nothing lost'}")
+    return lines
+
+
+def plan_object(plan: PartitionPlan) -> dict[str, Any]:
+    return {
+        "type": "partition", "topic": plan.topic, "partition": plan.partition, "path": plan.path,
+        "cleanShutdown": plan.clean_shutdown, "recoveryPoint": plan.recovery_point,
+        "logStartOffsetCheckpoint": plan.log_start_checkpoint,
+        "highWatermarkCheckpoint": plan.high_watermark_checkpoint,
+        "fileChanges": [{"path": c.path, "action": c.action, "why": c.why, "to": c.to} for c in plan.file_changes],
+        "recovered": [{"log": r.log, "baseOffset": r.base_offset, "why": r.why, "size": r.size,
+                       "validBytes": r.valid_bytes, "truncatedBytes": r.truncated_bytes, "stopped": r.stopped,
+                       "zeroPadding": r.zero_padding, "keptBatches": r.kept_batches,
+                       "lostBatches": r.lost_batches, "lostRecords": r.lost_records,
+                       "lostOffsets": list(r.lost_offsets) if r.lost_offsets else None,
+                       "lostProducerIds": sorted(r.lost_producers), "nextOffset": r.next_offset}
+                      for r in plan.recovered],
+        "deletedSegments": [{"baseOffset": b, "log": log, "why": why} for b, log, why in plan.deleted_segments],
+        "leaderEpochsRemoved": [{"epoch": e.epoch, "startOffset": e.start_offset} for e in plan.epochs_removed],
+        "leaderEpochsAdded": [{"epoch": e.epoch, "startOffset": e.start_offset} for e in plan.epochs_added],
+        "snapshotsDeleted": plan.snapshots_deleted,
+        "logEndOffsetBefore": plan.log_end_offset_before, "logEndOffset": plan.log_end_offset,
+        "logStartOffset": plan.log_start_offset, "recoveryPointAfter": plan.new_recovery_point,
+        "highWatermark": plan.high_watermark, "refused": plan.refused, "losesData": plan.loses_data,
+    }

@@ -1,0 +1,166 @@
+"""``kdump recover``: the plan of Kafka's LogLoader for damaged copies of a log dir.
+
+Expected values follow LogLoader/LogSegment.recover (Kafka 4.3): with no clean-shutdown marker
+every segment from the one holding the recovery point is re-validated; the first batch that fails
+(framing, CRC) ends its segment and every later segment is deleted; the log end offset is one past
+the last kept batch; the high watermark is clamped to it. Batch positions and offsets of the inputs
+are read with kafka-python, independently of kdump.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import pytest
+from kafka.record.default_records import DefaultRecordBatch
+
+from kdump.format.checkpoint import EpochEntry, OffsetCheckpointEntry, encode_leader_epoch_checkpoint, \
+    encode_offset_checkpoint
+from kdump_testing import run_kdump
+
+
+def _batches(log: Path) -> list[tuple[int, int, int, int]]:
+    """(position, size, base offset, records) of each batch, by kafka-python."""
+    data = log.read_bytes()
+    out, pos = [], 0
+    while pos + 12 <= len(data):
+        size = struct.unpack_from(">i", data, pos + 8)[0]
+        if size < 14 or pos + 12 + size > len(data):
+            break
+        batch = DefaultRecordBatch(data[pos:pos + 12 + size])
+        out.append((pos, 12 + size, batch.base_offset, len(list(batch))))
+        pos += 12 + size
+    return out
+
+
+@pytest.fixture()
+def logs(tmp_path: Path) -> Path:
+    out = tmp_path / "logs"
+    result = run_kdump("gen", str(out), "--topics", "a", "--partitions", "1", "--records", "200",
+                       "--segment-bytes", "4096", "--seed", "3")
+    assert result.exit_code == 0, result.stderr
+    return out
+
+
+def _segments(partition: Path) -> list[Path]:
+    return sorted(partition.glob("*.log"))
+
+
+def _set_checkpoint(log_dir: Path, name: str, offset: int) -> None:
+    (log_dir / name).write_bytes(encode_offset_checkpoint([OffsetCheckpointEntry("a", 0, offset)]))
+
+
+def _plan(path: Path) -> tuple[int, dict]:
+    result = run_kdump("recover", str(path), "--json")
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    partitions = [obj for obj in lines if obj["type"] == "partition"]
+    assert len(partitions) == 1, result.stdout + result.stderr
+    return result.exit_code, partitions[0]
+
+
+def test_an_intact_log_after_a_clean_shutdown_loses_nothing(logs: Path) -> None:
+    (logs / ".kafka_cleanshutdown").write_text('{"version":0,"brokerEpoch":1}')
+    code, plan = _plan(logs)
+    assert code == 0
+    assert plan["cleanShutdown"] and plan["recovered"] == [] and plan["deletedSegments"] == []
+    assert plan["logEndOffset"] == 200
+
+
+def test_a_flipped_byte_truncates_there_and_deletes_later_segments(logs: Path) -> None:
+    partition = logs / "a-0"
+    segments = _segments(partition)
+    victim = segments[-3]
+    batches = _batches(victim)
+    position, size, base_offset, _ = batches[1]
+    data = bytearray(victim.read_bytes())
+    data[position + size - 3] ^= 0x40          # a payload byte: the CRC no longer matches
+    victim.write_bytes(bytes(data))
+    _set_checkpoint(logs, "recovery-point-offset-checkpoint", int(segments[-4].name[:20]))
+    _set_checkpoint(logs, "replication-offset-checkpoint", 200)
+
+    code, plan = _plan(logs)
+    assert code == 1
+    truncated = [r for r in plan["recovered"] if r["truncatedBytes"]]
+    assert [Path(r["log"]).name for r in truncated] == [victim.name]
+    r = truncated[0]
+    assert r["validBytes"] == position and "fails its CRC check" in r["stopped"]
+    assert r["lostBatches"] == len(batches) - 1
+    assert r["lostRecords"] == sum(n for _, _, _, n in batches[1:])
+    assert [Path(d["log"]).name for d in plan["deletedSegments"]] == [s.name for s in segments[-2:]]
+    assert plan["logEndOffset"] == base_offset
+    assert plan["highWatermark"] == base_offset
+    assert plan["recoveryPointAfter"] == int(segments[-4].name[:20])
+
+
+def test_a_batch_cut_in_half_is_truncated_at_its_start(logs: Path) -> None:
+    last = _segments(logs / "a-0")[-1]
+    batches = _batches(last)
+    position, size, base_offset, _ = batches[-1]
+    last.write_bytes(last.read_bytes()[:position + size // 2])
+    code, plan = _plan(logs)
+    assert code == 1
+    (r,) = [r for r in plan["recovered"] if r["truncatedBytes"]]
+    assert (r["validBytes"], r["lostBatches"], plan["logEndOffset"]) == (position, 0, base_offset)
+
+
+def test_garbage_after_the_last_batch_is_truncated(logs: Path) -> None:
+    last = _segments(logs / "a-0")[-1]
+    size = last.stat().st_size
+    last.write_bytes(last.read_bytes() + bytes(range(1, 40)))
+    code, plan = _plan(logs)
+    assert code == 1
+    (r,) = [r for r in plan["recovered"] if r["truncatedBytes"]]
+    assert (r["validBytes"], r["truncatedBytes"], plan["logEndOffset"]) == (size, 39, 200)
+
+
+def test_zero_padding_is_dropped_without_data_loss(tmp_path: Path) -> None:
+    out = tmp_path / "logs"
+    assert run_kdump("gen", str(out), "--topics", "a", "--partitions", "1", "--records", "50", "--segment-bytes",
+                     "4096", "--preallocate", "--log-preallocate").exit_code == 0
+    code, plan = _plan(out)
+    assert code == 0
+    (r,) = [r for r in plan["recovered"] if r["truncatedBytes"]]
+    assert r["zeroPadding"] and r["lostBatches"] == 0 and plan["logEndOffset"] == 50
+
+
+def test_a_missing_index_is_rebuilt_even_after_a_clean_shutdown(logs: Path) -> None:
+    (logs / ".kafka_cleanshutdown").write_text("")
+    first = _segments(logs / "a-0")[0]
+    first.with_suffix(".index").unlink()
+    code, plan = _plan(logs)
+    assert code == 0
+    assert [(Path(r["log"]).name, r["why"]) for r in plan["recovered"]] == [(first.name, "its offset index is missing")]
+
+
+def test_temporary_files_are_completed_or_removed(logs: Path) -> None:
+    partition = logs / "a-0"
+    segments = _segments(partition)
+    (partition / (segments[0].name + ".deleted")).write_bytes(b"x")
+    swap = partition / (segments[1].name + ".swap")
+    swap.write_bytes(segments[1].read_bytes())
+    (logs / ".kafka_cleanshutdown").write_text("")
+    code, plan = _plan(logs)
+    changes = {(Path(c["path"]).name, c["action"]) for c in plan["fileChanges"]}
+    assert (segments[0].name + ".deleted", "delete") in changes
+    assert (swap.name, "rename") in changes
+    assert (segments[1].name, "delete") in changes   # replaced by the swapped-in segment
+    assert code == 0
+
+
+def test_leader_epochs_past_the_new_log_end_are_dropped(logs: Path) -> None:
+    partition = logs / "a-0"
+    last = _segments(partition)[-1]
+    batches = _batches(last)
+    last.write_bytes(last.read_bytes()[:batches[0][1] + 5])
+    keep, drop = EpochEntry(0, 0), EpochEntry(7, 199)
+    (partition / "leader-epoch-checkpoint").write_bytes(encode_leader_epoch_checkpoint([keep, drop]))
+    code, plan = _plan(logs)
+    assert code == 1
+    assert plan["leaderEpochsRemoved"] == [{"epoch": 7, "startOffset": 199}]
+
+
+def test_a_partition_dir_is_planned_with_its_log_dir_checkpoints(logs: Path) -> None:
+    code, plan = _plan(logs / "a-0")
+    assert code == 0 and plan["highWatermarkCheckpoint"] == 200

@@ -91,6 +91,19 @@ class SegmentRecovery:
 
 
 @dataclass
+class DeletedSegment:
+    """A whole segment the broker deletes while loading, and what it holds."""
+
+    base_offset: int
+    log: str
+    why: str
+    size: int = 0
+    batches: int = 0
+    records: int = 0
+    offsets: tuple[int, int] | None = None
+
+
+@dataclass
 class PartitionPlan:
     topic: str
     partition: int
@@ -101,7 +114,7 @@ class PartitionPlan:
     high_watermark_checkpoint: int | None
     file_changes: list[FileChange] = field(default_factory=list)
     recovered: list[SegmentRecovery] = field(default_factory=list)
-    deleted_segments: list[tuple[int, str, str]] = field(default_factory=list)  # (base, log, why)
+    deleted_segments: list[DeletedSegment] = field(default_factory=list)
     rebuilt_indexes: list[tuple[str, str]] = field(default_factory=list)        # (segment log, why)
     epochs_removed: list[EpochEntry] = field(default_factory=list)
     epochs_added: list[EpochEntry] = field(default_factory=list)
@@ -250,6 +263,22 @@ def _count_lost(log: ReadOnlyFile, result: SegmentRecovery) -> None:
         pass
 
 
+def _deleted(base: int, log: str, why: str) -> DeletedSegment:
+    """A segment to be deleted, with the batches and records that go with it."""
+    segment = DeletedSegment(base, log, why)
+    with ReadOnlyFile(log) as f:
+        segment.size = f.size
+        try:
+            for batch in LogBatches(f, check_crc=False):
+                segment.batches += 1
+                segment.records += max(batch.records_count if batch.records_count is not None else 1, 0)
+                low = batch.base_offset if segment.offsets is None else segment.offsets[0]
+                segment.offsets = (low, batch.last_offset)
+        except KdumpError:
+            pass
+    return segment
+
+
 def _assign_epoch(epochs: list[EpochEntry], entry: EpochEntry) -> None:
     """LeaderEpochFileCache.assign: drop entries the new one supersedes, then append it."""
     if epochs and entry.epoch == epochs[-1].epoch and entry.start_offset >= epochs[-1].start_offset:
@@ -340,8 +369,8 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
                 return plan
             if recovery.truncated_bytes:
                 for later_base, later_log in segments[i + 1:]:
-                    plan.deleted_segments.append((later_base, later_log, f"after the segment truncated at "
-                                                                          f"{base:020d}.log"))
+                    plan.deleted_segments.append(_deleted(later_base, later_log, f"after the segment truncated "
+                                                                                  f"at {base:020d}.log"))
                 kept = segments[:i + 1]
                 break
     if kept:
@@ -351,8 +380,8 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
         plan.log_end_offset = plan.log_start_checkpoint
     if kept and plan.log_end_offset < plan.log_start_checkpoint:
         for base, log in kept:
-            plan.deleted_segments.append((base, log, f"the log end offset {plan.log_end_offset} is below the "
-                                                     f"log start offset {plan.log_start_checkpoint}"))
+            plan.deleted_segments.append(_deleted(base, log, f"the log end offset {plan.log_end_offset} is below "
+                                                             f"the log start offset {plan.log_start_checkpoint}"))
         kept = []
         plan.log_end_offset = plan.log_start_checkpoint
         epochs.clear()

@@ -54,8 +54,10 @@ def plan_lines(plan: PartitionPlan) -> list[str]:
             lines.append(f"    truncate at position {r.valid_bytes} ({r.stopped}); {_loss(r)}")
         else:
             lines.append(f"    keeps all {r.kept_batches} batches ({r.size} bytes); indexes rebuilt")
-    for base, log, why in plan.deleted_segments:
-        lines.append(f"  delete segment {_name(log)} and its indexes: {why}")
+    for d in plan.deleted_segments:
+        held = f"{d.batches} batches, {d.records} records" + (f", offsets {d.offsets[0]}..{d.offsets[1]}"
+                                                              if d.offsets else "")
+        lines.append(f"  delete segment {_name(d.log)} and its indexes ({d.size} bytes: {held}): {d.why}")
     for entry in plan.epochs_removed:
         lines.append(f"  leader-epoch-checkpoint: drop epoch {entry.epoch} at offset {entry.start_offset}")
     for entry in plan.epochs_added:
@@ -66,7 +68,11 @@ def plan_lines(plan: PartitionPlan) -> list[str]:
     lines.append(f"  after loading: log end offset {plan.log_end_offset} (now {plan.log_end_offset_before}), "
                  f"log start offset {plan.log_start_offset}, recovery point {plan.new_recovery_point}, "
                  f"high watermark {hw_after}")
-    lines.append(f"  verdict: {'DATA LOSS' if plan.loses_data else 'nothing lost'}")
+    records = sum(r.lost_records for r in plan.recovered) + sum(d.records for d in plan.deleted_segments)
+    lost = f"DATA LOSS: {records} records in complete batches" if plan.loses_data else "nothing lost"
+    if plan.loses_data and plan.log_end_offset < plan.log_end_offset_before:
+        lost += f", offsets {plan.log_end_offset}..{plan.log_end_offset_before - 1}"
+    lines.append(f"  verdict: {lost}")
     return lines
 
 
@@ -84,7 +90,9 @@ def plan_object(plan: PartitionPlan) -> dict[str, Any]:
                        "lostOffsets": list(r.lost_offsets) if r.lost_offsets else None,
                        "lostProducerIds": sorted(r.lost_producers), "nextOffset": r.next_offset}
                       for r in plan.recovered],
-        "deletedSegments": [{"baseOffset": b, "log": log, "why": why} for b, log, why in plan.deleted_segments],
+        "deletedSegments": [{"baseOffset": d.base_offset, "log": d.log, "why": d.why, "size": d.size,
+                             "batches": d.batches, "records": d.records,
+                             "offsets": list(d.offsets) if d.offsets else None} for d in plan.deleted_segments],
         "leaderEpochsRemoved": [{"epoch": e.epoch, "startOffset": e.start_offset} for e in plan.epochs_removed],
         "leaderEpochsAdded": [{"epoch": e.epoch, "startOffset": e.start_offset} for e in plan.epochs_added],
         "snapshotsDeleted": plan.snapshots_deleted,

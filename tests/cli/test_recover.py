@@ -89,6 +89,7 @@ def test_a_flipped_byte_truncates_there_and_deletes_later_segments(logs: Path) -
     assert r["lostBatches"] == len(batches) - 1
     assert r["lostRecords"] == sum(n for _, _, _, n in batches[1:])
     assert [Path(d["log"]).name for d in plan["deletedSegments"]] == [s.name for s in segments[-2:]]
+    assert [d["records"] for d in plan["deletedSegments"]] == [sum(b[3] for b in _batches(s)) for s in segments[-2:]]
     assert plan["logEndOffset"] == base_offset
     assert plan["highWatermark"] == base_offset
     assert plan["recoveryPointAfter"] == int(segments[-4].name[:20])

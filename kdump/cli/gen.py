@@ -19,7 +19,7 @@ from kdump.errors import KdumpError, UsageError
 from kdump.format.batch import TimestampType
 from kdump.format.codecs import Codec
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
-from kdump.log.atomic import Interrupted
+from kdump.log.interrupts import Interrupted
 from kdump.log.generator import (
     DEFAULT_START_TIME,
     KEY_PATTERNS,

@@ -19,7 +19,8 @@ from kdump.cli.options import traceback_option
 from kdump.errors import KdumpError, UsageError
 from kdump.format.batch import Batch, scan_batches
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
-from kdump.log.atomic import Interrupted, write_files
+from kdump.log.atomic import write_files
+from kdump.log.interrupts import Interrupted
 from kdump.log.files import FileKind, base_offset_of, file_kind, segment_file_name
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES, IndexFullError, SegmentIndexBuilder
 from kdump.log.segment import MappedFile

@@ -6,9 +6,9 @@ Every kdump writer builds its output in a hidden temporary area beside the targe
 - the area holds an owner record (host, boot id, pid, process start time) next to the content,
   so a later run can tell the leftover of a kdump process that died (SIGKILL, power loss) from an
   area another kdump process is still filling, and removes only the former (``remove_stale``);
-- while a write is under way SIGINT, SIGTERM and SIGHUP raise ``Interrupted`` so the area is
-  removed on the way out; during the final renames they are held back until the output is
-  complete, so a signal never leaves half of it in place;
+- while a write is under way SIGINT, SIGTERM and SIGHUP raise ``Interrupted``
+  (kdump.log.interrupts), so the area is removed on the way out; during the final renames they
+  are held back until the output is complete, so a signal never leaves half of it in place;
 - the final rename never replaces an existing path (renameat2 with RENAME_NOREPLACE), except a
   regular file the caller asked to replace or a directory ``staged_directory`` was allowed to.
 
@@ -22,110 +22,25 @@ import ctypes
 import errno
 import os
 import shutil
-import signal
-import socket
 import tempfile
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from types import FrameType
 
 from kdump.errors import UsageError
+from kdump.log.interrupts import guard
+from kdump.log.owner import Owner
 
 TEMP_SUFFIX = ".kdump-tmp"
 OWNER_FILE = "owner"
 CONTENT = "content"
-_OWNER_HEADER = "kdump temporary area; removed by the next kdump writer once this process is gone"
-_GUARDED_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
-class Interrupted(KeyboardInterrupt):
-    """A signal stopped a write. ``completed`` names the output when it was already in place."""
-
-    def __init__(self, signo: int, completed: str | None = None) -> None:
-        super().__init__(signo)
-        self.signo = signo
-        self.completed = completed
-
-    @property
-    def signal_name(self) -> str:
-        return signal.Signals(self.signo).name
-
-    @property
-    def exit_code(self) -> int:
-        return 128 + self.signo   # what a shell reports for a process killed by the signal
-
-
-# -- who made a temporary area, and is it still running -------------------------------------------
 def _read_text(path: str) -> str | None:
     try:
         with open(path, encoding="ascii", errors="replace") as fh:
-            return fh.read()
+            return fh.read(4096)
     except OSError:
         return None
-
-
-def _boot_id() -> str:
-    return (_read_text("/proc/sys/kernel/random/boot_id") or "").strip()
-
-
-def _process_stat(pid: int) -> tuple[str, str] | None:
-    """(state, start time in clock ticks since boot) of a live process, from /proc; None if unknown."""
-    text = _read_text(f"/proc/{pid}/stat")
-    if not text or ")" not in text:
-        return None
-    fields = text[text.rindex(")") + 2:].split()
-    return (fields[0], fields[19]) if len(fields) > 19 else None
-
-
-@dataclass(frozen=True, slots=True)
-class Owner:
-    """The process that made a temporary area. A pid alone is not enough: pids are reused."""
-
-    host: str
-    boot: str
-    pid: int
-    start: str
-
-    @classmethod
-    def current(cls) -> "Owner":
-        stat = _process_stat(os.getpid())
-        return cls(socket.gethostname(), _boot_id(), os.getpid(), stat[1] if stat else "")
-
-    def encode(self) -> bytes:
-        return f"{_OWNER_HEADER}\nhost={self.host}\nboot={self.boot}\npid={self.pid}\nstart={self.start}\n".encode()
-
-    @classmethod
-    def decode(cls, text: str) -> "Owner | None":
-        lines = text.split("\n")
-        if lines[0] != _OWNER_HEADER:
-            return None
-        fields = dict(line.partition("=")[::2] for line in lines[1:] if "=" in line)
-        try:
-            return cls(fields["host"], fields["boot"], int(fields["pid"]), fields["start"])
-        except (KeyError, ValueError):
-            return None
-
-    def is_gone(self) -> bool:
-        """True only when this process provably no longer runs (same host, and it or its boot ended)."""
-        if self.host != socket.gethostname():
-            return False            # another machine sharing the folder: no way to tell
-        here = _boot_id()
-        if self.boot and here and self.boot != here:
-            return True             # the machine rebooted since
-        try:
-            os.kill(self.pid, 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            pass                    # someone else's live process
-        stat = _process_stat(self.pid)
-        if stat is None:
-            return False
-        state, start = stat
-        # a zombie has exited; another start time means the pid now belongs to another process
-        return state == "Z" or bool(self.start and start != self.start)
 
 
 class _TempArea:
@@ -187,65 +102,10 @@ def remove_stale(parent: str) -> list[str]:
             continue
         owner = Owner.decode(_read_text(owner_path) or "")
         if owner is not None and owner.is_gone():
-            with _guard.hold(None):
+            with guard.hold(None):
                 _remove_area(entry.path)
             removed.append(entry.path)
     return removed
-
-
-# -- signals ----------------------------------------------------------------------------------------
-class _SignalGuard:
-    """Turns SIGINT/SIGTERM/SIGHUP into ``Interrupted`` while a write runs (main thread only)."""
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.holding = 0
-        self.held: int | None = None      # a signal that arrived while holding
-        self.raised = False               # Interrupted was raised: later signals wait for the cleanup
-        self.previous: dict[int, object] = {}
-
-    def _on_signal(self, signo: int, _frame: FrameType | None) -> None:
-        if self.holding or self.raised:
-            self.held = self.held or signo
-            return
-        self.raised = True
-        raise Interrupted(signo)
-
-    @contextmanager
-    def active(self) -> Iterator[None]:
-        if threading.current_thread() is not threading.main_thread():
-            yield
-            return
-        if self.depth == 0:
-            self.held, self.raised = None, False
-            for signo in _GUARDED_SIGNALS:
-                previous = signal.getsignal(signo)
-                if previous is not signal.SIG_IGN:   # e.g. nohup: an ignored SIGHUP stays ignored
-                    self.previous[signo] = signal.signal(signo, self._on_signal)
-        self.depth += 1
-        try:
-            yield
-        finally:
-            self.depth -= 1
-            if self.depth == 0:
-                for signo, previous in self.previous.items():
-                    signal.signal(signo, previous)  # type: ignore[arg-type]
-                self.previous = {}
-
-    @contextmanager
-    def hold(self, target: str) -> Iterator[None]:
-        """Signals wait until the block ends; then the first one raises, saying ``target`` is complete."""
-        self.holding += 1
-        try:
-            yield
-        finally:
-            self.holding -= 1
-        if not self.holding and self.held is not None and not self.raised:
-            signo, self.held, self.raised = self.held, None, True
-            raise Interrupted(signo, completed=target)
-
-
-_guard = _SignalGuard()
 
 
 @contextmanager
@@ -253,12 +113,12 @@ def _owned_area(target: str) -> Iterator[_TempArea]:
     """A temporary area beside ``target`` that is removed however the block ends."""
     area = None
     try:
-        with _guard.hold(None):
+        with guard.hold(None):
             area = _TempArea(target)
         yield area
     finally:
         if area is not None:
-            with _guard.hold(area.completed):   # a signal must not cut the removal short
+            with guard.hold(area.completed):   # a signal must not cut the removal short
                 area.remove()
 
 
@@ -283,7 +143,9 @@ _RENAMEAT2 = _renameat2()
 def rename_no_replace(source: str, target: str) -> None:
     """Rename ``source`` to ``target``; FileExistsError if ``target`` exists, never replacing it."""
     if _RENAMEAT2 is not None:
-        if _RENAMEAT2(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(target), _RENAME_NOREPLACE) == 0:  # type: ignore[operator]
+        done = _RENAMEAT2(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(target),  # type: ignore[operator]
+                          _RENAME_NOREPLACE)
+        if done == 0:
             return
         err = ctypes.get_errno()
         if err not in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
@@ -330,13 +192,13 @@ def write_files(directory: str, files: dict[str, bytes], *, replace: bool = Fals
     targets = {name: os.path.join(directory, name) for name in files}
     for target in targets.values():
         _check_target_file(target, replace)
-    with _guard.active():
+    with guard.active():
         remove_stale(directory)
         with _owned_area(os.path.join(directory, next(iter(files)))) as area:
             for name, data in files.items():
                 write_new_file(os.path.join(area.path, name), data)
             completed = ", ".join(targets.values())
-            with _guard.hold(completed):
+            with guard.hold(completed):
                 for name, target in targets.items():
                     _check_target_file(target, replace)
                     staged = os.path.join(area.path, name)
@@ -345,11 +207,6 @@ def write_files(directory: str, files: dict[str, bytes], *, replace: bool = Fals
                     else:
                         _rename_into_place(staged, target)
                 area.completed = completed
-
-
-def write_atomic(path: str, data: bytes, *, replace: bool = False) -> None:
-    """Write one file all at once (see ``write_files``)."""
-    write_files(os.path.dirname(os.path.abspath(path)), {os.path.basename(path): data}, replace=replace)
 
 
 def _rename_into_place(source: str, target: str) -> None:
@@ -414,7 +271,7 @@ def staged_directory(outdir: str, *, force: bool = False, marker: tuple[str, byt
     """
     target = os.path.abspath(outdir)
     _check_new_directory(target, force=force, marker=marker)
-    with _guard.active():
+    with guard.active():
         remove_stale(os.path.dirname(target))
         with _owned_area(target) as area:
             content = os.path.join(area.path, CONTENT)
@@ -422,7 +279,7 @@ def staged_directory(outdir: str, *, force: bool = False, marker: tuple[str, byt
             yield content
             if marker is not None:
                 write_new_file(os.path.join(content, marker[0]), marker[1])
-            with _guard.hold(target):
+            with guard.hold(target):
                 _commit_directory(content, target, force=force, marker=marker)
                 area.completed = target
 
@@ -442,5 +299,4 @@ def _commit_directory(content: str, target: str, *, force: bool, marker: tuple[s
             raise
 
 
-__all__ = ["Interrupted", "Owner", "remove_stale", "rename_no_replace", "staged_directory", "write_atomic",
-           "write_files", "write_new_file", "TEMP_SUFFIX"]
+__all__ = ["TEMP_SUFFIX", "remove_stale", "rename_no_replace", "staged_directory", "write_files", "write_new_file"]

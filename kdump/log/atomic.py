@@ -228,6 +228,8 @@ def _check_new_directory(target: str, *, force: bool, marker: tuple[str, bytes] 
     name = os.path.basename(target)
     if not name or name in (".", ".."):
         raise UsageError(f"{target}: not a directory name kdump can create")
+    if os.path.islink(target):
+        raise UsageError(f"{target} is a symbolic link; it is not replaced")
     cwd = os.path.realpath(os.getcwd())
     real = os.path.realpath(target)
     if cwd == real or cwd.startswith(real.rstrip("/") + "/"):
@@ -236,8 +238,6 @@ def _check_new_directory(target: str, *, force: bool, marker: tuple[str, bytes] 
         raise UsageError(f"parent directory {os.path.dirname(target)} does not exist")
     if not os.path.lexists(target):
         return
-    if os.path.islink(target):
-        raise UsageError(f"{target} is a symbolic link; it is not replaced")
     if not os.path.isdir(target):
         raise UsageError(f"{target} exists and is not a directory")
     if not force:

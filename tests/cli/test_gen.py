@@ -219,6 +219,9 @@ def test_working_directory_is_never_replaced(tmp_path: Path) -> None:
     assert result.stderr == f"Error: {tmp_path}: is or holds the working directory; give a new directory to write\n"
     assert tree(tmp_path) == {"unrelated": b"keep"}
     assert [p.name for p in tmp_path.parent.iterdir() if p.name.startswith(f".{tmp_path.name}")] == []
+    (tmp_path / "up").symlink_to(tmp_path.parent)        # a link that holds the working directory
+    result = run_kdump("gen", "up", "--force", cwd=tmp_path)
+    assert (result.exit_code, result.stderr) == (2, f"Error: {tmp_path}/up is a symbolic link; it is not replaced\n")
 
 
 @pytest.mark.parametrize("force", [[], ["--force"]])

@@ -199,13 +199,20 @@ def write_files(directory: str, files: dict[str, bytes], *, replace: bool = Fals
                 write_new_file(os.path.join(area.path, name), data)
             completed = ", ".join(targets.values())
             with guard.hold(completed):
-                for name, target in targets.items():
-                    _check_target_file(target, replace)
-                    staged = os.path.join(area.path, name)
-                    if replace and os.path.lexists(target):
-                        os.replace(staged, target)
-                    else:
-                        _rename_into_place(staged, target)
+                created: list[str] = []
+                try:
+                    for name, target in targets.items():
+                        _check_target_file(target, replace)
+                        staged = os.path.join(area.path, name)
+                        if replace and os.path.lexists(target):
+                            os.replace(staged, target)
+                        else:
+                            _rename_into_place(staged, target)
+                            created.append(target)
+                except BaseException:
+                    for target in created:   # ours, just made: all or none of the new files
+                        _unlink(target)
+                    raise
                 area.completed = completed
 
 

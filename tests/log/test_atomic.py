@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import kdump.log.atomic as atomic
+from kdump.errors import UsageError
 from kdump.log.atomic import remove_stale, rename_no_replace, staged_directory, write_files
 from kdump.log.interrupts import Interrupted
 from kdump.log.owner import Owner
@@ -117,3 +118,17 @@ def test_an_ignored_signal_stays_ignored(tmp_path: Path) -> None:
         assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGHUP, previous)
+
+
+def test_write_files_places_all_or_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = atomic.rename_no_replace
+
+    def second_target_appears(source: str, target: str) -> None:
+        if target.endswith("b"):
+            Path(target).write_bytes(b"someone else's")     # created meanwhile by another program
+        real(source, target)
+
+    monkeypatch.setattr(atomic, "rename_no_replace", second_target_appears)
+    with pytest.raises(UsageError, match="appeared while kdump was writing it"):
+        write_files(str(tmp_path), {"a": b"1", "b": b"2"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b"] and (tmp_path / "b").read_bytes() == b"someone else's"

@@ -2,8 +2,8 @@
 
 Options that can differ per topic take ``VALUE`` (every topic) or ``topic=VALUE,...`` (a bare
 value in the list is the default for the topics not named). Exit codes: 0 done, 1 the output
-could not be written, 2 bad arguments (including an existing OUTDIR without --force), 130
-interrupted. Nothing is left behind on failure.
+could not be written, 2 bad arguments (including an OUTDIR that may not be replaced), 128+N
+stopped by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143). Nothing is left behind on failure.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from kdump.errors import KdumpError, UsageError
 from kdump.format.batch import TimestampType
 from kdump.format.codecs import Codec
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
+from kdump.log.interrupts import Interrupted
 from kdump.log.generator import (
     DEFAULT_START_TIME,
     KEY_PATTERNS,
@@ -27,6 +28,7 @@ from kdump.log.generator import (
     GenSpec,
     TopicSpec,
     generate,
+    topic_name_problem,
 )
 from kdump.log.writer import LogConfig
 
@@ -154,7 +156,8 @@ def parse_time(text: str) -> int:
 @click.option("--log-preallocate", is_flag=True,
               help="With --preallocate: the active .log is zero-padded to --segment-bytes too (preallocate=true).")
 @click.option("--seed", default=0, type=int, show_default=True, help="Same seed, same bytes.")
-@click.option("--force", is_flag=True, help="Replace OUTDIR if it exists (only once the new one is complete).")
+@click.option("--force", is_flag=True,
+              help="Replace OUTDIR if it is empty or an earlier kdump gen output (once the new one is complete).")
 @click.option("--traceback", is_flag=True, help="Show Python tracebacks for errors (debugging).")
 def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str, timestamp_type: str,
         idempotent: str | None, transactional: str | None, preallocate: str | None, key_size: str,
@@ -168,7 +171,8 @@ def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str,
     kdump gen logs --topics a,b --compression a=gzip,b=zstd --transactional b --abort-ratio 0.5
 
     Exit codes: 0 written; 1 could not write; 2 bad arguments or OUTDIR exists (see --force);
-    130 interrupted. A failed or interrupted run leaves nothing behind.
+    128+N stopped by signal N (129 SIGHUP, 130 SIGINT, 143 SIGTERM). A failed or interrupted run
+    leaves nothing behind; a later run removes what a killed one (SIGKILL) left.
     """
     ctx = click.get_current_context()
     try:
@@ -177,6 +181,10 @@ def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str,
                            LogConfig(segment_bytes, segment_ms, index_interval_bytes, max_index_bytes,
                                      log_preallocate, index_rule == "per-append"), rest)
         result = _run(outdir, spec, force)
+    except Interrupted as err:
+        what = f"{err.completed} was complete" if err.completed else "nothing was written"
+        click.echo(f"Error: interrupted by {err.signal_name}; {what}", err=True)
+        ctx.exit(err.exit_code)
     except KeyboardInterrupt:
         click.echo("Error: interrupted; nothing was written", err=True)
         ctx.exit(EXIT_INTERRUPTED)
@@ -198,6 +206,10 @@ def _build_spec(topics: str, partitions: str, compression: str, magic: str, time
     names = [t.strip() for t in topics.split(",") if t.strip()]
     if not names:
         raise UsageError("--topics: give at least one topic name")
+    for name in names:
+        problem = topic_name_problem(name)
+        if problem is not None:
+            raise UsageError(f"Topic name is invalid: {problem}")
     counts = per_topic(partitions, names, int, 1, "--partitions")
     codecs = per_topic(compression, names, lambda v: _CODECS[v.lower()], Codec.NONE, "--compression")
     magics = per_topic(magic, names, int, 2, "--magic")

@@ -4,7 +4,9 @@ The entries come from ``kdump.log.index_builder`` (the writer's rules, which are
 recovery rules: an entry per batch once more than index.interval.bytes have passed, the final
 time-index entry of a rolled segment). Like recovery, the rebuild stops at the first batch whose
 CRC fails. Outputs go to a separate directory and are never written over their source; existing
-outputs are replaced only with ``--force``, and always through a temporary file and a rename.
+outputs are replaced only with ``--force`` (and only regular files). Both files are staged together
+and renamed in at once (kdump.log.atomic): a failed or interrupted run leaves neither, and exits
+128+N on signal N; a later run removes what a killed one left.
 """
 
 from __future__ import annotations
@@ -14,28 +16,23 @@ import os
 import click
 
 from kdump.cli.options import traceback_option
-from kdump.errors import KdumpError
-
+from kdump.errors import KdumpError, UsageError
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
+from kdump.log.atomic import write_files
+from kdump.log.interrupts import Interrupted
 from kdump.log.files import FileKind, base_offset_of, file_kind, segment_file_name
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES, IndexFullError, SegmentIndexBuilder
 from kdump.log.recovery import RecoveredBatches, check_fits_segment
 from kdump.log.segment import ReadOnlyFile
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-
-def _write_new(path: str, data: bytes) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, path)
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 @click.command("rebuild-index")
 @click.argument("segment", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              help="Directory for the rebuilt files (created if missing; never the segment's own directory).")
+              help="Directory for the rebuilt files (created if missing, in an existing parent; never the "
+                   "segment's own directory).")
 @click.option("--force", is_flag=True, help="Replace rebuilt files already present in --out.")
 @click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,
               show_default=True, help="The topic's index.interval.bytes.")
@@ -72,16 +69,22 @@ def rebuild_index(segment: str, out_dir: str, force: bool, index_interval_bytes:
         builder.close()
         stopped = recovered.stopped
         offset_data, time_data = builder.offset_index_bytes(), builder.time_index_bytes()
-        os.makedirs(out_dir, exist_ok=True)
-        _write_new(targets[0], offset_data)
-        _write_new(targets[1], time_data)
+        write_files(out_dir, {os.path.basename(targets[0]): offset_data,
+                              os.path.basename(targets[1]): time_data}, replace=force)
+    except Interrupted as err:
+        what = f"{err.completed} were complete" if err.completed else "nothing was written"
+        click.echo(f"Error: interrupted by {err.signal_name}; {what}", err=True)
+        ctx.exit(err.exit_code)
+    except KeyboardInterrupt:
+        click.echo("Error: interrupted; nothing was written", err=True)
+        ctx.exit(EXIT_INTERRUPTED)
     except (KdumpError, IndexFullError, OSError) as err:
         if traceback:
             raise
-        if isinstance(err, KdumpError):
+        if isinstance(err, KdumpError) and not isinstance(err, UsageError):
             err.with_file(segment)
         click.echo(f"Error: {err}", err=True)
-        ctx.exit(EXIT_FAILED)
+        ctx.exit(EXIT_USAGE if isinstance(err, UsageError) else EXIT_FAILED)
     if stopped is not None:
         click.echo(f"Note: {segment}: stopped where recovery would truncate the log: {stopped}", err=True)
     click.echo(f"wrote {targets[0]} ({len(builder.offset_entries)} entries, {len(offset_data)} bytes)")

@@ -4,7 +4,7 @@
 batches it appends: producer state (written as ``<offset>.snapshot`` at every roll and at a clean
 shutdown), ongoing and aborted transactions (``.txnindex`` entries in the segment holding the
 ABORT marker) and leader epochs (``leader-epoch-checkpoint``). ``write_partition_files`` and
-``write_log_dir_files`` write the text files; every file goes through ``write_atomic``.
+``write_log_dir_files`` write the text files into a directory being staged (kdump.log.atomic).
 Byte and text layouts come from kdump.format.{snapshot,txnindex,checkpoint}.
 """
 
@@ -30,7 +30,8 @@ from kdump.format.records import decode_records
 from kdump.format.snapshot import ProducerSnapshotEntry, encode_producer_snapshot
 from kdump.format.txnindex import encode_aborted_txn
 from kdump.log.files import segment_file_name
-from kdump.log.writer import LogObserver, write_atomic
+from kdump.log.atomic import write_new_file
+from kdump.log.writer import LogObserver
 
 
 @dataclass
@@ -98,7 +99,7 @@ class BrokerStateObserver(LogObserver):
         entries = self.aborted.get(base_offset)
         if entries:
             # Created lazily: only segments with an aborted transaction have a .txnindex.
-            write_atomic(os.path.join(directory, segment_file_name(base_offset, ".txnindex")), b"".join(entries))
+            write_new_file(os.path.join(directory, segment_file_name(base_offset, ".txnindex")), b"".join(entries))
 
     def on_roll(self, directory: str, new_base_offset: int) -> None:
         if self.snapshots:
@@ -109,15 +110,15 @@ class BrokerStateObserver(LogObserver):
         entries = [ProducerSnapshotEntry(pid, p.epoch, p.last_sequence, p.last_offset, p.offset_delta,
                                          p.timestamp, p.coordinator_epoch, p.txn_first_offset)
                    for pid, p in sorted(self.producers.items())]
-        write_atomic(os.path.join(directory, segment_file_name(offset, ".snapshot")),
+        write_new_file(os.path.join(directory, segment_file_name(offset, ".snapshot")),
                      encode_producer_snapshot(entries))
         self.snapshot_offsets.append(offset)
 
 
 def write_partition_files(directory: str, topic_id: bytes, epochs: Sequence[EpochEntry]) -> None:
     """``partition.metadata`` and ``leader-epoch-checkpoint`` of one partition directory."""
-    write_atomic(os.path.join(directory, "partition.metadata"), encode_partition_metadata(topic_id))
-    write_atomic(os.path.join(directory, "leader-epoch-checkpoint"), encode_leader_epoch_checkpoint(epochs))
+    write_new_file(os.path.join(directory, "partition.metadata"), encode_partition_metadata(topic_id))
+    write_new_file(os.path.join(directory, "leader-epoch-checkpoint"), encode_leader_epoch_checkpoint(epochs))
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +141,7 @@ def write_log_dir_files(root: str, partitions: Sequence[PartitionOffsets], *, cl
     ordered = sorted(partitions, key=lambda p: (p.topic, p.partition))
 
     def checkpoint(name: str, entries: list[OffsetCheckpointEntry]) -> None:
-        write_atomic(os.path.join(root, name), encode_offset_checkpoint(entries))
+        write_new_file(os.path.join(root, name), encode_offset_checkpoint(entries))
 
     checkpoint("recovery-point-offset-checkpoint",
                [OffsetCheckpointEntry(p.topic, p.partition, p.recovery_point) for p in ordered])
@@ -154,4 +155,4 @@ def write_log_dir_files(root: str, partitions: Sequence[PartitionOffsets], *, cl
     header = f"#\n#{when.strftime('%a %b %d %H:%M:%S UTC %Y')}\n".encode("ascii")
     props = {"node.id": str(node_id), "directory.id": uuid_to_string(directory_id), "version": "1",
              "cluster.id": uuid_to_string(cluster_id)}
-    write_atomic(os.path.join(root, "meta.properties"), header + encode_properties(props))
+    write_new_file(os.path.join(root, "meta.properties"), header + encode_properties(props))

@@ -22,16 +22,36 @@ from kdump.format.encode import encode_batch_v2, encode_legacy_message, encode_l
 from kdump.format.records import Header, Record
 from kdump.log.broker_files import BrokerStateObserver, PartitionOffsets, write_log_dir_files, \
     write_partition_files
-from kdump.log.writer import LogConfig, PartitionLog, staged_directory
+from kdump.log.atomic import staged_directory
+from kdump.log.writer import LogConfig, PartitionLog
 
 KEY_PATTERNS = ("seq", "random", "binary", "null", "mixed")
 VALUE_PATTERNS = ("text", "json", "binary", "seq", "mixed")
 PRODUCERS = ("plain", "idempotent", "transactional")
 DEFAULT_START_TIME = 1_700_000_000_000   # 2023-11-14T22:13:20Z: fixed, never the wall clock
+MAX_TOPIC_NAME_LENGTH = 249
+# Written into every tree ``generate`` makes: ``force`` replaces only such a tree (or an empty directory).
+GEN_MARKER = (".kdump-gen", b"Written by kdump gen; kdump gen --force may replace this directory.\n")
 
 # Words for UTF-8 values: ASCII, accented Latin, CJK, emoji, so decoders meet multi-byte text.
 _WORDS = ("kafka", "log", "segment", "offset", "café", "naïve", "Zürich", "日本語", "데이터", "παράδειγμα",
           "данные", "🙂", "🚀", "streams", "batch", "record")
+
+
+def topic_name_problem(name: str) -> str | None:
+    """Why Kafka's ``Topic.validate`` rejects ``name`` (its exact words), or None for a legal name.
+
+    A topic name becomes a directory name, so this also keeps ``generate`` inside its output.
+    """
+    if not name:
+        return "the empty string is not allowed"
+    if name in (".", ".."):
+        return f"'{name}' is not allowed"
+    if len(name.encode("utf-16-le", "surrogatepass")) // 2 > MAX_TOPIC_NAME_LENGTH:  # Java String.length
+        return f"the length of '{name}' is longer than the max allowed length {MAX_TOPIC_NAME_LENGTH}"
+    if not all(c.isascii() and (c.isalnum() or c in "._-") for c in name):
+        return f"'{name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +65,9 @@ class TopicSpec:
     live: bool = False        # leave the active segments as a running broker has them (--preallocate)
 
     def __post_init__(self) -> None:
+        problem = topic_name_problem(self.name)
+        if problem is not None:
+            raise UsageError(f"Topic name is invalid: {problem}")
         if self.magic not in (0, 1, 2):
             raise UsageError(f"topic {self.name}: magic must be 0, 1 or 2, not {self.magic}")
         if self.compression is Codec.ZSTD and self.magic < 2:
@@ -246,10 +269,14 @@ class GenResult:
 
 def generate(outdir: str, spec: GenSpec, *, force: bool = False,
              progress: Callable[[int], None] | None = None) -> GenResult:
-    """Write a whole log.dirs tree at ``outdir`` (staged beside it; nothing is left on failure)."""
+    """Write a whole log.dirs tree at ``outdir`` (staged beside it; nothing is left on failure).
+
+    With ``force`` an existing ``outdir`` is replaced if it is empty or an earlier ``generate``
+    output (it holds ``GEN_MARKER``); anything else is refused (kdump.log.atomic.staged_directory).
+    """
     segments = records = total_bytes = 0
     offsets: list[PartitionOffsets] = []
-    with staged_directory(outdir, force=force) as stage:
+    with staged_directory(outdir, force=force, marker=GEN_MARKER) as stage:
         for t_index, topic in enumerate(spec.topics):
             config = spec.log
             if not topic.live and config.preallocate:

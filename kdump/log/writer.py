@@ -9,24 +9,22 @@ the offset and time index with ``SegmentIndexBuilder`` and rolls by Kafka's ``sh
 3. offset index full or time index full;
 4. the incoming last offset does not fit a non-negative int32 relative to the base offset.
 
-Crash safety: a segment's files live under ``<name>.tmp`` until the segment is finished and are
-then renamed; ``staged_directory`` builds a whole output tree beside its destination and renames
-it into place only when everything succeeded, so an interrupted run leaves nothing half-written.
+Crash safety: the active segment's data lives under ``<name>.log.tmp`` until the segment is
+finished; all-or-nothing output comes from writing the partition directories inside
+``kdump.log.atomic.staged_directory``, which renames the whole tree into place only when it is
+complete (what ``kdump gen`` does).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import BinaryIO
 
 from kdump.errors import UsageError
 from kdump.format.batch import Batch, scan_batches
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
+from kdump.log.atomic import write_new_file
 from kdump.log.files import segment_file_name
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES, SegmentIndexBuilder
 
@@ -220,8 +218,8 @@ class PartitionLog:
             time_data = index.time_index_bytes()
         seg.file.close()
         base = seg.log_path[:-len(".log")]
-        write_atomic(base + ".index", offset_data)
-        write_atomic(base + ".timeindex", time_data)
+        write_new_file(base + ".index", offset_data)
+        write_new_file(base + ".timeindex", time_data)
         os.replace(seg.log_path + TMP_SUFFIX, seg.log_path)
         self.finished.append(SegmentSummary(seg.base_offset, seg.size, seg.next_offset,
                                             len(index.offset_entries), len(index.time_entries)))
@@ -237,14 +235,6 @@ def _moved(batch: Batch, delta: int) -> Batch:
     return replace(batch, position=batch.position + delta)
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Write ``path`` under a temporary name and rename it into place (what Kafka's checkpoints do)."""
-    tmp = path + TMP_SUFFIX
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, path)
-
-
 def _remove(path: str) -> None:
     try:
         os.remove(path)
@@ -252,32 +242,4 @@ def _remove(path: str) -> None:
         pass
 
 
-@contextmanager
-def staged_directory(outdir: str, *, force: bool = False) -> Iterator[str]:
-    """Yield a fresh temporary directory beside ``outdir``; on success it becomes ``outdir``.
-
-    ``outdir`` is refused if it exists, unless ``force`` (then it is replaced only after the new
-    tree is complete). On any exception, KeyboardInterrupt included, the temporary tree is removed.
-    """
-    outdir = os.path.abspath(outdir)
-    if os.path.lexists(outdir) and not force:
-        raise UsageError(f"{outdir} already exists (use --force to replace it)")
-    if os.path.exists(outdir) and not os.path.isdir(outdir):
-        raise UsageError(f"{outdir} exists and is not a directory")
-    parent = os.path.dirname(outdir)
-    if not os.path.isdir(parent):
-        raise UsageError(f"parent directory {parent} does not exist")
-    stage = tempfile.mkdtemp(prefix=f".{os.path.basename(outdir)}.", suffix=".kdump-gen", dir=parent)
-    try:
-        yield stage
-        os.chmod(stage, 0o755)  # mkdtemp makes it 0700; a log dir is normally readable
-        if os.path.lexists(outdir):
-            old = tempfile.mkdtemp(prefix=f".{os.path.basename(outdir)}.", suffix=".kdump-old", dir=parent)
-            os.rename(outdir, os.path.join(old, "x"))
-            os.rename(stage, outdir)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(stage, outdir)
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        raise
+__all__ = ["LogConfig", "LogObserver", "PartitionLog", "SegmentSummary"]

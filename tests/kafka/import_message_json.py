@@ -15,7 +15,7 @@ carry them. Output, in kdump/format/messages/json/:
   being ``group``, ``transaction``, ``share`` (coordinator records), ``metadata`` (KRaft), ``remote-log``
   and ``clients`` (control records, consumer protocol). This is what the loader reads; a name missing
   from a release is a schema that release does not have;
-* ``SOURCES.md``: for each release, the jars (with SHA-1) and the Kafka commit id they were built from.
+* ``README.md``: for each release, the jars (with SHA-1) and the Kafka commit id they were built from.
 
 Jars are cached outside the repository ($KDUMP_KAFKA_CACHE, default ~/.cache/kdump-kafka) and never
 committed.
@@ -153,14 +153,14 @@ def build() -> dict[Path, bytes]:
     lines += ["", "Paths inside the jars: `common/message/*.json` (clients, core, group-, transaction- and "
               "share-coordinator), `common/metadata/*.json` (metadata, records of type `metadata` only), "
               "`message/Remote*.json` (storage). Each file keeps its Apache licence header.", ""]
-    files[OUT / "SOURCES.md"] = "\n".join(lines).encode()
+    files[OUT / "README.md"] = "\n".join(lines).encode()
     files[OUT / "index.json"] = (json.dumps(index, indent=1, sort_keys=True) + "\n").encode()
     return files
 
 
 def main() -> int:
     files = build()
-    existing = {p for p in OUT.rglob("*") if p.is_file() and p.suffix in (".json", ".md") and p.name != "README.md"}
+    existing = {p for p in OUT.rglob("*") if p.is_file() and p.suffix in (".json", ".md")}
     if "--check" in sys.argv:
         stale = sorted(str(p) for p in existing ^ set(files)) + sorted(
             str(p) for p, data in files.items() if p.exists() and p.read_bytes() != data)

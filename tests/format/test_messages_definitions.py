@@ -83,7 +83,8 @@ def test_parse_follows_kafka_field_rules() -> None:
         { "name": "Minus", "type": "int64", "versions": "1+", "default": "-1", "ignorable": true },
         { "name": "Flag", "type": "bool", "versions": "0+", "default": "true" },
         { "name": "Voters", "type": "[]Voter", "versions": "0+" },
-        { "name": "Tagged", "type": "int16", "taggedVersions": "1+", "tag": 0, "default": -1 }
+        { "name": "Tagged", "type": "int16", "taggedVersions": "1+", "tag": 0, "default": -1 },
+        { "name": "Quoted", "type": "[]uuid", "versions": "2+", "taggedVersions": "2+", "tag": "2" }
       ],
       "commonStructs": [
         { "name": "Voter", "versions": "0+", "fields": [ { "name": "VoterId", "type": "int32", "versions": "0+" } ] }
@@ -91,9 +92,11 @@ def test_parse_follows_kafka_field_rules() -> None:
     }""")
     assert (schema.name, schema.api_key, str(schema.valid_versions), str(schema.flexible_versions)) == (
         "ExampleRecord", 7, "0-2", "1+")
-    ints, hex_, minus, flag, voters, tagged = schema.fields
+    ints, hex_, minus, flag, voters, tagged, quoted = schema.fields
     assert ints.default is NULL and ints.nullable_in(2) and not ints.nullable_in(1)
     assert (hex_.default, minus.default, minus.ignorable, flag.default) == (0x7FFFFFFF, -1, True, True)
     assert (voters.type, voters.struct_name, _names(voters.fields)) == ("[]struct", "Voter", ["VoterId"])
     # A field given only taggedVersions exists in exactly those versions (Kafka's FieldSpec).
     assert (str(tagged.versions), tagged.tag, tagged.tagged_in(1), tagged.default) == ("1+", 0, True, -1)
+    # Jackson reads a quoted number as the number: BrokerRegistrationChangeRecord 3.7-4.0 wrote "tag": "2".
+    assert quoted.tag == 2 and quoted.tagged_in(2)

@@ -323,6 +323,14 @@ def test_metadata_versions_of_3x_releases() -> None:
         None, "Error at 0, skipping. org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id 17")
 
 
+def test_metadata_tag_written_as_a_string() -> None:
+    # BrokerRegistrationChangeRecord's LogDirs had "tag": "2" (a JSON string) in 3.7-4.0; Kafka reads it as 2.
+    dirs = ["AAAAAAAAAAAAAAAAAAAAAQ", TOPIC_ID]
+    change = metadata_record(tables.metadata((3, 7))[17], 2, {"brokerId": 1, "logDirs": dirs})
+    assert ('"logDirs":["AAAAAAAAAAAAAAAAAAAAAQ","Uj5wn_FqTXirEASvVZRY1w"]'
+            in ClusterMetadataDecoder((3, 7)).decode(0, None, change)[1])
+
+
 def test_transaction_log_value_versions_of_3x_releases() -> None:
     # TransactionLogValue is "0" up to 3.4 and "0-1" (flexible) from 3.5 (the apache/kafka JSON at those tags).
     key = coordinator_key(TXN_KEY, 0, {"transactionalId": "txnId"})

@@ -64,7 +64,7 @@ def parse(text: str) -> MessageSchema:
     common = {s["name"]: s for s in spec.get("commonStructs", ())}
     return MessageSchema(
         name=spec["name"],
-        api_key=spec.get("apiKey"),
+        api_key=_int(spec.get("apiKey")),
         valid_versions=Versions.parse(spec["validVersions"]),
         flexible_versions=Versions.parse(spec.get("flexibleVersions", "none")),
         fields=tuple(_field(f, common) for f in spec["fields"]),
@@ -87,13 +87,18 @@ def _field(spec: dict[str, Any], common: dict[str, dict[str, Any]]) -> Field:
         # Kafka's FieldSpec: a field given only taggedVersions exists in exactly those versions.
         versions=Versions.parse(spec.get("versions", spec.get("taggedVersions"))),
         nullable_versions=Versions.parse(spec.get("nullableVersions")),
-        tag=spec.get("tag"),
+        tag=_int(spec.get("tag")),
         tagged_versions=Versions.parse(spec.get("taggedVersions")),
         default=_default(spec.get("default"), kind),
         fields=children,
         ignorable=bool(spec.get("ignorable", False)),
         struct_name=struct_name,
     )
+
+
+def _int(value: Any) -> int | None:
+    """A number Kafka's JSON may write as a string (``"tag": "2"`` in BrokerRegistrationChangeRecord 3.7-4.0)."""
+    return None if value is None else int(value)
 
 
 def _default(value: Any, kind: str) -> Any:

@@ -102,14 +102,14 @@ def registry(artifact: str, name: str) -> str:
             "kafka-share-coordinator": "share"}.get(artifact, "group")
 
 
-def read_release(release: str) -> tuple[dict[str, tuple[str, bytes]], list[tuple[str, str]], str]:
+def read_release(release: str) -> tuple[dict[str, tuple[str, bytes]], list[tuple[str, str, str]], str]:
     jars = fetch(release)
     found: dict[str, tuple[str, bytes]] = {}
-    sources: list[tuple[str, str]] = []
+    sources: list[tuple[str, str, str]] = []
     commit = ""
     for artifact in artifacts(release):
         jar = jars / f"{artifact}-{release}.jar"
-        sources.append((jar.name, hashlib.sha1(jar.read_bytes()).hexdigest()))
+        held: set[str] = set()
         with zipfile.ZipFile(jar) as zf:
             for path in sorted(zf.namelist()):
                 if artifact == "kafka-clients" and path == "kafka/kafka-version.properties":
@@ -122,6 +122,8 @@ def read_release(release: str) -> tuple[dict[str, tuple[str, bytes]], list[tuple
                 if artifact == "kafka-metadata" and json.loads(strip_comments(raw.decode())).get("type") != "metadata":
                     continue
                 found[name] = (registry(artifact, name), raw)
+                held.add(registry(artifact, name))
+        sources.append((jar.name, hashlib.sha1(jar.read_bytes()).hexdigest(), ", ".join(sorted(held)) or "-"))
     return found, sources, commit
 
 
@@ -134,12 +136,13 @@ def build() -> dict[Path, bytes]:
              "(group `org.apache.kafka`). Each folder holds the files that are new or changed (byte for byte) at "
              "that release; `index.json` lists, per release, the folder holding each "
              "schema of that release. The commit is the `commitId` in the release's "
-             "`kafka-clients` jar (`kafka/kafka-version.properties`), i.e. the commit tagged as the release.", "",
-             "| Release | Commit | Jar | SHA-1 |", "|---|---|---|---|"]
+             "`kafka-clients` jar (`kafka/kafka-version.properties`), i.e. the commit of the release tag in "
+             "github.com/apache/kafka.", "",
+             "| Release | Commit | Jar | SHA-1 | Registries taken from it |", "|---|---|---|---|---|"]
     for release in RELEASES:
         found, sources, commit = read_release(release)
-        for jar, sha in sources:
-            lines.append(f"| {release} | `{commit}` | {jar} | `{sha}` |")
+        for jar, sha, held in sources:
+            lines.append(f"| {release} | `{commit}` | {jar} | `{sha}` | {held} |")
         index[release] = {}
         for name in sorted(found):
             kind, raw = found[name]

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from kdump.format.messages import definitions, tables
+from kdump.format.messages import definitions
 from kdump.format.messages.protocol import Reader, read_message
 from kdump.format.messages.schema import Field, MessageSchema
 from kdump.render.dialect import LATEST_RELEASE, dialect_of
@@ -119,7 +119,7 @@ def oracle(request: pytest.FixtureRequest) -> tuple[tuple[int, int], dict[str, s
         for schema in definitions.registry(kind, release).values():
             lines += [_line(package, schema, v) for v in range(schema.valid_versions.lo, schema.valid_versions.hi + 1)]
         if kind in DECODERS:
-            for record_type, (key, _) in tables._coordinator(kind, release).items():
+            for record_type, (key, _) in DECODERS[kind](release).registry.items():
                 lines.append(_line(package, key, _key_version(key, record_type)))
     lines = list(dict.fromkeys(lines))
     answers = subprocess.run(["java", "-cp", f"{lib}/*", str(HERE / "SerdeOracle.java")],

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from kdump.format.messages.schema import NULL, PRIMITIVES, Field, MessageSchema, Versions
@@ -18,8 +18,11 @@ Release = tuple[int, int]
 _INT_TYPES = frozenset({"int8", "int16", "int32", "int64", "uint16", "uint32"})
 
 
+_FOLDER = Path(__file__).with_name("json")
+
+
 def _read_text(*parts: str) -> str:
-    return resources.files("kdump.format.messages").joinpath("json", *parts).read_text(encoding="utf-8")
+    return _FOLDER.joinpath(*parts).read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=1)
@@ -103,7 +106,7 @@ def _int(value: Any) -> int | None:
 
 def _default(value: Any, kind: str) -> Any:
     """A schema ``default`` as the value it stands for (None: the type's natural default)."""
-    if value is None or isinstance(value, (bool, int, float)) and not isinstance(value, str):
+    if not isinstance(value, str):  # absent, or written as a JSON number / boolean
         return value
     text = str(value).strip()
     if text == "null":

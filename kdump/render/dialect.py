@@ -159,6 +159,12 @@ class Dialect:
         return self.major_minor >= (4, 4)
 
     @property
+    def share_state_release(self) -> tuple[int, int]:
+        """The release whose __share_group_state records are read: the decoder only exists from 4.0, so
+        older dialects read 4.0's (rather than knowing no record type at all)."""
+        return max(self.major_minor, (4, 0))
+
+    @property
     def share_state_envelope(self) -> str:
         """4.0 labelled a share-group state value's version ``type``; 4.1+ ``version``."""
         return "type" if self.major_minor < (4, 1) else "version"

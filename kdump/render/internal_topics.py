@@ -255,7 +255,7 @@ class ShareGroupStateDecoder(CoordinatorDecoder):
 
     @staticmethod
     def registry_for(dialect: Dialect) -> dict[int, tables.KeyValue]:
-        return tables.share_state(dialect.major_minor)
+        return tables.share_state(dialect.share_state_release)
 
     def value_envelope(self) -> str:
         return self.dialect.share_state_envelope

@@ -170,6 +170,12 @@ class Dialect:
         return "type" if self.major_minor < (4, 1) else "version"
 
     @property
+    def remote_log_release(self) -> tuple[int, int]:
+        """The release whose __remote_log_metadata records are read: the decoder only exists from 3.9
+        (KAFKA-16228), so older dialects read 3.9's."""
+        return max(self.major_minor, (3, 9))
+
+    @property
     def remote_log_txn_idx_empty(self) -> bool:
         """4.0+ (KIP-1058) remote segment metadata end their ``toString()`` with ``txnIdxEmpty``."""
         return self.major_minor >= (4, 0)

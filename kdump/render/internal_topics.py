@@ -329,7 +329,7 @@ class RemoteLogMetadataDecoder:
 
     def __init__(self, kafka_version: Release = LATEST_RELEASE) -> None:
         self.dialect = dialect_of(kafka_version)
-        self.registry = tables.remote_log(kafka_version)
+        self.registry = tables.remote_log(self.dialect.remote_log_release)
 
     def decode(self, offset: int, key: bytes | None, value: bytes | None) -> Decoded:
         try:

@@ -290,6 +290,10 @@ def test_remote_log_metadata_to_string_forms() -> None:
     # Before 4.0 (KIP-1058) the segment metadata had no transaction-index flag.
     assert RemoteLogMetadataDecoder((3, 9)).decode(2, None, segment)[1].endswith(
         "customMetadata=Optional.empty, state=COPY_SEGMENT_STARTED}")
+    # The decoder is new in 3.9 (KAFKA-16228): older dialects read 3.9's records.
+    assert RemoteLogMetadataDecoder((2, 8)).decode(0, None, delete) == d.decode(0, None, delete)
+    assert RemoteLogMetadataDecoder((3, 0)).decode(2, None, segment) == RemoteLogMetadataDecoder((3, 9)).decode(
+        2, None, segment)
 
 
 def test_remote_log_metadata_corruption() -> None:

@@ -118,13 +118,14 @@ def oracle(request: pytest.FixtureRequest) -> tuple[tuple[int, int], dict[str, s
     for kind, package in PACKAGES.items():
         for schema in definitions.registry(kind, release).values():
             lines += [_line(package, schema, v) for v in range(schema.valid_versions.lo, schema.valid_versions.hi + 1)]
-        if kind in DECODERS:
+        if kind in DECODERS and definitions.registry(kind, release):
             for record_type, (key, _) in DECODERS[kind](release).registry.items():
                 lines.append(_line(package, key, _key_version(key, record_type)))
     lines = list(dict.fromkeys(lines))
-    answers = subprocess.run(["java", "-cp", f"{lib}/*", str(HERE / "SerdeOracle.java")],
-                             input="\n".join(lines) + "\n", capture_output=True, text=True, check=True,
-                             timeout=600).stdout.splitlines()
+    run = subprocess.run(["java", "-cp", f"{lib}/*", str(HERE / "SerdeOracle.java")],
+                         input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    answers = run.stdout.splitlines()
     assert len(answers) == len(lines)
     return release, dict(zip(lines, answers))
 
@@ -158,6 +159,8 @@ def test_coordinator_decoders_print_kafka_json(oracle: tuple[tuple[int, int], di
         decoder = decoder_class(release)
         if kind == "transaction" and not dialect_of(release).transaction_log_json:
             continue  # that release prints transaction records as strings, not as Kafka's JSON
+        if not definitions.registry(kind, release):
+            continue  # that release has no such records (3.9: share groups); kdump reads a newer one's
         envelope = decoder.value_envelope()
         package = PACKAGES[kind]
         for record_type, (key, value) in decoder.registry.items():

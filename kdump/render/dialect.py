@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 from kdump.errors import UsageError
 
-DEFAULT_KAFKA_VERSION = "4.3"
+# The newest Kafka release kdump imitates, and so the default of --kafka-version.
+LATEST_RELEASE = (4, 3)
+DEFAULT_KAFKA_VERSION = f"{LATEST_RELEASE[0]}.{LATEST_RELEASE[1]}"
 OLDEST_SUPPORTED = (2, 2)
 
 
@@ -118,6 +120,75 @@ class Dialect:
     def snapshot_optional_long(self) -> bool:
         """3.5+ print currentTxnFirstOffset as OptionalLong[...]; older as Scala Some(...)/None."""
         return self.major_minor >= (3, 5)
+
+    # -- internal-topic decoders (--offsets-decoder, --transaction-log-decoder, …) -------------------------
+
+    @property
+    def offsets_json(self) -> bool:
+        """3.8+ print __consumer_offsets records as JSON; older ones GroupMetadataManager's
+        ``offset_commit::…`` / ``group_metadata::…`` strings."""
+        return self.major_minor >= (3, 8)
+
+    @property
+    def group_record_types(self) -> range | None:
+        """Record types the offsets decoder knows when fewer than the release's message JSON defines
+        (None: all of them). Up to 3.7 only 0-2 had a formatter; the 3.8-3.9 serde's hand-written
+        switch knew 0-8 (3.9 already shipped unused share-group JSON); from 4.0 they agree."""
+        if self.major_minor < (3, 8):
+            return range(3)
+        return range(9) if self.major_minor < (4, 0) else None
+
+    @property
+    def rejects_unknown_record_version(self) -> bool:
+        """4.0+ (KAFKA-18672): a coordinator value version outside its valid versions is an error."""
+        return self.major_minor >= (4, 0)
+
+    @property
+    def generic_missing_key_text(self) -> bool:
+        """4.1+ name "the specified decoder" for a coordinator record without a key, older ones the topic's."""
+        return self.major_minor >= (4, 1)
+
+    @property
+    def transaction_log_json(self) -> bool:
+        """4.1+ print __transaction_state as JSON (KAFKA-18207 missed the 4.0 branch)."""
+        return self.major_minor >= (4, 1)
+
+    @property
+    def transaction_status_names(self) -> bool:
+        """4.4+ (KAFKA-20712) print the JSON ``transactionStatus`` as the state's name."""
+        return self.major_minor >= (4, 4)
+
+    @property
+    def share_state_release(self) -> tuple[int, int]:
+        """The release whose __share_group_state records are read: the decoder only exists from 4.0, so
+        older dialects read 4.0's (rather than knowing no record type at all)."""
+        return max(self.major_minor, (4, 0))
+
+    @property
+    def share_state_envelope(self) -> str:
+        """4.0 labelled a share-group state value's version ``type``; 4.1+ ``version``."""
+        return "type" if self.major_minor < (4, 1) else "version"
+
+    @property
+    def remote_log_release(self) -> tuple[int, int]:
+        """The release whose __remote_log_metadata records are read: the decoder only exists from 3.9
+        (KAFKA-16228), so older dialects read 3.9's."""
+        return max(self.major_minor, (3, 9))
+
+    @property
+    def remote_log_txn_idx_empty(self) -> bool:
+        """4.0+ (KIP-1058) remote segment metadata end their ``toString()`` with ``txnIdxEmpty``."""
+        return self.major_minor >= (4, 0)
+
+    def control_record_json(self, type_id: int) -> bool:
+        """Whether the tool prints KRaft control record ``type_id`` (2-6) as JSON rather than its type name."""
+        return {2: self.leader_change_json, 3: self.snapshot_control_json, 4: self.snapshot_control_json,
+                5: self.kraft_control_json, 6: self.kraft_control_json}.get(type_id, False)
+
+
+def dialect_of(release: tuple[int, int]) -> Dialect:
+    """The dialect of a ``(major, minor)`` release."""
+    return Dialect((release[0], release[1], 0))
 
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")

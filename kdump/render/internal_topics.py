@@ -2,14 +2,8 @@
 
 Each decoder's ``decode(offset, key, value)`` returns ``(key_text, payload_text)``: the text after
 ``key: `` and after ``payload: ``, or ``None`` to leave that part out. ``kafka_version`` picks the
-dialect of the Kafka release being imitated (see the spec, §2.8):
-
-* offsets: ≤ 3.7 the ``offset_commit::…`` strings, 3.8+ the JSON envelope;
-* transaction log: ≤ 4.0 ``transaction_metadata::…`` strings, 4.1+ JSON, state names from 4.4;
-* missing coordinator key: "using offset topic decoder" ≤ 4.0, "using the specified decoder" 4.1+.
-
-The spec (§2.8) puts the last two boundaries at 4.0 and 4.3; DumpLogSegments.scala at the 4.0.0,
-4.1.0 and 4.2.0-rc1 tags says otherwise (docs/dialects-research.md, "Internal-topic decoders").
+Kafka release being imitated: its message definitions (``tables``) and its texts (the ``Dialect``
+properties of the internal-topic block, which say where each boundary lies).
 
 A record without a key raises ``InvalidRecordError`` (Kafka's tool dies there); every other problem
 becomes a "…, skipping." text, as in Kafka.
@@ -24,10 +18,11 @@ from kdump.errors import FormatError, InvalidRecordError
 from kdump.format.messages import tables
 from kdump.format.messages.protocol import MessageData, Reader, read_message
 from kdump.format.messages.schema import MessageSchema
+from kdump.render.dialect import LATEST_RELEASE, Dialect, dialect_of
 from kdump.render.kafka_json import Tree, dumps, quote, to_tree
 
 Decoded = tuple[str | None, str | None]
-DEFAULT_VERSION = (4, 3)
+Release = tuple[int, int]
 
 CONTROL_NAMES = {0: "ABORT", 1: "COMMIT", 2: "LEADER_CHANGE", 3: "SNAPSHOT_HEADER", 4: "SNAPSHOT_FOOTER",
                  5: "KRAFT_VERSION", 6: "KRAFT_VOTERS"}
@@ -64,17 +59,17 @@ class CoordinatorDecoder:
 
     legacy_missing_key = "offset topic decoder"
 
-    def __init__(self, kafka_version: tuple[int, int] = DEFAULT_VERSION) -> None:
-        self.kafka_version = kafka_version
-        self.registry = self.registry_for(kafka_version)
+    def __init__(self, kafka_version: Release = LATEST_RELEASE) -> None:
+        self.dialect = dialect_of(kafka_version)
+        self.registry = self.registry_for(self.dialect)
 
     @staticmethod
-    def registry_for(kafka_version: tuple[int, int]) -> dict[int, tables.KeyValue]:
+    def registry_for(dialect: Dialect) -> dict[int, tables.KeyValue]:
         """Record type → key / value schemas as that Kafka release's serde knows them."""
         raise NotImplementedError
 
     def missing_key(self, offset: int) -> InvalidRecordError:
-        how = "the specified decoder" if self.kafka_version >= (4, 1) else f"{self.legacy_missing_key}"
+        how = "the specified decoder" if self.dialect.generic_missing_key_text else self.legacy_missing_key
         return InvalidRecordError(f"Failed to decode message at offset {offset} using {how} "
                                   "(message had a missing key)")
 
@@ -91,8 +86,8 @@ class CoordinatorDecoder:
         if value_part is None:
             return key_text, "<DELETE>"
         value_version, value_data = value_part
-        envelope = "type" if self.value_envelope_is_type() else "version"
-        return key_text, dumps({envelope: str(value_version), "data": self.value_tree(record_type, value_data)})
+        return key_text, dumps({self.value_envelope(): str(value_version),
+                                "data": self.value_tree(record_type, value_data)})
 
     def deserialize(self, key: bytes, value: bytes | None) -> tuple[int, MessageData, tuple[int, MessageData] | None]:
         record_type, key_reader = _read_short(key, "key")
@@ -103,13 +98,13 @@ class CoordinatorDecoder:
         if value is None:
             return record_type, key_data, None
         value_version, value_reader = _read_short(value, "value")
-        if self.kafka_version >= (4, 0) and value_version not in value_schema.valid_versions:
+        if self.dialect.rejects_unknown_record_version and value_version not in value_schema.valid_versions:
             # CoordinatorRecordSerde's UnknownRecordVersionException (KAFKA-18672, 4.0+).
             raise FormatError(f"Found an unknown record version {value_version} for {record_type} type")
         return record_type, key_data, (value_version, _read_part(value_schema, value_reader, value_version, "value"))
 
-    def value_envelope_is_type(self) -> bool:
-        return False
+    def value_envelope(self) -> str:
+        return "version"
 
     def value_tree(self, record_type: int, data: MessageData) -> Tree:
         return to_tree(data)
@@ -123,20 +118,21 @@ class OffsetsDecoder(CoordinatorDecoder):
     """``--offsets-decoder``: ``__consumer_offsets`` (group coordinator) records."""
 
     @staticmethod
-    def registry_for(kafka_version: tuple[int, int]) -> dict[int, tables.KeyValue]:
-        return tables.group_coordinator(kafka_version)
+    def registry_for(dialect: Dialect) -> dict[int, tables.KeyValue]:
+        return tables.group_coordinator(dialect.major_minor, dialect.group_record_types)
 
     def decode(self, offset: int, key: bytes | None, value: bytes | None) -> Decoded:
-        if self.kafka_version <= (3, 7):
-            return _legacy_offsets(offset, key, value, self.registry)
+        if not self.dialect.offsets_json:
+            return _legacy_offsets(offset, key, value, self.registry, self.dialect)
         return super().decode(offset, key, value)
 
     def value_tree(self, record_type: int, data: MessageData) -> Tree:
         tree = to_tree(data)
         if record_type == 2 and tree.get("protocolType") == "consumer" and isinstance(tree.get("members"), list):
+            subscription, assignment = tables.consumer_protocol(self.dialect.major_minor)
             for member_node, member in zip(tree["members"], data["members"]):
-                _expand(member_node, "subscription", member["subscription"], tables.CONSUMER_PROTOCOL_SUBSCRIPTION)
-                _expand(member_node, "assignment", member["assignment"], tables.CONSUMER_PROTOCOL_ASSIGNMENT)
+                _expand(member_node, "subscription", member["subscription"], subscription)
+                _expand(member_node, "assignment", member["assignment"], assignment)
         return tree
 
 
@@ -152,12 +148,12 @@ def _expand(node: dict[str, Tree], name: str, raw: bytes | None, schema: Message
 
 
 def _legacy_offsets(offset: int, key: bytes | None, value: bytes | None,
-                    registry: dict[int, tables.KeyValue]) -> Decoded:
-    """Kafka ≤ 3.7 (GroupMetadataManager.formatRecordKeyAndValue)."""
+                    registry: dict[int, tables.KeyValue], dialect: Dialect) -> Decoded:
+    """Kafka ≤ 3.7 (GroupMetadataManager.formatRecordKeyAndValue); ``registry`` holds types 0-2."""
     if key is None:
         raise InvalidRecordError("Failed to decode message using offset topic decoder (message had a missing key)")
     record_type, reader = _read_short(key, "key")
-    if record_type in (0, 1, 2):
+    if record_type in registry:
         key_schema, value_schema = registry[record_type]
         k = read_message(key_schema, reader, tables.key_version(key_schema, record_type))
         if record_type == 2:
@@ -169,7 +165,7 @@ def _legacy_offsets(offset: int, key: bytes | None, value: bytes | None,
         version, vr = _read_short(value, "value")
         v = read_message(value_schema, vr, version)
         if record_type == 2:
-            return key_text, _legacy_group_text(v)
+            return key_text, _legacy_group_text(v, tables.consumer_protocol(dialect.major_minor)[1])
         meta = v["metadata"]
         return key_text, f"offset={v['offset']}" + (f",metadata={meta}" if meta else "")
     return f"unknown::version={record_type}", None
@@ -179,13 +175,13 @@ def _hex(raw: bytes) -> str:
     return format(int.from_bytes(raw, "big"), "X") if raw else ""
 
 
-def _legacy_group_text(group: MessageData) -> str:
+def _legacy_group_text(group: MessageData, assignment_schema: MessageSchema) -> str:
     protocol_type = group["protocolType"] or ""
     parts = []
     for member in group["members"]:
         if protocol_type == "consumer":
             version, reader = _read_short(member["assignment"], "assignment")
-            a = read_message(tables.CONSUMER_PROTOCOL_ASSIGNMENT, reader, version)
+            a = read_message(assignment_schema, reader, version)
             partitions = ", ".join(f"{tp['topic']}-{p}" for tp in a["assignedPartitions"] for p in tp["partitions"])
             user = _hex(a["userData"] or b"")
             parts.append(f"{member['memberId']}=[{partitions}]" + (f":{user}" if user else ""))
@@ -201,25 +197,25 @@ class TransactionLogDecoder(CoordinatorDecoder):
     """``--transaction-log-decoder``: ``__transaction_state`` records."""
 
     @staticmethod
-    def registry_for(kafka_version: tuple[int, int]) -> dict[int, tables.KeyValue]:
-        return tables.TRANSACTION_LOG
+    def registry_for(dialect: Dialect) -> dict[int, tables.KeyValue]:
+        return tables.transaction_log(dialect.major_minor)
 
     def decode(self, offset: int, key: bytes | None, value: bytes | None) -> Decoded:
-        if self.kafka_version < (4, 1):  # KAFKA-18207 (JSON) missed the 4.0 branch
-            return _legacy_transaction(offset, key, value)
+        if not self.dialect.transaction_log_json:
+            return _legacy_transaction(offset, key, value, self.registry[0])
         return super().decode(offset, key, value)
 
     def value_tree(self, record_type: int, data: MessageData) -> Tree:
         tree = to_tree(data)
         status = tree.get("transactionStatus")
-        if self.kafka_version >= (4, 4) and isinstance(status, int):
+        if self.dialect.transaction_status_names and isinstance(status, int):
             # KAFKA-20712: the state's name, or the id as a JSON string when it has none.
             tree["transactionStatus"] = TRANSACTION_STATES[status] if 0 <= status < len(TRANSACTION_STATES) \
                 else str(status)
         return tree
 
 
-def _legacy_transaction(offset: int, key: bytes | None, value: bytes | None) -> Decoded:
+def _legacy_transaction(offset: int, key: bytes | None, value: bytes | None, schemas: tables.KeyValue) -> Decoded:
     """Kafka ≤ 4.0 (TransactionLog.formatRecordKeyAndValue)."""
     if key is None:
         # Kafka ≤ 4.0 dies with a NullPointerException here; kdump names the cause instead.
@@ -228,14 +224,15 @@ def _legacy_transaction(offset: int, key: bytes | None, value: bytes | None) -> 
     key_version, reader = _read_short(key, "key")
     if key_version != 0:
         return f"unknown::version={key_version}", None
-    txn_id = read_message(tables.TRANSACTION_LOG[0][0], reader, 0)["transactionalId"]
+    key_schema, value_schema = schemas
+    txn_id = read_message(key_schema, reader, 0)["transactionalId"]
     key_text = f"transaction_metadata::transactionalId={txn_id}"
     if value is None:
         return key_text, "<DELETE>"
     version, vr = _read_short(value, "value")
-    if version not in tables.TRANSACTION_LOG[0][1].valid_versions:
+    if version not in value_schema.valid_versions:
         raise InvalidRecordError(f"Unknown version {version} from the transaction log message value")
-    v = read_message(tables.TRANSACTION_LOG[0][1], vr, version)
+    v = read_message(value_schema, vr, version)
     status = v["TransactionStatus"]
     state = TRANSACTION_STATES[status] if 0 <= status < len(TRANSACTION_STATES) else str(status)
     partitions: list[str] = []
@@ -257,14 +254,14 @@ class ShareGroupStateDecoder(CoordinatorDecoder):
     legacy_missing_key = "offset topic decoder"
 
     @staticmethod
-    def registry_for(kafka_version: tuple[int, int]) -> dict[int, tables.KeyValue]:
-        return tables.share_state(kafka_version)
+    def registry_for(dialect: Dialect) -> dict[int, tables.KeyValue]:
+        return tables.share_state(dialect.share_state_release)
 
-    def value_envelope_is_type(self) -> bool:
-        return self.kafka_version < (4, 1)  # 4.0 labelled the value's version "type"
+    def value_envelope(self) -> str:
+        return self.dialect.share_state_envelope
 
     def missing_key(self, offset: int) -> InvalidRecordError:
-        if self.kafka_version < (4, 1):
+        if not self.dialect.generic_missing_key_text:
             return InvalidRecordError(f"Failed to decode message at offset {offset} using share group state "
                                       "topic decoder (message had a missing key)")
         return super().missing_key(offset)
@@ -313,14 +310,14 @@ def _framed_short(reader: Reader, entity: str) -> int:
 class ClusterMetadataDecoder:
     """``--cluster-metadata-decoder``: ``{"type":"TOPIC_RECORD","version":0,"data":{…}}``; no key."""
 
-    def __init__(self, kafka_version: tuple[int, int] = DEFAULT_VERSION) -> None:
-        self.kafka_version = kafka_version
+    def __init__(self, kafka_version: Release = LATEST_RELEASE) -> None:
+        self.registry = tables.metadata(kafka_version)
 
     def decode(self, offset: int, key: bytes | None, value: bytes | None) -> Decoded:
         try:
             if value is None:
                 raise FormatError("null")
-            schema, version, data = read_framed(value, tables.metadata(self.kafka_version))
+            schema, version, data = read_framed(value, self.registry)
             text = dumps({"type": schema.type_name, "version": version, "data": to_tree(data)})
         except _UNDECODABLE as exc:
             text = f"Error at {offset}, skipping. {_message(exc)}"
@@ -330,15 +327,16 @@ class ClusterMetadataDecoder:
 class RemoteLogMetadataDecoder:
     """``--remote-log-metadata-decoder``: the Java ``toString()`` of each remote-log metadata object."""
 
-    def __init__(self, kafka_version: tuple[int, int] = DEFAULT_VERSION) -> None:
-        self.kafka_version = kafka_version
+    def __init__(self, kafka_version: Release = LATEST_RELEASE) -> None:
+        self.dialect = dialect_of(kafka_version)
+        self.registry = tables.remote_log(self.dialect.remote_log_release)
 
     def decode(self, offset: int, key: bytes | None, value: bytes | None) -> Decoded:
         try:
             if value is None:
                 raise FormatError("null")
-            schema, _, data = read_framed(value, tables.REMOTE_LOG)
-            text = remote_log_text(schema.api_key or 0, data, self.kafka_version)
+            schema, _, data = read_framed(value, self.registry)
+            text = remote_log_text(schema.api_key or 0, data, self.dialect)
         except _UNDECODABLE as exc:
             text = f"Error at offset {offset}, skipping. {_message(exc)}"
         return None, text
@@ -369,12 +367,11 @@ def _epochs(entries: list[MessageData]) -> str:
     return "{" + ", ".join(f"{k}={epochs[k]}" for k in sorted(epochs)) + "}"
 
 
-def _txn_idx_empty(d: MessageData, kafka_version: tuple[int, int]) -> str:
-    """4.0+ segment metadata (KIP-1058) end their ``toString()`` with the TxnIndexEmpty flag."""
-    return f", txnIdxEmpty={'true' if d['TxnIndexEmpty'] else 'false'}" if kafka_version >= (4, 0) else ""
+def _txn_idx_empty(d: MessageData, dialect: Dialect) -> str:
+    return f", txnIdxEmpty={'true' if d['TxnIndexEmpty'] else 'false'}" if dialect.remote_log_txn_idx_empty else ""
 
 
-def remote_log_text(api_key: int, d: MessageData, kafka_version: tuple[int, int] = DEFAULT_VERSION) -> str:
+def remote_log_text(api_key: int, d: MessageData, dialect: Dialect) -> str:
     """The ``toString()`` of the object RemoteLogMetadataSerde builds from record ``d``."""
     if api_key == 0:
         return (f"RemoteLogSegmentMetadata{{remoteLogSegmentId={_segment_id(d['RemoteLogSegmentId'])}, "
@@ -382,7 +379,7 @@ def remote_log_text(api_key: int, d: MessageData, kafka_version: tuple[int, int]
                 f"maxTimestampMs={d['MaxTimestampMs']}, eventTimestampMs={d['EventTimestampMs']}, "
                 f"segmentLeaderEpochs={_epochs(d['SegmentLeaderEpochs'])}, "
                 f"segmentSizeInBytes={d['SegmentSizeInBytes']}, customMetadata={_custom(d['CustomMetadata'])}, "
-                f"state={_state(SEGMENT_STATES, d['RemoteLogSegmentState'])}{_txn_idx_empty(d, kafka_version)}}}")
+                f"state={_state(SEGMENT_STATES, d['RemoteLogSegmentState'])}{_txn_idx_empty(d, dialect)}}}")
     if api_key == 1:
         return (f"RemoteLogSegmentMetadataUpdate{{remoteLogSegmentId={_segment_id(d['RemoteLogSegmentId'])}, "
                 f"customMetadata={_custom(d['CustomMetadata'])}, "
@@ -396,7 +393,7 @@ def remote_log_text(api_key: int, d: MessageData, kafka_version: tuple[int, int]
             f"endOffset={d['EndOffset']}, maxTimestampMs={d['MaxTimestampMs']}, "
             f"segmentLeaderEpochs={_epochs(d['SegmentLeaderEpochs'])}, "
             f"segmentSizeInBytes={d['SegmentSizeInBytes']}, customMetadata={_custom(d['CustomMetadata'])}, "
-            f"state={_state(SEGMENT_STATES, d['RemoteLogSegmentState'])}{_txn_idx_empty(d, kafka_version)}}}")
+            f"state={_state(SEGMENT_STATES, d['RemoteLogSegmentState'])}{_txn_idx_empty(d, dialect)}}}")
 
 
 # -- KRaft control records ------------------------------------------------------------------------------
@@ -405,19 +402,18 @@ _CONTROL_LABELS = {3: " SnapshotHeader ", 4: " SnapshotFooter ", 5: " KRaftVersi
                    2: " LeaderChange: "}
 
 
-def control_record_text(control_type: int, value: bytes, kafka_version: tuple[int, int] = DEFAULT_VERSION) -> str:
+def control_record_text(control_type: int, value: bytes, kafka_version: Release = LATEST_RELEASE) -> str:
     """What follows the record metadata for a KRaft control record (types 2-6).
 
     The value is read at version 0 (ControlRecordUtils) and printed with the record's own
-    ``Version`` field as the JSON version, as the dump tool does. LEADER_CHANGE is JSON from 4.1;
-    SNAPSHOT_* from 3.3 and KRAFT_* from 3.8; older releases print ``controlType: NAME(id)``.
+    ``Version`` field as the JSON version, as the dump tool does. Before a type got its JSON printer
+    (``Dialect.control_record_json``) the release printed ``controlType: NAME(id)``.
     """
-    introduced = {2: (4, 1), 3: (3, 3), 4: (3, 3), 5: (3, 8), 6: (3, 8)}
-    if control_type not in introduced or kafka_version < introduced[control_type]:
+    if not dialect_of(kafka_version).control_record_json(control_type):
         # Before a type got its printer it fell through to the enum name (KRAFT_* were not in the enum).
         name = CONTROL_NAMES[control_type] if 0 <= control_type <= 4 else "UNKNOWN"
         return f" controlType: {name}({control_type})"
-    data = read_message(tables.CONTROL[control_type], value, 0)
+    data = read_message(tables.control(kafka_version)[control_type], value, 0)
     data.version = data["Version"]
     return _CONTROL_LABELS[control_type] + dumps(to_tree(data))
 
@@ -427,7 +423,7 @@ def control_type_name(control_type: int) -> str:
     return CONTROL_NAMES.get(control_type, "UNKNOWN")
 
 
-def as_decoder(name: str, kafka_version: tuple[int, int] = DEFAULT_VERSION) -> Any:
+def as_decoder(name: str, kafka_version: Release = LATEST_RELEASE) -> Any:
     """Decoder object for a CLI option name (``offsets``, ``transaction-log``, ``cluster-metadata``…)."""
     classes = {"offsets": OffsetsDecoder, "transaction-log": TransactionLogDecoder,
                "cluster-metadata": ClusterMetadataDecoder, "remote-log-metadata": RemoteLogMetadataDecoder,

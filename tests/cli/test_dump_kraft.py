@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from kdump_testing import run_kdump
 
 from kdump.format.control import ControlType, encode_control_key, encode_end_txn_marker
 from kdump.format.encode import encode_batch_v2
+from kdump.format.messages import tables
 from kdump.format.messages.encode import control_value, metadata_record
-from kdump.format.messages.tables import control as ctl
-from kdump.format.messages.tables import metadata_a as md
 from kdump.format.records import Record
+
+# Kafka 4.3's metadata and control record definitions, by their generated type names.
+md = SimpleNamespace(**{s.type_name: s for s in tables.metadata((4, 3)).values()})
+ctl = SimpleNamespace(**{s.type_name: s for s in tables.control((4, 3)).values()})
 
 T0 = 1_700_000_000_000
 TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAQ"

@@ -11,7 +11,8 @@ from kdump.errors import FormatError
 from kdump.format.messages import tables
 from kdump.format.messages.encode import uvarint, write_message
 from kdump.format.messages.protocol import Reader, Uuid, read_message
-from kdump.format.messages.schema import F, M, Versions, without
+from kdump.format.messages.schema import F, M, Versions
+from kdump.render.dialect import LATEST_RELEASE
 from kdump.render.kafka_json import java_double, quote, render
 
 # A synthetic schema exercising every primitive: version 0 classic, version 1 flexible (with tags).
@@ -141,14 +142,14 @@ SPEC_TYPE_NAMES = (
 
 def test_metadata_type_names_match_spec_list() -> None:
     expected = {int(k): v for k, v in re.findall(r"(\d+) ([A-Z_]+)", SPEC_TYPE_NAMES)}
-    assert {k: s.type_name for k, s in tables.METADATA.items() if k <= 27} == expected
+    assert {k: s.type_name for k, s in tables.metadata((4, 4)).items() if k <= 27} == expected
 
 
 def test_every_table_round_trips_its_defaults() -> None:
     registries = (tables.group_coordinator((4, 0)), tables.group_coordinator((4, 4)), tables.share_state((4, 0)),
-                  tables.SHARE_STATE, tables.TRANSACTION_LOG)
+                  tables.share_state(LATEST_RELEASE), tables.transaction_log(LATEST_RELEASE))
     schemas = [s for registry in registries for kv in registry.values() for s in kv]
-    schemas += [*tables.METADATA.values(), *tables.REMOTE_LOG.values(), *tables.CONTROL.values()]
+    schemas += [*tables.metadata((4, 4)).values(), *tables.remote_log(LATEST_RELEASE).values(), *tables.control(LATEST_RELEASE).values()]
     for schema in schemas:
         for version in range(schema.valid_versions.lo, min(schema.valid_versions.hi, 20) + 1):
             raw = write_message(schema, {}, version)
@@ -173,22 +174,3 @@ def test_jackson_string_escaping(raw: str, out: str) -> None:
                                         (123456.789, "123456.789"), (-0.0, "-0.0"), (float("inf"), "Infinity")])
 def test_java_double(value: float, out: str) -> None:
     assert java_double(value) == out
-
-
-def test_without_drops_fields_at_any_depth() -> None:
-    inner = (F("A", "int32", "0+"), F("Gone", "int32", "0+", tag=0, tagged="0+"))
-    schema = M("T", 1, "0", "0+", (F("S", "[]struct", "0+", fields=inner), F("Gone", "string", "0+")))
-    trimmed = without(schema, "Gone")
-    assert [f.name for f in trimmed.fields] == ["S"] and [f.name for f in trimmed.fields[0].fields] == ["A"]
-    assert (trimmed.name, trimmed.api_key, trimmed.flexible_versions) == ("T", 1, schema.flexible_versions)
-    assert [f.name for f in schema.fields] == ["S", "Gone"]  # the original is untouched
-
-
-def test_tables_as_of_a_release() -> None:
-    streams = tables.group_coordinator((4, 4))[17][1]
-    assert [f.name for f in tables.as_of(streams, (4, 1)).fields] == ["Epoch", "MetadataHash"]
-    assert [f.name for f in tables.as_of(streams, (4, 3)).fields] == [
-        "Epoch", "MetadataHash", "ValidatedTopologyEpoch", "LastAssignmentConfigs"]
-    assert tables.as_of(tables.TRANSACTION_LOG[0][1], (4, 1)) is tables.TRANSACTION_LOG[0][1]
-    assert sorted(tables.metadata((3, 9)))[-1] == 27 and sorted(tables.metadata((4, 3)))[-1] == 28
-    assert sorted(tables.metadata((4, 4)))[-1] == 29

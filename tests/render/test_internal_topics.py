@@ -15,11 +15,12 @@ from kdump.format.messages import tables
 from kdump.format.messages.encode import (
     control_value, coordinator_key, coordinator_value, metadata_record, uvarint, write_message)
 from kdump.format.messages.protocol import Uuid
+from kdump.render.dialect import LATEST_RELEASE
 from kdump.render.internal_topics import (
     ClusterMetadataDecoder, OffsetsDecoder, RemoteLogMetadataDecoder, ShareGroupStateDecoder,
     TransactionLogDecoder, control_record_text)
 
-GC = tables.GROUP_COORDINATOR
+GC = tables.group_coordinator(LATEST_RELEASE)
 TOPIC_ID = "Uj5wn_FqTXirEASvVZRY1w"
 
 
@@ -68,10 +69,10 @@ GROUP_PREFIX = ('{"version":"4","data":{"protocolType":"consumer","generation":1
 
 
 def test_offsets_group_metadata_expands_consumer_protocol() -> None:
-    sub = struct.pack(">h", 3) + write_message(tables.CONSUMER_PROTOCOL_SUBSCRIPTION, {
+    sub = struct.pack(">h", 3) + write_message(tables.consumer_protocol(LATEST_RELEASE)[0], {
         "topics": ["foo"], "userData": None, "ownedPartitions": [{"topic": "foo", "partitions": [0]}],
         "generationId": 0, "rackId": "rack"}, 3)
-    asg = struct.pack(">h", 3) + write_message(tables.CONSUMER_PROTOCOL_ASSIGNMENT, {
+    asg = struct.pack(">h", 3) + write_message(tables.consumer_protocol(LATEST_RELEASE)[1], {
         "assignedPartitions": [{"topic": "foo", "partitions": [0]}]}, 3)
     assert OffsetsDecoder().decode(0, *_group_metadata(sub, asg)) == (
         '{"type":"2","data":{"group":"group"}}',
@@ -106,7 +107,7 @@ def test_offsets_legacy_strings() -> None:
     value = coordinator_value(GC[1][1], 1, {"offset": 42, "metadata": "m"})
     assert d.decode(5, key, value) == ("offset_commit::group=g,partition=t-3", "offset=42,metadata=m")
     assert d.decode(5, key, None) == ("offset_commit::group=g,partition=t-3", "<DELETE>")
-    asg = struct.pack(">h", 0) + write_message(tables.CONSUMER_PROTOCOL_ASSIGNMENT, {
+    asg = struct.pack(">h", 0) + write_message(tables.consumer_protocol(LATEST_RELEASE)[1], {
         "assignedPartitions": [{"topic": "t", "partitions": [0, 1]}], "userData": b"\x01\xab"}, 0)
     assert d.decode(0, *_group_metadata(b"", asg)) == (
         "group_metadata::group=group",
@@ -116,7 +117,7 @@ def test_offsets_legacy_strings() -> None:
 
 # -- row 19: transaction log -----------------------------------------------------------------------------
 
-TXN_KEY, TXN_VALUE = tables.TRANSACTION_LOG[0]
+TXN_KEY, TXN_VALUE = tables.transaction_log(LATEST_RELEASE)[0]
 
 
 def test_transaction_log_json() -> None:
@@ -160,13 +161,14 @@ def test_transaction_log_legacy_string() -> None:
 
 # -- row 20: share group state -----------------------------------------------------------------------------
 
-SS = tables.SHARE_STATE
+SS = tables.share_state(LATEST_RELEASE)
 SS40 = tables.share_state((4, 0))  # the preview layout of Kafka 4.0 (uint16 snapshotEpoch, no timestamps)
 BATCH = {"firstOffset": 0, "lastOffset": 4, "deliveryState": 2, "deliveryCount": 1}
 SHARE_KEY = '{"type":"%d","data":{"groupId":"gs1","topicId":"Uj5wn_FqTXirEASvVZRY1w","partition":0}}'
 
 
-@pytest.mark.parametrize("kafka_version, envelope", [((4, 0), "type")])  # 4.1+: below
+# 3.9 had no share-group state decoder: kdump reads 4.0's records there. 4.1+: below.
+@pytest.mark.parametrize("kafka_version, envelope", [((4, 0), "type"), ((3, 9), "type")])
 def test_share_group_state(kafka_version: tuple[int, int], envelope: str) -> None:
     d = ShareGroupStateDecoder(kafka_version)
     key0 = coordinator_key(SS40[0][0], 0, {"groupId": "gs1", "topicId": TOPIC_ID, "partition": 0})
@@ -207,7 +209,7 @@ def test_share_group_state_value_envelope_is_version_from_4_1() -> None:
 
 # -- rows 7-9: cluster metadata and control records -------------------------------------------------------
 
-MD = tables.METADATA
+MD = tables.metadata((4, 4))
 
 
 def test_cluster_metadata_records() -> None:
@@ -233,7 +235,7 @@ def test_cluster_metadata_records() -> None:
     assert d.decode(9, None, topic[:-3])[1] == "Error at 9, skipping. Failed to deserialize record with type 2"
 
 
-CT = tables.CONTROL
+CT = tables.control(LATEST_RELEASE)
 
 
 def test_control_record_texts() -> None:
@@ -260,7 +262,7 @@ def test_control_record_texts() -> None:
 
 # -- rows 11, 13: remote log metadata ------------------------------------------------------------------------
 
-RL = tables.REMOTE_LOG
+RL = tables.remote_log(LATEST_RELEASE)
 SEGMENT_ID = "AAAAAAAAAAAAAAAAAAAAAQ"
 TIP = {"name": "foo", "id": TOPIC_ID, "partition": 0}
 
@@ -288,6 +290,10 @@ def test_remote_log_metadata_to_string_forms() -> None:
     # Before 4.0 (KIP-1058) the segment metadata had no transaction-index flag.
     assert RemoteLogMetadataDecoder((3, 9)).decode(2, None, segment)[1].endswith(
         "customMetadata=Optional.empty, state=COPY_SEGMENT_STARTED}")
+    # The decoder is new in 3.9 (KAFKA-16228): older dialects read 3.9's records.
+    assert RemoteLogMetadataDecoder((2, 8)).decode(0, None, delete) == d.decode(0, None, delete)
+    assert RemoteLogMetadataDecoder((3, 0)).decode(2, None, segment) == RemoteLogMetadataDecoder((3, 9)).decode(
+        2, None, segment)
 
 
 def test_remote_log_metadata_corruption() -> None:
@@ -308,3 +314,32 @@ def test_metadata_record_versions_a_release_cannot_read() -> None:
     assert '"cordonedLogDirs":["Uj5wn_FqTXirEASvVZRY1w"]' in ClusterMetadataDecoder((4, 3)).decode(0, None, broker)[1]
     assert ClusterMetadataDecoder((4, 2)).decode(0, None, broker) == (
         None, "Error at 0, skipping. Failed to deserialize record with type 0")
+
+
+def test_metadata_versions_of_3x_releases() -> None:
+    # PartitionRecord reads 0 up to 3.6 and 0-2 from 3.7 (the apache/kafka JSON at those tags).
+    partition = metadata_record(MD[3], 1, {"partitionId": 0, "topicId": TOPIC_ID, "replicas": [1], "isr": [1]})
+    assert ClusterMetadataDecoder((3, 6)).decode(7, None, partition) == (
+        None, "Error at 7, skipping. Failed to deserialize record with type 3")
+    assert '"type":"PARTITION_RECORD","version":1' in ClusterMetadataDecoder((3, 7)).decode(7, None, partition)[1]
+    # 2.8 (KRaft preview) had no BrokerRegistrationChangeRecord (17) at all.
+    change = metadata_record(MD[17], 0, {"brokerId": 1})
+    assert ClusterMetadataDecoder((2, 8)).decode(0, None, change) == (
+        None, "Error at 0, skipping. org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id 17")
+
+
+def test_metadata_tag_written_as_a_string() -> None:
+    # BrokerRegistrationChangeRecord's LogDirs had "tag": "2" (a JSON string) in 3.7-4.0; Kafka reads it as 2.
+    dirs = ["AAAAAAAAAAAAAAAAAAAAAQ", TOPIC_ID]
+    change = metadata_record(tables.metadata((3, 7))[17], 2, {"brokerId": 1, "logDirs": dirs})
+    assert ('"logDirs":["AAAAAAAAAAAAAAAAAAAAAQ","Uj5wn_FqTXirEASvVZRY1w"]'
+            in ClusterMetadataDecoder((3, 7)).decode(0, None, change)[1])
+
+
+def test_transaction_log_value_versions_of_3x_releases() -> None:
+    # TransactionLogValue is "0" up to 3.4 and "0-1" (flexible) from 3.5 (the apache/kafka JSON at those tags).
+    key = coordinator_key(TXN_KEY, 0, {"transactionalId": "txnId"})
+    v1 = coordinator_value(TXN_VALUE, 1, {"producerId": 7, "transactionStatus": 1, "transactionPartitions": []})
+    assert TransactionLogDecoder((3, 5)).decode(0, key, v1)[1].startswith("producerId:7,")
+    with pytest.raises(InvalidRecordError, match="Unknown version 1 from the transaction log message value"):
+        TransactionLogDecoder((3, 4)).decode(0, key, v1)

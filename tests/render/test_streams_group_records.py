@@ -15,11 +15,12 @@ import pytest
 
 from kdump.format.messages import tables
 from kdump.format.messages.encode import coordinator_key, coordinator_value, metadata_record, uvarint
+from kdump.render.dialect import LATEST_RELEASE
 from kdump.render.internal_topics import (
     ClusterMetadataDecoder, OffsetsDecoder, RemoteLogMetadataDecoder, ShareGroupStateDecoder, TransactionLogDecoder)
 
 TOPIC_ID = "Uj5wn_FqTXirEASvVZRY1w"
-GC = tables.GROUP_COORDINATOR
+GC = tables.group_coordinator(LATEST_RELEASE)
 NEWEST = tables.group_coordinator((4, 4))  # every field any release knows: inputs for the older ones too
 
 
@@ -42,7 +43,7 @@ def value_json(data: str, version: int = 0) -> str:
 # -- registries ----------------------------------------------------------------------------------------------
 
 def test_record_types_per_release() -> None:
-    assert sorted(tables.group_coordinator((3, 9))) == list(range(9))
+    assert sorted(OffsetsDecoder((3, 9)).registry) == list(range(9))  # 3.9 shipped unused share-group JSON
     assert sorted(tables.group_coordinator((4, 0))) == list(range(17))
     assert sorted(tables.group_coordinator((4, 3))) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16,
                                                         17, 19, 20, 21, 22, 23]
@@ -294,7 +295,7 @@ BATCH_JSON = '[{"firstOffset":0,"lastOffset":4,"deliveryState":2,"deliveryCount"
 
 
 def test_share_group_state_values_since_4_1() -> None:
-    ss = tables.SHARE_STATE
+    ss = tables.share_state(LATEST_RELEASE)
     key = {"GroupId": "gs1", "TopicId": TOPIC_ID, "Partition": 0}
     snapshot = {"SnapshotEpoch": 70000, "StateEpoch": 1, "LeaderEpoch": 2, "StartOffset": 10,
                 "DeliveryCompleteCount": 5, "CreateTimestamp": 100, "WriteTimestamp": 200, "StateBatches": [BATCH]}
@@ -314,7 +315,7 @@ def test_share_group_state_values_since_4_1() -> None:
 # -- __transaction_state: NextProducerEpoch (4.1+) ---------------------------------------------------------------
 
 def test_transaction_log_next_producer_epoch() -> None:
-    key_schema, value_schema = tables.TRANSACTION_LOG[0]
+    key_schema, value_schema = tables.transaction_log(LATEST_RELEASE)[0]
     key = coordinator_key(key_schema, 0, {"TransactionalId": "tx"})
     value = coordinator_value(value_schema, 1, {"ProducerId": 7, "ProducerEpoch": 1, "NextProducerEpoch": 2,
                                                 "TransactionPartitions": None})
@@ -327,7 +328,7 @@ def test_transaction_log_next_producer_epoch() -> None:
 
 # -- __cluster_metadata -------------------------------------------------------------------------------------------
 
-MD = tables.METADATA
+MD = tables.metadata((4, 4))
 
 
 def test_cluster_metadata_clear_elr_record() -> None:
@@ -369,7 +370,7 @@ def test_cluster_metadata_null_default_tagged_arrays() -> None:
 
 def test_remote_log_snapshot_with_txn_index_flag() -> None:
     segment = "AAAAAAAAAAAAAAAAAAAAAQ"
-    raw = metadata_record(tables.REMOTE_LOG[3], 0, {
+    raw = metadata_record(tables.remote_log(LATEST_RELEASE)[3], 0, {
         "SegmentId": segment, "StartOffset": 0, "EndOffset": 9, "SegmentLeaderEpochs": [{"LeaderEpoch": 0,
                                                                                          "Offset": 0}],
         "SegmentSizeInBytes": 100, "RemoteLogSegmentState": 1, "TxnIndexEmpty": True})

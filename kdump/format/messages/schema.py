@@ -2,13 +2,13 @@
 
 Kafka describes every coordinator record, KRaft metadata record and control record with a JSON
 schema (``*/src/main/resources/common/message/*.json``); its generator turns those into Java
-classes. kdump keeps the same facts as small frozen tables (see ``tables/``) and drives one generic
-reader, writer and JSON renderer from them.
+classes. kdump reads the same files (``definitions``, kept per release in ``json/``) into these
+small frozen tables and drives one generic reader, writer and JSON renderer from them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field as dc_field, replace
+from dataclasses import dataclass, field as dc_field
 from typing import Any
 
 MAX_VERSION = 0x7FFF
@@ -121,21 +121,6 @@ class MessageSchema:
                 prev_upper = False
             out.append(ch.upper())
         return "".join(out)
-
-
-def without(schema: MessageSchema, *names: str) -> MessageSchema:
-    """``schema`` minus every field (at any depth) whose schema name is in ``names``.
-
-    Older Kafka releases knew fewer fields of a record (mostly tagged ones, which they skip when
-    reading and so never print); the per-release registries derive those older shapes from the
-    newest table instead of repeating it.
-    """
-    drop = frozenset(names)
-
-    def strip(fields: tuple[Field, ...]) -> tuple[Field, ...]:
-        return tuple(replace(f, fields=strip(f.fields)) for f in fields if f.name not in drop)
-
-    return replace(schema, fields=strip(schema.fields))
 
 
 def F(

@@ -9,7 +9,11 @@ import click
 
 from kdump.cli.options import json_option
 from kdump.errors import KdumpError
+from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
+from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
+from kdump.log.interrupts import Interrupted
 from kdump.log.loader import LogDirState, plan_log_dir, plan_partition, read_log_dir_state
+from kdump.log.salvage import write_recovered_copy
 from kdump.log.logdir import is_partition_dir
 from kdump.render.recover_text import log_dir_lines, plan_lines, plan_object
 
@@ -18,8 +22,16 @@ EXIT_NOTHING_LOST, EXIT_DATA_LOST, EXIT_UNREADABLE = 0, 1, 2
 
 @click.command("recover")
 @click.argument("path", type=click.Path(exists=True, file_okay=False))
+@click.option("--out", "out_dir", type=click.Path(), default=None,
+              help="Also write the recovered copy a broker would leave into this new directory (never in place).")
+@click.option("--force", is_flag=True, help="Replace --out if it holds an earlier kdump recover copy (or is empty).")
+@click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,
+              show_default=True, help="The topics' index.interval.bytes, for rebuilt indexes.")
+@click.option("--segment-index-bytes", type=click.IntRange(min=24), default=DEFAULT_MAX_INDEX_BYTES,
+              show_default=True, help="The topics' segment.index.bytes.")
 @json_option
-def recover(path: str, json_output: bool) -> None:
+def recover(path: str, out_dir: str | None, force: bool, index_interval_bytes: int, segment_index_bytes: int,
+            json_output: bool) -> None:
     """The plan of Kafka's log loading for a partition dir or a whole log dir, read-only.
 
     \b
@@ -45,8 +57,34 @@ def recover(path: str, json_output: bool) -> None:
         click.echo(f"Error: {path}: no partition directories found", err=True)
         raise SystemExit(EXIT_UNREADABLE)
     if any(p.refused for p in plans):
+        if out_dir is not None:
+            click.echo(f"Error: {out_dir}: not written: the broker would refuse to load a partition", err=True)
         raise SystemExit(EXIT_UNREADABLE)
+    if out_dir is not None:
+        _write_copy(state, plans, out_dir, force, index_interval_bytes, segment_index_bytes, json_output)
     raise SystemExit(EXIT_DATA_LOST if any(p.loses_data for p in plans) else EXIT_NOTHING_LOST)
+
+
+def _write_copy(state: LogDirState, plans: list, out_dir: str, force: bool,  # type: ignore[type-arg]
+                interval: int, max_index_bytes: int, json_output: bool) -> None:
+    source = os.path.realpath(state.path)
+    target = os.path.realpath(out_dir)
+    if target == source or target.startswith(source + os.sep) or source.startswith(target + os.sep):
+        click.echo(f"Error: {out_dir}: --out must be outside the log dir it recovers (never in place)", err=True)
+        raise SystemExit(EXIT_UNREADABLE)
+    try:
+        write_recovered_copy(state, plans, out_dir, force=force, index_interval_bytes=interval,
+                             max_index_bytes=max_index_bytes)
+    except Interrupted as err:
+        click.echo(f"Error: interrupted by {err.signal_name}; nothing was written", err=True)
+        raise SystemExit(err.exit_code) from None
+    except (KdumpError, OSError) as err:
+        click.echo(f"Error: {err}", err=True)
+        raise SystemExit(EXIT_UNREADABLE) from None
+    if json_output:
+        click.echo(json.dumps({"type": "recoveredCopy", "path": os.path.abspath(out_dir)}, separators=(",", ":")))
+    else:
+        click.echo(f"wrote the recovered copy to {out_dir}")
 
 
 def _print(state: LogDirState, plans: list, json_output: bool) -> None:  # type: ignore[type-arg]

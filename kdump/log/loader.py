@@ -116,6 +116,8 @@ class PartitionPlan:
     recovered: list[SegmentRecovery] = field(default_factory=list)
     deleted_segments: list[DeletedSegment] = field(default_factory=list)
     rebuilt_indexes: list[tuple[str, str]] = field(default_factory=list)        # (segment log, why)
+    kept_segments: list[tuple[int, str]] = field(default_factory=list)         # (base, file to read it from)
+    epochs: list[EpochEntry] = field(default_factory=list)                      # leader-epoch cache after loading
     epochs_removed: list[EpochEntry] = field(default_factory=list)
     epochs_added: list[EpochEntry] = field(default_factory=list)
     snapshots_deleted: list[str] = field(default_factory=list)
@@ -394,6 +396,8 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
     if plan.high_watermark_checkpoint is not None:
         plan.high_watermark = min(max(plan.high_watermark_checkpoint, plan.log_start_offset), plan.log_end_offset)
     _truncate_epochs(epochs, plan.log_end_offset, plan.log_start_checkpoint)
+    plan.kept_segments = kept
+    plan.epochs = epochs
     plan.epochs_removed = [e for e in original_epochs if e not in epochs]
     plan.epochs_added = [e for e in epochs if e not in original_epochs]
     plan.snapshots_deleted = [p for o, p in snapshots if o > plan.log_end_offset]

@@ -165,3 +165,49 @@ def test_leader_epochs_past_the_new_log_end_are_dropped(logs: Path) -> None:
 def test_a_partition_dir_is_planned_with_its_log_dir_checkpoints(logs: Path) -> None:
     code, plan = _plan(logs / "a-0")
     assert code == 0 and plan["highWatermarkCheckpoint"] == 200
+
+
+# --- --out: the recovered copy --------------------------------------------------------------------
+
+
+def test_out_writes_a_copy_the_broker_would_load_as_is(logs: Path, tmp_path: Path) -> None:
+    partition = logs / "a-0"
+    segments = _segments(partition)
+    victim = segments[-2]
+    position, size, base_offset, _ = _batches(victim)[1]
+    data = bytearray(victim.read_bytes())
+    data[position + size - 3] ^= 0x40
+    victim.write_bytes(bytes(data))
+    _set_checkpoint(logs, "recovery-point-offset-checkpoint", 0)
+    before = {p.name: p.read_bytes() for p in partition.iterdir()}
+
+    out = tmp_path / "salvaged"
+    result = run_kdump("recover", str(logs), "--out", str(out))
+    assert result.exit_code == 1, result.stderr
+    assert {p.name: p.read_bytes() for p in partition.iterdir()} == before   # the source is never changed
+    copy = out / "a-0"
+    assert (copy / victim.name).read_bytes() == bytes(data[:position])
+    assert not (copy / segments[-1].name).exists()
+    assert (out / ".kafka_cleanshutdown").exists()
+    code, plan = _plan(out)
+    assert code == 0 and plan["recovered"] == [] and plan["logEndOffset"] == base_offset
+    assert run_kdump("verify-index", str(out)).exit_code == 0
+    rebuilt = tmp_path / "rebuilt"
+    assert run_kdump("rebuild-index", str(copy / victim.name), "--out", str(rebuilt)).exit_code == 0
+    for suffix in (".index", ".timeindex"):
+        name = victim.name.replace(".log", suffix)
+        assert (copy / name).read_bytes() == (rebuilt / name).read_bytes()
+
+
+def test_out_never_replaces_what_it_did_not_write(logs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "taken"
+    out.mkdir()
+    (out / "precious").write_text("x")
+    result = run_kdump("recover", str(logs), "--out", str(out), "--force")
+    assert result.exit_code == 2 and (out / "precious").read_text() == "x"
+    inside = run_kdump("recover", str(logs), "--out", str(logs / "copy"))
+    assert inside.exit_code == 2 and not (logs / "copy").exists()
+    first = run_kdump("recover", str(logs), "--out", str(tmp_path / "again"))
+    assert first.exit_code == 0
+    assert run_kdump("recover", str(logs), "--out", str(tmp_path / "again")).exit_code == 2
+    assert run_kdump("recover", str(logs), "--out", str(tmp_path / "again"), "--force").exit_code == 0

@@ -1,0 +1,123 @@
+"""``kdump recover --out``: write the copy of a log dir that a broker leaves after loading it.
+
+Given the plans of ``kdump.log.loader``, each partition is written as the broker leaves it after
+its load and a clean stop: the kept segments (recovered ones truncated at their first invalid
+batch), their offset and time indexes (rebuilt for recovered segments with the rule
+LogSegment.recover shares with LogSegment.append, copied and trimmed to their entries otherwise),
+transaction indexes (rebuilt from the replayed producer state for recovered segments), the kept
+producer snapshots plus one at the new log end offset, the truncated leader-epoch checkpoint, and
+the log dir's checkpoints with the clean-shutdown marker.
+
+The source is only read; the copy is built in a staging area and renamed into place when complete
+(kdump.log.atomic), so an interrupted run leaves nothing.
+"""
+
+from __future__ import annotations
+
+import os
+
+from kdump.format.checkpoint import OffsetCheckpointEntry, encode_leader_epoch_checkpoint, encode_offset_checkpoint
+from kdump.log.atomic import staged_directory, write_new_file
+from kdump.log.batches import LogBatches
+from kdump.log.broker_files import BrokerStateObserver
+from kdump.log.files import segment_file_name
+from kdump.log.index_builder import SegmentIndexBuilder
+from kdump.log.indexes import open_offset_index, open_time_index
+from kdump.log.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan
+from kdump.log.segment import ReadOnlyFile
+
+RECOVER_MARKER = (".kdump-recover", b"a recovered copy written by kdump recover --out\n")
+_COPY_BYTES = 1 << 20
+
+
+def write_recovered_copy(state: LogDirState, plans: list[PartitionPlan], out_dir: str, *, force: bool,
+                         index_interval_bytes: int, max_index_bytes: int) -> None:
+    """Write every plan's partition (refused ones are skipped by the caller) under ``out_dir``."""
+    with staged_directory(out_dir, force=force, marker=RECOVER_MARKER) as stage:
+        meta = os.path.join(state.path, "meta.properties")
+        if os.path.isfile(meta):
+            _copy(meta, os.path.join(stage, "meta.properties"))
+        for plan in plans:
+            _write_partition(plan, os.path.join(stage, os.path.basename(plan.path)), index_interval_bytes,
+                             max_index_bytes)
+        ordered = sorted(plans, key=lambda p: (p.topic, p.partition))
+
+        def checkpoint(name: str, entries: list[OffsetCheckpointEntry]) -> None:
+            write_new_file(os.path.join(stage, name), encode_offset_checkpoint(entries))
+
+        # After a clean stop everything is flushed: the recovery point is the log end offset.
+        checkpoint("recovery-point-offset-checkpoint",
+                   [OffsetCheckpointEntry(p.topic, p.partition, p.log_end_offset) for p in ordered])
+        checkpoint("replication-offset-checkpoint",
+                   [OffsetCheckpointEntry(p.topic, p.partition, p.high_watermark) for p in ordered
+                    if p.high_watermark is not None])
+        checkpoint("log-start-offset-checkpoint",
+                   [OffsetCheckpointEntry(p.topic, p.partition, p.log_start_offset) for p in ordered
+                    if p.kept_segments and p.log_start_offset > p.kept_segments[0][0]])
+        write_new_file(os.path.join(stage, CLEAN_SHUTDOWN_FILE), b"")
+
+
+def _copy(source: str, target: str, length: int | None = None) -> None:
+    """The first ``length`` bytes (all by default) of ``source`` into a new file ``target``."""
+    with ReadOnlyFile(source) as f, open(target, "xb") as out:
+        end = f.size if length is None else min(length, f.size)
+        for position in range(0, end, _COPY_BYTES):
+            out.write(f.read(position, min(_COPY_BYTES, end - position)))
+
+
+def _write_partition(plan: PartitionPlan, directory: str, interval: int, max_index_bytes: int) -> None:
+    os.mkdir(directory)
+    recovered = {r.base_offset: r for r in plan.recovered}
+    observer = BrokerStateObserver(snapshots=False)
+    for base, source in plan.kept_segments:
+        recovery = recovered.get(base)
+        log_name = segment_file_name(base, ".log")
+        _copy(source, os.path.join(directory, log_name), recovery.valid_bytes if recovery else None)
+        builder = SegmentIndexBuilder(base, interval, max_index_bytes) if recovery else None
+        with ReadOnlyFile(os.path.join(directory, log_name)) as log:
+            batches = LogBatches(log, check_crc=False)
+            for batch in batches:
+                observer.on_batch(batch._replace(position=0), batches.view(batch), base)
+                if builder is not None:
+                    builder.add_scanned(batch)
+        source_dir = os.path.dirname(source)
+        if builder is not None:
+            builder.close()
+            write_new_file(os.path.join(directory, segment_file_name(base, ".index")), builder.offset_index_bytes())
+            write_new_file(os.path.join(directory, segment_file_name(base, ".timeindex")), builder.time_index_bytes())
+            aborted = observer.aborted.get(base)
+            if aborted:
+                write_new_file(os.path.join(directory, segment_file_name(base, ".txnindex")), b"".join(aborted))
+        else:
+            _copy_trimmed_indexes(source_dir, directory, base)
+    for name in sorted(os.listdir(plan.path)):
+        path = os.path.join(plan.path, name)
+        if name.endswith(".snapshot") and path not in plan.snapshots_deleted and os.path.isfile(path):
+            _copy(path, os.path.join(directory, name))
+    if not os.path.exists(os.path.join(directory, segment_file_name(plan.log_end_offset, ".snapshot"))):
+        observer.write_snapshot(directory, plan.log_end_offset)
+    metadata = os.path.join(plan.path, "partition.metadata")
+    if os.path.isfile(metadata):
+        _copy(metadata, os.path.join(directory, "partition.metadata"))
+    write_new_file(os.path.join(directory, "leader-epoch-checkpoint"), encode_leader_epoch_checkpoint(plan.epochs))
+
+
+def _copy_trimmed_indexes(source_dir: str, directory: str, base: int) -> None:
+    """A kept segment's own indexes, without preallocated padding (a clean close trims them)."""
+    for suffix, opener in ((".index", open_offset_index), (".timeindex", open_time_index)):
+        source = _own_or_swapped(os.path.join(source_dir, segment_file_name(base, suffix)))
+        if source is not None:
+            with opener(source, base) as index:
+                _copy(source, os.path.join(directory, segment_file_name(base, suffix)),
+                      index.entries * index.entry_size)
+    txn = _own_or_swapped(os.path.join(source_dir, segment_file_name(base, ".txnindex")))
+    if txn is not None:
+        _copy(txn, os.path.join(directory, segment_file_name(base, ".txnindex")))
+
+
+def _own_or_swapped(path: str) -> str | None:
+    """The file, or the ``.swap`` the broker renames to it while loading (swapped segments)."""
+    for candidate in (path + ".swap", path):
+        if os.path.isfile(candidate):
+            return candidate
+    return None

@@ -17,7 +17,7 @@ import os
 from typing import Any
 
 from kdump.cli.handlers import handler_for
-from kdump.cli.run import EXIT_FILE_ERROR, DumpRun
+from kdump.cli.run import DumpRun
 from kdump.format.checkpoint import (
     LEADER_EPOCH_CHECKPOINT_NAME,
     OFFSET_CHECKPOINT_NAMES,
@@ -72,9 +72,7 @@ def _malformed(run: DumpRun, path: str, err: CheckpointError) -> None:
     if run.options.json:
         run.out.write(log_json.dumps({"type": "error", "path": path, "message": err.reason,
                                       "line": err.line_number}) + "\n")
-    run.err.write(f"Error: {err.reason}{where}\n")
-    run.err.flush()
-    run.exit_code = EXIT_FILE_ERROR
+    run.fail(f"{err.reason}{where}")
 
 
 def _offset_checkpoint(run: DumpRun, path: str, name: str) -> None:

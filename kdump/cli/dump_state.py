@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from kdump.cli.run import EXIT_FILE_ERROR, DumpRun
+from kdump.cli.run import DumpRun
 from kdump.format.snapshot import CorruptSnapshotError, ProducerSnapshotEntry, parse_producer_snapshot
 from kdump.format.txnindex import AbortedTxn, TxnIndexVersionError, iter_aborted_txns
 from kdump.log.files import java_absolute_path
@@ -77,10 +77,7 @@ def txn_entry_object(path: str, entry: AbortedTxn) -> dict[str, Any]:
 
 def _kafka_error(run: DumpRun, message: str) -> None:
     """Kafka's own message, already naming the file, on one stderr line."""
-    run.out.flush()
-    run.err.write(f"Error: {message}\n")
-    run.err.flush()
-    run.exit_code = EXIT_FILE_ERROR
+    run.fail(message)
 
 
 def dump_producer_snapshot(run: DumpRun, path: str) -> None:

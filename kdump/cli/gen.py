@@ -15,7 +15,9 @@ from typing import TypeVar
 
 import click
 
-from kdump.errors import KdumpError, UsageError
+from kdump.cli.boundary import KdumpCommand
+from kdump.cli.exit_codes import ExitCode
+from kdump.errors import Interrupted, UsageError
 from kdump.format.batch import TimestampType
 from kdump.format.codecs import Codec
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
@@ -30,9 +32,6 @@ from kdump.log.generator import (
 )
 from kdump.log.writer import LogConfig
 
-EXIT_WRITE_ERROR = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 PROGRESS_MIN_RECORDS = 200_000   # below this a run takes about a second: no bar
 
 T = TypeVar("T")
@@ -98,7 +97,7 @@ def parse_time(text: str) -> int:
     return int(when.timestamp() * 1000)
 
 
-@click.command("gen")
+@click.command("gen", cls=KdumpCommand, error_exit=ExitCode.FAILED)
 @click.argument("outdir", type=click.Path(file_okay=True, dir_okay=True, writable=True))
 @click.option("--topics", default="demo", show_default=True, help="Comma-separated topic names.")
 @click.option("--partitions", default="2", show_default=True, metavar="N|topic=N,...", help="Partitions per topic.")
@@ -170,7 +169,6 @@ def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str,
     Exit codes: 0 written; 1 could not write; 2 bad arguments or OUTDIR exists (see --force);
     130 interrupted. A failed or interrupted run leaves nothing behind.
     """
-    ctx = click.get_current_context()
     try:
         spec = _build_spec(topics, partitions, compression, magic, timestamp_type, idempotent, transactional,
                            preallocate, size_range(key_size, "--key-size"), size_range(value_size, "--value-size"), parse_time(start_time),
@@ -178,15 +176,7 @@ def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str,
                                      log_preallocate, index_rule == "per-append"), rest)
         result = _run(outdir, spec, force)
     except KeyboardInterrupt:
-        click.echo("Error: interrupted; nothing was written", err=True)
-        ctx.exit(EXIT_INTERRUPTED)
-    except (KdumpError, OSError) as err:
-        if traceback:
-            import traceback as tb
-
-            tb.print_exception(err, file=sys.stderr)
-        click.echo(f"Error: {err}", err=True)
-        ctx.exit(EXIT_USAGE if isinstance(err, UsageError) else EXIT_WRITE_ERROR)
+        raise Interrupted("interrupted; nothing was written") from None
     click.echo(f"wrote {result.records} records in {result.segments} segments of {result.partitions} "
                f"partitions to {result.outdir}")
 

@@ -13,6 +13,8 @@ import os
 
 import click
 
+from kdump.cli.boundary import KdumpCommand
+from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import traceback_option
 from kdump.errors import KdumpError
 from kdump.format.batch import Batch, scan_batches
@@ -20,8 +22,6 @@ from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
 from kdump.log.files import FileKind, base_offset_of, file_kind, segment_file_name
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES, IndexFullError, SegmentIndexBuilder
 from kdump.log.segment import MappedFile
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def valid_batches(log: MappedFile) -> tuple[list[Batch], str | None]:
@@ -47,7 +47,7 @@ def _write_new(path: str, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-@click.command("rebuild-index")
+@click.command("rebuild-index", cls=KdumpCommand, error_exit=ExitCode.FAILED)
 @click.argument("segment", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Directory for the rebuilt files (created if missing; never the segment's own directory).")
@@ -72,31 +72,28 @@ def rebuild_index(segment: str, out_dir: str, force: bool, index_interval_bytes:
         raise click.BadParameter("is the segment's own directory: rebuild-index never replaces an index in "
                                  "place; write elsewhere and compare or move the files yourself",
                                  param_hint="--out")
+    base = base_offset_of(segment)
+    targets = [os.path.join(out_dir, segment_file_name(base, s)) for s in (".index", ".timeindex")]
+    existing = [t for t in targets if os.path.lexists(t)]
+    if existing and not force:
+        raise click.UsageError(f"{', '.join(existing)} already exist (use --force to replace)")
+    with MappedFile(segment) as log:
+        batches, stopped = valid_batches(log)
+    builder = SegmentIndexBuilder(base, index_interval_bytes, segment_index_bytes)
     try:
-        base = base_offset_of(segment)
-        targets = [os.path.join(out_dir, segment_file_name(base, s)) for s in (".index", ".timeindex")]
-        existing = [t for t in targets if os.path.lexists(t)]
-        if existing and not force:
-            raise click.UsageError(f"{', '.join(existing)} already exist (use --force to replace)")
-        with MappedFile(segment) as log:
-            batches, stopped = valid_batches(log)
-        builder = SegmentIndexBuilder(base, index_interval_bytes, segment_index_bytes)
         for batch in batches:
             builder.add_scanned(batch)
         builder.close()
-        offset_data, time_data = builder.offset_index_bytes(), builder.time_index_bytes()
-        os.makedirs(out_dir, exist_ok=True)
-        _write_new(targets[0], offset_data)
-        _write_new(targets[1], time_data)
-    except (KdumpError, IndexFullError, OSError) as err:
-        if traceback:
-            raise
-        click.echo(f"Error: {err}", err=True)
-        ctx.exit(EXIT_FAILED)
+    except IndexFullError as err:
+        raise KdumpError(str(err), path=segment) from err
+    offset_data, time_data = builder.offset_index_bytes(), builder.time_index_bytes()
+    os.makedirs(out_dir, exist_ok=True)
+    _write_new(targets[0], offset_data)
+    _write_new(targets[1], time_data)
     if stopped is not None:
         click.echo(f"Note: {segment}: stopped where recovery would truncate the log: {stopped}", err=True)
     click.echo(f"wrote {targets[0]} ({len(builder.offset_entries)} entries, {len(offset_data)} bytes)")
     click.echo(f"wrote {targets[1]} ({len(builder.time_entries)} entries, {len(time_data)} bytes)")
     click.echo(f"from {len(batches)} batches ({builder.size} bytes) of {segment}, "
                f"index.interval.bytes={index_interval_bytes}")
-    ctx.exit(EXIT_OK)
+    ctx.exit(ExitCode.OK)

@@ -10,6 +10,7 @@ from kdump.cli.run import DumpOptions, DumpRun
 from kdump.errors import KdumpError, UsageError
 from kdump.format.crc import CRC32C_IS_SLOW, CRC32C_IMPLEMENTATION
 from kdump.log.files import file_kind, java_path, kafka_suffix
+from kdump.render import log_json
 from kdump.render.decoders import bytes_decoder
 from kdump.render.dialect import Dialect, parse_kafka_version
 from kdump.render.log_text import RecordDecoder, RecordTextOptions
@@ -78,10 +79,14 @@ def dump_files(**flags: object) -> int:
     # kdump extension: a partition directory or log.dirs expands to its files in Kafka's order.
     for path in expand_paths(split_files(str(flags["files"]))):
         dump_one(run, path)
+    if options.json:  # JSON consumers read one stream: the summaries join the objects on stdout
+        for obj in run.summaries.json_objects(dialect):
+            run.out.write(log_json.dumps(obj) + "\n")
     run.out.flush()
-    for line in run.summaries.lines(dialect):
-        run.err.write(line + "\n")
-    run.err.flush()
+    if not options.json:
+        for line in run.summaries.lines(dialect):
+            run.err.write(line + "\n")
+        run.err.flush()
     return run.exit_code
 
 

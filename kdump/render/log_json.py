@@ -1,21 +1,25 @@
 """JSON Lines for dumps (``--json``): one object per line, schema in docs/json-output.md.
 
 Bytes (keys, values, header keys and values) are standard base64 so nothing is lost; every field
-of the text output is present under a stable camelCase name.
+of the text output is present under a stable camelCase name. A batch is one line and each of its
+records another, so no line grows with the number of records in a batch.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from kdump.format.batch import Batch
 from kdump.format.control import parse_control_record
 from kdump.format.records import Record
+from kdump.render.log_text import RecordTextOptions
 
-JSON_SCHEMA_VERSION = 1
+JSON_SCHEMA_VERSION = 2
+
+_RECORDS_PER_WRITE = 256  # lines joined into one write: one write per line halves the speed
 
 
 def _b64(data: bytes | None) -> str | None:
@@ -30,7 +34,8 @@ def file_object(path: str, kind: str, **fields: Any) -> dict[str, Any]:
     return {"type": "file", "schemaVersion": JSON_SCHEMA_VERSION, "path": path, "fileType": kind, **fields}
 
 
-def batch_object(path: str, batch: Batch, records: Sequence[Record] | None) -> dict[str, Any]:
+def batch_object(path: str, batch: Batch, error: str | None = None) -> dict[str, Any]:
+    """The batch's own fields; ``error`` says why its records could not be decoded."""
     obj: dict[str, Any] = {
         "type": "batch",
         "path": path,
@@ -54,12 +59,13 @@ def batch_object(path: str, batch: Batch, records: Sequence[Record] | None) -> d
         "crc": batch.crc,
         "isValid": batch.is_valid,
     }
-    if records is not None:
-        obj["records"] = [record_object(batch, r) for r in records]
+    if error is not None:
+        obj["error"] = error
     return obj
 
 
-def record_object(batch: Batch, record: Record) -> dict[str, Any]:
+def record_object(batch: Batch, record: Record, contents: RecordTextOptions | None = None) -> dict[str, Any]:
+    """One record; with ``contents.print_contents`` also the decoders' text beside the base64."""
     obj: dict[str, Any] = {
         "offset": record.offset,
         "timestamp": record.timestamp,
@@ -78,4 +84,42 @@ def record_object(batch: Batch, record: Record) -> dict[str, Any]:
         info = parse_control_record(record.key, record.value)
         obj["control"] = {"type": info.type_name, "typeId": info.type_id,
                           "coordinatorEpoch": info.coordinator_epoch}
+    elif contents is not None and contents.print_contents:
+        obj["keyDecoded"], obj["valueDecoded"] = decoded_texts(record, contents)
     return obj
+
+
+def decoded_texts(record: Record, contents: RecordTextOptions) -> tuple[str | None, str | None]:
+    """What the text dump prints after ``key:`` and ``payload:`` (None for a null key or value)."""
+    if contents.record_decoder is not None:
+        return contents.record_decoder(record.offset, record.key, record.value)
+    return (None if record.key is None else contents.key_decoder(record.key),
+            None if record.value is None else contents.value_decoder(record.value))
+
+
+def record_line_object(path: str, batch: Batch, record: Record,
+                       contents: RecordTextOptions | None = None) -> dict[str, Any]:
+    """A record as its own JSON line: ``type``, ``path`` and its batch's ``batchPosition`` first."""
+    return {"type": "record", "path": path, "batchPosition": batch.position,
+            **record_object(batch, record, contents)}
+
+
+def batch_chunks(path: str, batch: Batch, records: Sequence[Record] | None,
+                 contents: RecordTextOptions | None = None) -> Iterator[str]:
+    """The batch line, then one line per record, as newline-terminated strings of a few hundred lines.
+
+    Record objects are built before the batch line is yielded when there are few, so a record that
+    cannot be rendered (a malformed control record, a decoder that rejects the bytes) fails before
+    anything of the batch is written; the caller then writes the batch with its ``error``."""
+    if records is None:
+        yield dumps(batch_object(path, batch)) + "\n"
+        return
+    first = [dumps(record_line_object(path, batch, r, contents)) for r in records[:_RECORDS_PER_WRITE]]
+    first.insert(0, dumps(batch_object(path, batch)))
+    first.append("")
+    yield "\n".join(first)
+    for start in range(_RECORDS_PER_WRITE, len(records), _RECORDS_PER_WRITE):
+        chunk = [dumps(record_line_object(path, batch, r, contents))
+                 for r in records[start:start + _RECORDS_PER_WRITE]]
+        chunk.append("")
+        yield "\n".join(chunk)

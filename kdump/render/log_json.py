@@ -26,8 +26,13 @@ def _b64(data: bytes | None) -> str | None:
     return None if data is None else base64.b64encode(data).decode("ascii")
 
 
+# One encoder for the run: json.dumps with options builds a new one per call, which shows with a
+# line per record.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def dumps(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(obj)
 
 
 def file_object(path: str, kind: str, **fields: Any) -> dict[str, Any]:
@@ -97,29 +102,30 @@ def decoded_texts(record: Record, contents: RecordTextOptions) -> tuple[str | No
             None if record.value is None else contents.value_decoder(record.value))
 
 
-def record_line_object(path: str, batch: Batch, record: Record,
-                       contents: RecordTextOptions | None = None) -> dict[str, Any]:
-    """A record as its own JSON line: ``type``, ``path`` and its batch's ``batchPosition`` first."""
-    return {"type": "record", "path": path, "batchPosition": batch.position,
-            **record_object(batch, record, contents)}
+def _record_lines(path: str, batch: Batch, records: Sequence[Record],
+                  contents: RecordTextOptions | None) -> list[str]:
+    """One line per record: ``type``, ``path`` and the batch's ``batchPosition`` (encoded once), then
+    ``record_object``'s fields."""
+    prefix = f'{{"type":"record","path":{_ENCODER.encode(path)},"batchPosition":{batch.position},'
+    encode = _ENCODER.encode
+    return [prefix + encode(record_object(batch, r, contents))[1:] for r in records]
 
 
 def batch_chunks(path: str, batch: Batch, records: Sequence[Record] | None,
                  contents: RecordTextOptions | None = None) -> Iterator[str]:
     """The batch line, then one line per record, as newline-terminated strings of a few hundred lines.
 
-    Record objects are built before the batch line is yielded when there are few, so a record that
-    cannot be rendered (a malformed control record, a decoder that rejects the bytes) fails before
-    anything of the batch is written; the caller then writes the batch with its ``error``."""
+    The first records are rendered before anything is yielded, so a record that cannot be rendered
+    (a malformed control record, a decoder that rejects the bytes) in a small batch fails before
+    anything of the batch is written."""
     if records is None:
         yield dumps(batch_object(path, batch)) + "\n"
         return
-    first = [dumps(record_line_object(path, batch, r, contents)) for r in records[:_RECORDS_PER_WRITE]]
+    first = _record_lines(path, batch, records[:_RECORDS_PER_WRITE], contents)
     first.insert(0, dumps(batch_object(path, batch)))
     first.append("")
     yield "\n".join(first)
     for start in range(_RECORDS_PER_WRITE, len(records), _RECORDS_PER_WRITE):
-        chunk = [dumps(record_line_object(path, batch, r, contents))
-                 for r in records[start:start + _RECORDS_PER_WRITE]]
+        chunk = _record_lines(path, batch, records[start:start + _RECORDS_PER_WRITE], contents)
         chunk.append("")
         yield "\n".join(chunk)

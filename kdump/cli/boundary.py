@@ -49,11 +49,15 @@ def print_error(problem: BaseException | str, *, err: TextIO | None = None, out:
                 traceback_of: BaseException | None = None) -> None:
     """Write ``problem`` as one ``Error:`` line, after ``traceback_of``'s traceback (``--traceback``).
 
-    Standard output is flushed first so the line comes after what was printed before the problem.
+    Standard output is flushed first so the line comes after what was printed before the problem;
+    if that flush fails, the line is still written and the output failure raised afterwards.
     """
     stream = err if err is not None else sys.stderr
+    output_failure: OutputFailed | None = None
     try:
         (out if out is not None else sys.stdout).flush()
+    except OutputFailed as failure:
+        output_failure = failure
     except (OSError, ValueError, AttributeError):
         pass
     try:
@@ -65,6 +69,8 @@ def print_error(problem: BaseException | str, *, err: TextIO | None = None, out:
         stream.flush()
     except (OSError, ValueError):
         pass  # stderr is gone too: the exit code is all that is left
+    if output_failure is not None:
+        raise output_failure
 
 
 def _traceback_requested(ctx: click.Context) -> bool:

@@ -105,3 +105,36 @@ def test_bad_kafka_version_is_a_usage_error_line() -> None:
     result = run_kdump("--files", str(SEGMENT), "--kafka-version", "1.0")
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == "Error: --kafka-version 1.0: kdump reproduces Kafka 2.2 and later\n"
+
+
+def _unlistable(monkeypatch, root: Path) -> None:  # type: ignore[no-untyped-def]
+    """``root`` cannot be listed, as a directory without read permission for a non-root user."""
+    import kdump.log.logdir as logdir
+
+    real = os.listdir
+
+    def listdir(path):  # type: ignore[no-untyped-def]
+        if Path(path) == root:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(logdir.os, "listdir", listdir)
+
+
+def test_txn_and_summary_exit_2_for_an_unreadable_path(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    _unlistable(monkeypatch, tmp_path)
+    for command in ("txn", "summary"):
+        result = run_kdump(command, str(tmp_path))
+        assert (result.exit_code, result.stdout) == (2, ""), command
+        assert result.stderr == f"Error: {tmp_path}: Permission denied\n"
+
+
+def test_summary_and_txn_exit_1_after_an_error_finding(tmp_path: Path) -> None:
+    part = tmp_path / "t-0"
+    part.mkdir()
+    (part / "00000000000000000000.log").write_bytes(encode_batch_v2([Record(0, 1, b"k", b"v")], base_offset=0)
+                                                     + (1).to_bytes(8, "big") + (5).to_bytes(4, "big") + b"\x01" * 20)
+    for command in ("summary", "txn"):
+        result = run_kdump(command, str(part))
+        assert result.exit_code == 1, command
+        assert "  error: " in result.stdout and result.stderr == ""

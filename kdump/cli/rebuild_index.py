@@ -72,24 +72,24 @@ def rebuild_index(segment: str, out_dir: str, force: bool, index_interval_bytes:
         raise click.BadParameter("is the segment's own directory: rebuild-index never replaces an index in "
                                  "place; write elsewhere and compare or move the files yourself",
                                  param_hint="--out")
-    base = base_offset_of(segment)
-    targets = [os.path.join(out_dir, segment_file_name(base, s)) for s in (".index", ".timeindex")]
-    existing = [t for t in targets if os.path.lexists(t)]
-    if existing and not force:
-        raise click.UsageError(f"{', '.join(existing)} already exist (use --force to replace)")
-    with MappedFile(segment) as log:
-        batches, stopped = valid_batches(log)
-    builder = SegmentIndexBuilder(base, index_interval_bytes, segment_index_bytes)
     try:
+        base = base_offset_of(segment)
+        targets = [os.path.join(out_dir, segment_file_name(base, s)) for s in (".index", ".timeindex")]
+        existing = [t for t in targets if os.path.lexists(t)]
+        if existing and not force:
+            raise click.UsageError(f"{', '.join(existing)} already exist (use --force to replace)")
+        with MappedFile(segment) as log:
+            batches, stopped = valid_batches(log)
+        builder = SegmentIndexBuilder(base, index_interval_bytes, segment_index_bytes)
         for batch in batches:
             builder.add_scanned(batch)
         builder.close()
-    except IndexFullError as err:
+        offset_data, time_data = builder.offset_index_bytes(), builder.time_index_bytes()
+        os.makedirs(out_dir, exist_ok=True)
+        _write_new(targets[0], offset_data)
+        _write_new(targets[1], time_data)
+    except IndexFullError as err:  # KdumpError and OSError end at the error boundary
         raise KdumpError(str(err), path=segment) from err
-    offset_data, time_data = builder.offset_index_bytes(), builder.time_index_bytes()
-    os.makedirs(out_dir, exist_ok=True)
-    _write_new(targets[0], offset_data)
-    _write_new(targets[1], time_data)
     if stopped is not None:
         click.echo(f"Note: {segment}: stopped where recovery would truncate the log: {stopped}", err=True)
     click.echo(f"wrote {targets[0]} ({len(builder.offset_entries)} entries, {len(offset_data)} bytes)")

@@ -59,3 +59,7 @@ class InputError(KdumpError):
 
 class UsageError(KdumpError):
     """Arguments that do not make sense together."""
+
+
+class Interrupted(KdumpError):
+    """The user stopped the run (SIGINT); the reason says what state it left behind."""

@@ -17,7 +17,7 @@ import os
 from typing import Any
 
 from kdump.cli.handlers import handler_for
-from kdump.cli.run import EXIT_FILE_ERROR, DumpRun
+from kdump.cli.run import DumpRun
 from kdump.format.checkpoint import (
     LEADER_EPOCH_CHECKPOINT_NAME,
     OFFSET_CHECKPOINT_NAMES,
@@ -74,9 +74,7 @@ def _malformed(run: DumpRun, path: str, err: CheckpointError) -> None:
     if run.options.json:
         run.out.write(log_json.dumps({"type": "error", "path": path, "message": err.reason,
                                       "line": err.line_number}) + "\n")
-    run.err.write(f"Error: {err.reason}{where}\n")
-    run.err.flush()
-    run.exit_code = EXIT_FILE_ERROR
+    run.fail(f"{err.reason}{where}")
 
 
 def _offset_checkpoint(run: DumpRun, path: str, name: str) -> None:
@@ -186,7 +184,9 @@ def _log_dir_files(directory: str) -> list[str]:
         names = sorted(os.listdir(directory))
     except OSError:
         return []
-    files = [os.path.join(directory, n) for n in names if os.path.isfile(os.path.join(directory, n))]
+    # Hidden files (a broker's .lock and .kafka_cleanshutdown, kdump's own output markers) hold no data.
+    files = [os.path.join(directory, n) for n in names
+             if not n.startswith(".") and os.path.isfile(os.path.join(directory, n))]
     partitions: list[tuple[str, int, str]] = []
     others: list[str] = []
     for name in names:

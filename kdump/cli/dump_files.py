@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import importlib
-import sys
 
 from kdump.cli.dump_extra import dump_extra, expand_paths
 from kdump.cli.handlers import handler_for
-from kdump.cli.run import EXIT_FILE_ERROR, EXIT_USAGE, DumpOptions, DumpRun
+from kdump.cli.run import DumpOptions, DumpRun
 from kdump.errors import KdumpError, UsageError
 from kdump.format.crc import CRC32C_IS_SLOW, CRC32C_IMPLEMENTATION
 from kdump.log.files import file_kind, java_path, kafka_suffix
+from kdump.render import log_json
 from kdump.render.decoders import bytes_decoder
 from kdump.render.dialect import Dialect, parse_kafka_version
 from kdump.render.log_text import RecordDecoder, RecordTextOptions
@@ -69,13 +69,9 @@ def build_options(flags: dict[str, object], dialect: Dialect) -> DumpOptions:
 
 
 def dump_files(**flags: object) -> int:
-    """Run a dump; returns the exit code (0 ok, 1 some file failed, 2 usage)."""
-    try:
-        dialect = parse_kafka_version(str(flags.get("kafka_version")))
-        options = build_options(flags, dialect)
-    except UsageError as err:
-        sys.stderr.write(f"Error: {err}\n")
-        return EXIT_USAGE
+    """Run a dump; returns the exit code (0 ok, 1 some file failed); bad options raise ``UsageError``."""
+    dialect = parse_kafka_version(str(flags.get("kafka_version")))
+    options = build_options(flags, dialect)
     run = DumpRun(options=options, dialect=dialect)
     if CRC32C_IS_SLOW:
         run.warn(f"Warning: CRC-32C is computed by {CRC32C_IMPLEMENTATION}; install the 'crc32c' package "
@@ -83,10 +79,14 @@ def dump_files(**flags: object) -> int:
     # kdump extension: a partition directory or log.dirs expands to its files in Kafka's order.
     for path in expand_paths(split_files(str(flags["files"]))):
         dump_one(run, path)
+    if options.json:  # JSON consumers read one stream: the summaries join the objects on stdout
+        for obj in run.summaries.json_objects(dialect):
+            run.out.write(log_json.dumps(obj) + "\n")
     run.out.flush()
-    for line in run.summaries.lines(dialect):
-        run.err.write(line + "\n")
-    run.err.flush()
+    if not options.json:
+        for line in run.summaries.lines(dialect):
+            run.err.write(line + "\n")
+        run.err.flush()
     return run.exit_code
 
 
@@ -118,4 +118,3 @@ def dump_one(run: DumpRun, path: str) -> None:
             raise
         run.error(KdumpError(f"internal error {type(err).__name__}: {err} (rerun with --traceback and "
                              f"report it)"), path)
-        run.exit_code = EXIT_FILE_ERROR

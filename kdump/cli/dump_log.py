@@ -69,7 +69,8 @@ def dump_log(run: DumpRun, path: str) -> None:
             for batch in batches:
                 records = batches.records(batch) if options.deep else None
                 if options.json:
-                    out.write(log_json.dumps(log_json.batch_object(path, batch, records)) + "\n")
+                    for chunk in log_json.batch_chunks(path, batch, records, options.records):
+                        out.write(chunk)
                 else:
                     pending.append(line_of(batch))
                     pending_lines += 1
@@ -83,10 +84,12 @@ def dump_log(run: DumpRun, path: str) -> None:
                     tracker.feed(records)
         except KdumpError as err:
             flush()
-            if isinstance(err, InvalidRecordError) and batch is not None and not options.json and \
-                    err.position == batch.position:
-                # Kafka prints the batch line before it fails on the records; so do we.
-                out.write(line_of(batch) + "\n")
+            if batch is not None and err.position == batch.position:  # the batch was read, its records not
+                if options.json:
+                    out.write(log_json.dumps(log_json.batch_object(path, batch, err.reason)) + "\n")
+                elif isinstance(err, InvalidRecordError):
+                    # Kafka prints the batch line before it fails on the records; so do we.
+                    out.write(line_of(batch) + "\n")
             tracker.close(path)
             raise
         flush()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from kdump.cli.run import EXIT_FILE_ERROR, DumpRun
+from kdump.cli.run import DumpRun
 from kdump.format.snapshot import CorruptSnapshotError, ProducerSnapshotEntry
 from kdump.format.txnindex import AbortedTxn, TxnIndexVersionError
 from kdump.log.files import java_absolute_path
@@ -78,10 +78,7 @@ def txn_entry_object(path: str, entry: AbortedTxn) -> dict[str, Any]:
 
 def _kafka_error(run: DumpRun, message: str) -> None:
     """Kafka's own message, already naming the file, on one stderr line."""
-    run.out.flush()
-    run.err.write(f"Error: {message}\n")
-    run.err.flush()
-    run.exit_code = EXIT_FILE_ERROR
+    run.fail(message)
 
 
 def dump_producer_snapshot(run: DumpRun, path: str) -> None:

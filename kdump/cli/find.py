@@ -12,8 +12,9 @@ import json
 
 import click
 
+from kdump.cli.boundary import KdumpCommand
+from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, kafka_version_option, traceback_option
-from kdump.errors import KdumpError
 from kdump.log.logdir import read_partition_dir
 from kdump.log.lookup import LookupResult, find_offset, find_timestamp
 from kdump.render import log_json
@@ -48,7 +49,7 @@ def _render_json(result: LookupResult, explain: bool) -> list[str]:
     return [json.dumps(obj, separators=(",", ":"), ensure_ascii=False)]
 
 
-@click.command("find")
+@click.command("find", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
 @click.argument("partition_dir", type=click.Path(exists=True, file_okay=False))
 @click.option("--offset", type=int, default=None, help="Find the record at this offset.")
 @click.option("--timestamp", type=int, default=None,
@@ -69,17 +70,11 @@ def find(partition_dir: str, offset: int | None, timestamp: int | None, explain:
     ctx = click.get_current_context()
     if (offset is None) == (timestamp is None):
         raise click.UsageError("give exactly one of --offset and --timestamp")
-    try:
-        parse_kafka_version(kafka_version)
-        partition = read_partition_dir(partition_dir)
-        result = find_offset(partition, offset) if offset is not None else find_timestamp(partition, timestamp or 0)
-    except KdumpError as err:
-        if traceback:
-            raise
-        click.echo(f"Error: {err}", err=True)
-        ctx.exit(2)
+    parse_kafka_version(kafka_version)
+    partition = read_partition_dir(partition_dir)
+    result = find_offset(partition, offset) if offset is not None else find_timestamp(partition, timestamp or 0)
     lines = _render_json(result, explain) if json_output else _render_text(result, explain, print_data_log,
                                                                            kafka_version)
     for line in lines:
         click.echo(line)
-    ctx.exit(0 if result.found else 1)
+    ctx.exit(ExitCode.OK if result.found else ExitCode.NOT_FOUND)

@@ -15,11 +15,13 @@ from typing import TypeVar
 
 import click
 
-from kdump.errors import KdumpError, UsageError
+from kdump.cli.boundary import KdumpCommand
+from kdump.cli.exit_codes import ExitCode
+from kdump.errors import Interrupted, UsageError
+from kdump.log.interrupts import SignalInterrupt
 from kdump.format.batch import TimestampType
 from kdump.format.codecs import Codec
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
-from kdump.log.interrupts import Interrupted
 from kdump.log.generator import (
     DEFAULT_START_TIME,
     KEY_PATTERNS,
@@ -32,9 +34,6 @@ from kdump.log.generator import (
 )
 from kdump.log.writer import LogConfig
 
-EXIT_WRITE_ERROR = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 PROGRESS_MIN_RECORDS = 200_000   # below this a run takes about a second: no bar
 
 T = TypeVar("T")
@@ -100,7 +99,7 @@ def parse_time(text: str) -> int:
     return int(when.timestamp() * 1000)
 
 
-@click.command("gen")
+@click.command("gen", cls=KdumpCommand, error_exit=ExitCode.FAILED)
 @click.argument("outdir", type=click.Path(file_okay=True, dir_okay=True, writable=True))
 @click.option("--topics", default="demo", show_default=True, help="Comma-separated topic names.")
 @click.option("--partitions", default="2", show_default=True, metavar="N|topic=N,...", help="Partitions per topic.")
@@ -174,27 +173,16 @@ def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str,
     128+N stopped by signal N (129 SIGHUP, 130 SIGINT, 143 SIGTERM). A failed or interrupted run
     leaves nothing behind; a later run removes what a killed one (SIGKILL) left.
     """
-    ctx = click.get_current_context()
     try:
         spec = _build_spec(topics, partitions, compression, magic, timestamp_type, idempotent, transactional,
                            preallocate, size_range(key_size, "--key-size"), size_range(value_size, "--value-size"), parse_time(start_time),
                            LogConfig(segment_bytes, segment_ms, index_interval_bytes, max_index_bytes,
                                      log_preallocate, index_rule == "per-append"), rest)
         result = _run(outdir, spec, force)
-    except Interrupted as err:
-        what = f"{err.completed} was complete" if err.completed else "nothing was written"
-        click.echo(f"Error: interrupted by {err.signal_name}; {what}", err=True)
-        ctx.exit(err.exit_code)
-    except KeyboardInterrupt:
-        click.echo("Error: interrupted; nothing was written", err=True)
-        ctx.exit(EXIT_INTERRUPTED)
-    except (KdumpError, OSError) as err:
-        if traceback:
-            import traceback as tb
-
-            tb.print_exception(err, file=sys.stderr)
-        click.echo(f"Error: {err}", err=True)
-        ctx.exit(EXIT_USAGE if isinstance(err, UsageError) else EXIT_WRITE_ERROR)
+    except KeyboardInterrupt as err:
+        if isinstance(err, SignalInterrupt):
+            raise  # the error boundary words it with the signal's name and exit code
+        raise Interrupted("interrupted; nothing was written") from None
     click.echo(f"wrote {result.records} records in {result.segments} segments of {result.partitions} "
                f"partitions to {result.outdir}")
 

@@ -8,14 +8,14 @@ plain dump starts fast (PERFORMANCE-NOTES.md: start-up counts for small files).
 from __future__ import annotations
 
 import importlib
-import sys
 
 import click
 
 from kdump import __version__
+from kdump.cli.boundary import KdumpGroup
 from kdump.cli.dump_files import dump_files
+from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import dump_options
-from kdump.cli.run import EXIT_USAGE
 
 # name -> "module:attribute"; each module holds one click command.
 SUBCOMMANDS: dict[str, str] = {
@@ -31,7 +31,7 @@ SUBCOMMANDS: dict[str, str] = {
 }
 
 
-class KdumpGroup(click.Group):
+class TopLevelGroup(KdumpGroup):
     """Lazy subcommands, and Kafka's rule that words which are not options are ignored."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -82,7 +82,7 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit()
 
 
-@click.group(cls=KdumpGroup, invoke_without_command=True,
+@click.group(cls=TopLevelGroup, error_exit=ExitCode.FILE_ERROR, invoke_without_command=True,
              context_settings={"help_option_names": ["--help", "-h"], "max_content_width": 110})
 @dump_options
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
@@ -103,14 +103,9 @@ def cli(ctx: click.Context, **options: object) -> None:
         click.echo('Missing required argument "[files]"', err=True)
         click.echo(ctx.get_usage(), err=True)
         click.echo("Try 'kdump --help' for help.", err=True)
-        ctx.exit(EXIT_USAGE)
+        ctx.exit(ExitCode.USAGE)
     ctx.exit(dump_files(**options))  # type: ignore[arg-type]
 
 
 def main() -> None:
-    try:
-        cli.main(prog_name="kdump")
-    except BrokenPipeError:
-        # `kdump ... | head`: stop quietly, as cat does.
-        sys.stderr.close()
-        sys.exit(0)
+    cli.main(prog_name="kdump")  # exits; kdump.cli.boundary decides how

@@ -19,6 +19,7 @@ import json
 
 import click
 
+from kdump.cli.boundary import KdumpCommand
 from kdump.cli.options import json_option
 
 DEFAULT_PARTITIONS = 50  # offsets.topic.num.partitions and transaction.state.log.num.partitions defaults
@@ -44,7 +45,7 @@ def partition_for_key(key: str, partitions: int = DEFAULT_PARTITIONS) -> int:
     return kafka_utils_abs(java_string_hash(key)) % partitions
 
 
-@click.command("partition-for")
+@click.command("partition-for", cls=KdumpCommand)
 @click.option("--group", "group_id", metavar="ID", help="Consumer group id (__consumer_offsets).")
 @click.option("--transactional-id", metavar="ID", help="Producer transactional.id (__transaction_state).")
 @click.option("--partitions", type=click.IntRange(min=1), default=DEFAULT_PARTITIONS, show_default=True,

@@ -15,20 +15,20 @@ import os
 
 import click
 
+from kdump.cli.boundary import KdumpCommand
+from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import traceback_option
 from kdump.errors import KdumpError, UsageError
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
 from kdump.log.atomic import write_files
-from kdump.log.interrupts import Interrupted
 from kdump.log.files import FileKind, base_offset_of, file_kind, segment_file_name
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES, IndexFullError, SegmentIndexBuilder
 from kdump.log.recovery import RecoveredBatches, check_fits_segment
 from kdump.log.segment import ReadOnlyFile
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
-@click.command("rebuild-index")
+@click.command("rebuild-index", cls=KdumpCommand, error_exit=ExitCode.FAILED)
 @click.argument("segment", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Directory for the rebuilt files (created if missing, in an existing parent; never the "
@@ -71,24 +71,16 @@ def rebuild_index(segment: str, out_dir: str, force: bool, index_interval_bytes:
         offset_data, time_data = builder.offset_index_bytes(), builder.time_index_bytes()
         write_files(out_dir, {os.path.basename(targets[0]): offset_data,
                               os.path.basename(targets[1]): time_data}, replace=force)
-    except Interrupted as err:
-        what = f"{err.completed} were complete" if err.completed else "nothing was written"
-        click.echo(f"Error: interrupted by {err.signal_name}; {what}", err=True)
-        ctx.exit(err.exit_code)
-    except KeyboardInterrupt:
-        click.echo("Error: interrupted; nothing was written", err=True)
-        ctx.exit(EXIT_INTERRUPTED)
-    except (KdumpError, IndexFullError, OSError) as err:
-        if traceback:
-            raise
-        if isinstance(err, KdumpError) and not isinstance(err, UsageError):
+    except IndexFullError as err:  # KdumpError, OSError and signals end at the error boundary
+        raise KdumpError(str(err), path=segment) from err
+    except KdumpError as err:
+        if not isinstance(err, UsageError):
             err.with_file(segment)
-        click.echo(f"Error: {err}", err=True)
-        ctx.exit(EXIT_USAGE if isinstance(err, UsageError) else EXIT_FAILED)
+        raise
     if stopped is not None:
         click.echo(f"Note: {segment}: stopped where recovery would truncate the log: {stopped}", err=True)
     click.echo(f"wrote {targets[0]} ({len(builder.offset_entries)} entries, {len(offset_data)} bytes)")
     click.echo(f"wrote {targets[1]} ({len(builder.time_entries)} entries, {len(time_data)} bytes)")
     click.echo(f"from {recovered.count} batches ({builder.size} bytes) of {segment}, "
                f"index.interval.bytes={index_interval_bytes}")
-    ctx.exit(EXIT_OK)
+    ctx.exit(ExitCode.OK)

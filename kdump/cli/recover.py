@@ -7,20 +7,18 @@ import os
 
 import click
 
+from kdump.cli.boundary import KdumpCommand
+from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option
-from kdump.errors import KdumpError
+from kdump.errors import InputError, UsageError
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
-from kdump.log.interrupts import Interrupted
 from kdump.log.loader import LogDirState, plan_log_dir, plan_partition, read_log_dir_state
 from kdump.log.salvage import write_recovered_copy
 from kdump.log.logdir import is_partition_dir
 from kdump.render.recover_text import log_dir_lines, plan_lines, plan_object
 
-EXIT_NOTHING_LOST, EXIT_DATA_LOST, EXIT_UNREADABLE = 0, 1, 2
-
-
-@click.command("recover")
+@click.command("recover", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
 @click.argument("path", type=click.Path(exists=True, file_okay=False))
 @click.option("--out", "out_dir", type=click.Path(), default=None,
               help="Also write the recovered copy a broker would leave into this new directory (never in place).")
@@ -42,27 +40,22 @@ def recover(path: str, out_dir: str | None, force: bool, index_interval_bytes: i
     Exit status: 0 nothing would be lost, 1 data would be truncated or deleted, 2 unreadable
     input or a partition the broker would refuse to load.
     """
-    try:
-        if is_partition_dir(path):
-            state = read_log_dir_state(os.path.dirname(os.path.abspath(path)))
-            plans = [plan_partition(path, state)]
-        else:
-            state = read_log_dir_state(path)
-            plans = list(plan_log_dir(path, state))
-    except KdumpError as err:
-        click.echo(f"Error: {err}", err=True)
-        raise SystemExit(EXIT_UNREADABLE) from None
+    if is_partition_dir(path):
+        state = read_log_dir_state(os.path.dirname(os.path.abspath(path)))
+        plans = [plan_partition(path, state)]
+    else:
+        state = read_log_dir_state(path)
+        plans = list(plan_log_dir(path, state))
     _print(state, plans, json_output)
     if not plans:
-        click.echo(f"Error: {path}: no partition directories found", err=True)
-        raise SystemExit(EXIT_UNREADABLE)
+        raise InputError("no partition directories found: nothing was checked", path=path)
     if any(p.refused for p in plans):
         if out_dir is not None:
-            click.echo(f"Error: {out_dir}: not written: the broker would refuse to load a partition", err=True)
-        raise SystemExit(EXIT_UNREADABLE)
+            raise InputError("not written: the broker would refuse to load a partition", path=out_dir)
+        raise SystemExit(ExitCode.UNREADABLE)
     if out_dir is not None:
         _write_copy(state, plans, out_dir, force, index_interval_bytes, segment_index_bytes, json_output)
-    raise SystemExit(EXIT_DATA_LOST if any(p.loses_data for p in plans) else EXIT_NOTHING_LOST)
+    raise SystemExit(ExitCode.DATA_LOST if any(p.loses_data for p in plans) else ExitCode.OK)
 
 
 def _write_copy(state: LogDirState, plans: list, out_dir: str, force: bool,  # type: ignore[type-arg]
@@ -70,17 +63,9 @@ def _write_copy(state: LogDirState, plans: list, out_dir: str, force: bool,  # t
     source = os.path.realpath(state.path)
     target = os.path.realpath(out_dir)
     if target == source or target.startswith(source + os.sep) or source.startswith(target + os.sep):
-        click.echo(f"Error: {out_dir}: --out must be outside the log dir it recovers (never in place)", err=True)
-        raise SystemExit(EXIT_UNREADABLE)
-    try:
-        write_recovered_copy(state, plans, out_dir, force=force, index_interval_bytes=interval,
-                             max_index_bytes=max_index_bytes)
-    except Interrupted as err:
-        click.echo(f"Error: interrupted by {err.signal_name}; nothing was written", err=True)
-        raise SystemExit(err.exit_code) from None
-    except (KdumpError, OSError) as err:
-        click.echo(f"Error: {err}", err=True)
-        raise SystemExit(EXIT_UNREADABLE) from None
+        raise UsageError("--out must be outside the log dir it recovers (never in place)", path=out_dir)
+    write_recovered_copy(state, plans, out_dir, force=force, index_interval_bytes=interval,
+                         max_index_bytes=max_index_bytes)
     if json_output:
         click.echo(json.dumps({"type": "recoveredCopy", "path": os.path.abspath(out_dir)}, separators=(",", ":")))
     else:

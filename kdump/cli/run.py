@@ -6,16 +6,14 @@ import sys
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from kdump.cli.boundary import print_error
+from kdump.cli.exit_codes import ExitCode
 from kdump.errors import KdumpError
 from kdump.render.dialect import Dialect
 from kdump.render.log_text import RecordTextOptions
 from kdump.render.summaries import DumpSummaries
 
 INT32_MAX = 2**31 - 1
-
-EXIT_OK = 0
-EXIT_FILE_ERROR = 1   # at least one file could not be dumped completely (its error was printed)
-EXIT_USAGE = 2        # bad arguments (click's usage errors use 2 as well)
 
 
 @dataclass
@@ -38,20 +36,18 @@ class DumpRun:
     dialect: Dialect
     out: TextIO = field(default_factory=lambda: sys.stdout)
     err: TextIO = field(default_factory=lambda: sys.stderr)
-    exit_code: int = EXIT_OK
+    exit_code: int = ExitCode.OK
     summaries: DumpSummaries = field(default_factory=DumpSummaries)
 
     def error(self, err: KdumpError, path: str) -> None:
         """Report a file that could not be dumped (completely) and carry on with the next one."""
         err.with_file(path)
-        self.out.flush()
-        if self.options.traceback:
-            import traceback
+        self.fail(err, traceback_of=err if self.options.traceback else None)
 
-            traceback.print_exception(err, file=self.err)
-        self.err.write(f"Error: {err}\n")
-        self.err.flush()
-        self.exit_code = EXIT_FILE_ERROR
+    def fail(self, problem: BaseException | str, traceback_of: BaseException | None = None) -> None:
+        """One ``Error:`` line for a file that could not be dumped completely; the run goes on."""
+        print_error(problem, err=self.err, out=self.out, traceback_of=traceback_of)
+        self.exit_code = ExitCode.FILE_ERROR
 
     def warn(self, text: str) -> None:
         self.out.flush()

@@ -16,20 +16,20 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from kdump.cli.run import EXIT_FILE_ERROR, EXIT_OK, EXIT_USAGE
-from kdump.errors import KdumpError
+from kdump.cli.boundary import KdumpGroup
+from kdump.cli.exit_codes import ExitCode
+from kdump.errors import KdumpError, UsageError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from kdump.spark.jobs import VerifyResult
 
-MISSING = "Error: PySpark is not installed: pip install 'kdump[spark]'"
+MISSING = "PySpark is not installed: pip install 'kdump[spark]'"
 
 
-def _fail(text: str, code: int = EXIT_USAGE) -> None:
-    click.echo(text, err=True)
-    sys.exit(code)
+def _no_segments(paths: tuple[str, ...]) -> KdumpError:
+    return KdumpError(f"no Kafka segments (<20-digit offset>.log) found under {', '.join(paths)}")
 
 
 @contextmanager
@@ -38,7 +38,7 @@ def _session(master: str, app: str) -> Iterator["SparkSession"]:
     try:
         from pyspark.sql import SparkSession
     except ImportError:
-        _fail(MISSING)
+        raise UsageError(MISSING) from None
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)   # workers need kdump's interpreter
     existing = SparkSession.getActiveSession()
     spark = existing or (SparkSession.builder.master(master).appName(app)
@@ -57,7 +57,7 @@ master_option = click.option("--master", default="local[*]", show_default=True,
                              help="Spark master URL (local[N], spark://..., yarn, k8s://...).")
 
 
-@click.group("spark")
+@click.group("spark", cls=KdumpGroup, error_exit=ExitCode.UNREADABLE)
 def spark() -> None:
     """Verify or export Kafka log directories with Spark (needs: pip install 'kdump[spark]').
 
@@ -84,12 +84,9 @@ def verify_command(paths: tuple[str, ...], master: str, report_path: str | None,
         from kdump.spark.jobs import verify
         from kdump.spark.planning import find_segments
     except ImportError:
-        _fail(MISSING)
-    try:
-        if not find_segments(list(paths)):
-            _fail(f"Error: no Kafka segments (<20-digit offset>.log) found under {', '.join(paths)}")
-    except (KdumpError, OSError) as err:
-        _fail(f"Error: {err}")
+        raise UsageError(MISSING) from None
+    if not find_segments(list(paths)):
+        raise _no_segments(paths)
     with _session(master, "kdump spark verify") as session:
         result = verify(session, list(paths), chunk_bytes)
     report = dict(result.to_json(), paths=list(paths))
@@ -101,7 +98,7 @@ def verify_command(paths: tuple[str, ...], master: str, report_path: str | None,
             with open(report_path, "w", encoding="utf-8") as f:
                 json.dump(report, f, indent=2)
                 f.write("\n")
-    sys.exit(EXIT_FILE_ERROR if result.problems else EXIT_OK)
+    click.get_current_context().exit(ExitCode.PROBLEMS if result.problems else ExitCode.OK)
 
 
 def render_summary(result: "VerifyResult") -> str:
@@ -144,16 +141,16 @@ def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tup
         from kdump.spark.planning import find_segments, parse_size
         from kdump.spark.schema import arrow_schema
     except ImportError:
-        _fail(MISSING)
+        raise UsageError(MISSING) from None
     try:
         parse_size(split_bytes)
-        unknown = [c for c in partition_by if c not in arrow_schema(level).names]
-        if unknown:
-            _fail(f"Error: --partition-by {unknown[0]}: no such column at level={level}")
-        if not find_segments(list(paths)):
-            _fail(f"Error: no Kafka segments (<20-digit offset>.log) found under {', '.join(paths)}")
-    except (KdumpError, OSError, ValueError) as err:
-        _fail(f"Error: {err}")
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    unknown = [c for c in partition_by if c not in arrow_schema(level).names]
+    if unknown:
+        raise UsageError(f"--partition-by {unknown[0]}: no such column at level={level}")
+    if not find_segments(list(paths)):
+        raise _no_segments(paths)
     options: dict[str, Any] = {"splitBytes": split_bytes}
     with _session(master, "kdump spark export") as session:
         from pyspark.errors import AnalysisException
@@ -162,6 +159,6 @@ def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tup
             rows = export(session, list(paths), out, fmt=fmt, partition_by=partition_by, level=level,
                           mode=mode, options=options)
         except AnalysisException as err:       # OUT exists (mode errorifexists), unknown format, ...
-            _fail(f"Error: {str(err).splitlines()[0]}")
+            raise KdumpError(str(err).splitlines()[0]) from None
     click.echo(f"Wrote {rows} {level} rows to {out} ({fmt})")
-    sys.exit(EXIT_OK)
+    click.get_current_context().exit(ExitCode.OK)

@@ -6,39 +6,37 @@ import json
 
 import click
 
+from kdump.cli.boundary import KdumpCommand
+from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option
-from kdump.errors import KdumpError
 from kdump.log.logdir import walk_partitions
 from kdump.render.txn_text import report_object, txn_lines
 from kdump.verify.transactions import analyze_transactions
 
-EXIT_HANGING = 3  # documented: some transaction is still open at the log end
 
-
-@click.command("txn")
+@click.command("txn", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
 @click.argument("path", type=click.Path(exists=True, file_okay=False))
 @click.option("--hanging-only", is_flag=True, help="Only list partitions with transactions open at the log end.")
 @json_option
 def txn(path: str, hanging_only: bool, json_output: bool) -> None:
     """Transactions in a partition directory or a whole log.dirs.
 
-    Exit status: 0, 1 for unreadable input, 3 when a transaction is still open at the log end
-    (a hanging transaction holds the last stable offset and blocks read_committed consumers).
+    Exit status: 0; 1 when an error line was printed (a segment or .txnindex that could not be read
+    completely, an index entry no ABORT marker matches); 2 usage error or unreadable PATH; otherwise
+    3 when a transaction is still open at the log end (a hanging transaction holds the last stable
+    offset and blocks read_committed consumers).
     """
-    hanging = False
-    try:
-        for partition in walk_partitions(path):
-            report = analyze_transactions(partition)
-            hanging = hanging or bool(report.open)
-            if hanging_only and not report.open:
-                continue
-            if json_output:
-                click.echo(json.dumps(report_object(report), separators=(",", ":")))
-            else:
-                for line in txn_lines(report):
-                    click.echo(line)
-    except KdumpError as err:
-        click.echo(f"Error: {err}", err=True)
-        raise SystemExit(1) from None
-    if hanging:
-        raise SystemExit(EXIT_HANGING)
+    hanging = errors = False
+    for partition in walk_partitions(path):
+        report = analyze_transactions(partition)
+        hanging = hanging or bool(report.open)
+        errors = errors or any(f.severity == "error" for f in report.findings)
+        if hanging_only and not report.open:
+            continue
+        if json_output:
+            click.echo(json.dumps(report_object(report), separators=(",", ":")))
+        else:
+            for line in txn_lines(report):
+                click.echo(line)
+    code = ExitCode.PROBLEMS if errors else ExitCode.HANGING if hanging else ExitCode.OK
+    click.get_current_context().exit(code)

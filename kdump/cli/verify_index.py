@@ -13,6 +13,8 @@ from typing import TextIO
 
 import click
 
+from kdump.cli.boundary import KdumpCommand, print_error
+from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, traceback_option
 from kdump.errors import KdumpError
 from kdump.log.files import FileKind, base_offset_of, file_kind, sibling
@@ -20,8 +22,6 @@ from kdump.log.logdir import SegmentFiles, walk_partitions
 from kdump.render import verify_text
 from kdump.render.verify_text import VerifyCounts
 from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES, verify_segment
-
-EXIT_CLEAN, EXIT_PROBLEMS, EXIT_UNREADABLE = 0, 1, 2
 
 
 def _segment_of_file(path: str) -> SegmentFiles:
@@ -79,22 +79,19 @@ def run_verify(paths: tuple[str, ...], *, out: TextIO, err: TextIO, as_json: boo
                     for line in verify_text.text_lines(findings, errors_only=errors_only):
                         out.write(line + "\n")
         except KdumpError as error:
-            if traceback:
-                raise
             counts.unreadable.append(path)
             if as_json:
                 out.write(verify_text.unreadable_json(path, str(error)) + "\n")
             else:
-                out.flush()
-                err.write(f"Error: {error}\n")
+                print_error(error, err=err, out=out, traceback_of=error if traceback else None)
     out.write((verify_text.summary_json(counts) if as_json else verify_text.summary_line(counts)) + "\n")
     out.flush()
     if counts.unreadable:
-        return EXIT_UNREADABLE
-    return EXIT_PROBLEMS if counts.errors else EXIT_CLEAN
+        return ExitCode.UNREADABLE
+    return ExitCode.PROBLEMS if counts.errors else ExitCode.OK
 
 
-@click.command("verify-index")
+@click.command("verify-index", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--deep", is_flag=True, help="Also note offset-index density far from --index-interval-bytes.")
 @click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,

@@ -6,7 +6,7 @@ Every kdump writer builds its output in a hidden temporary area beside the targe
 - the area holds an owner record (host, boot id, pid, process start time) next to the content,
   so a later run can tell the leftover of a kdump process that died (SIGKILL, power loss) from an
   area another kdump process is still filling, and removes only the former (``remove_stale``);
-- while a write is under way SIGINT, SIGTERM and SIGHUP raise ``Interrupted``
+- while a write is under way SIGINT, SIGTERM and SIGHUP raise ``SignalInterrupt``
   (kdump.log.interrupts), so the area is removed on the way out; during the final renames they
   are held back until the output is complete, so a signal never leaves half of it in place;
 - the final rename never replaces an existing path (renameat2 with RENAME_NOREPLACE), except a

@@ -1,9 +1,9 @@
-"""Signals while kdump writes: SIGINT, SIGTERM and SIGHUP become ``Interrupted`` so cleanup runs.
+"""Signals while kdump writes: SIGINT, SIGTERM and SIGHUP become ``SignalInterrupt`` so cleanup runs.
 
 ``guard.active()`` installs the handlers for the duration of a write (main thread only; a signal
 that was ignored, as under nohup, stays ignored). ``guard.hold()`` marks the final renames: a
 signal that arrives then waits until they are done and is raised afterwards, saying the output
-is complete. Once ``Interrupted`` was raised, later signals no longer cut the cleanup short.
+is complete. Once ``SignalInterrupt`` was raised, later signals no longer cut the cleanup short.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from types import FrameType
 _GUARDED_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
-class Interrupted(KeyboardInterrupt):
+class SignalInterrupt(KeyboardInterrupt):
     """A signal stopped a write. ``completed`` names the output when it was already in place."""
 
     def __init__(self, signo: int, completed: str | None = None) -> None:
@@ -35,13 +35,13 @@ class Interrupted(KeyboardInterrupt):
 
 
 class SignalGuard:
-    """Turns SIGINT/SIGTERM/SIGHUP into ``Interrupted`` while a write runs (main thread only)."""
+    """Turns SIGINT/SIGTERM/SIGHUP into ``SignalInterrupt`` while a write runs (main thread only)."""
 
     def __init__(self) -> None:
         self.depth = 0
         self.holding = 0
         self.held: int | None = None      # a signal that arrived while holding
-        self.raised = False               # Interrupted was raised: later signals wait for the cleanup
+        self.raised = False               # SignalInterrupt was raised: later signals wait for the cleanup
         self.previous: dict[int, object] = {}
 
     def _on_signal(self, signo: int, _frame: FrameType | None) -> None:
@@ -49,7 +49,7 @@ class SignalGuard:
             self.held = self.held or signo
             return
         self.raised = True
-        raise Interrupted(signo)
+        raise SignalInterrupt(signo)
 
     @contextmanager
     def active(self) -> Iterator[None]:
@@ -82,9 +82,9 @@ class SignalGuard:
             self.holding -= 1
         if not self.holding and self.held is not None and not self.raised:
             signo, self.held, self.raised = self.held, None, True
-            raise Interrupted(signo, completed=target)
+            raise SignalInterrupt(signo, completed=target)
 
 
 guard = SignalGuard()
 
-__all__ = ["Interrupted", "SignalGuard", "guard"]
+__all__ = ["SignalInterrupt", "SignalGuard", "guard"]

@@ -1,36 +1,46 @@
 """JSON Lines for dumps (``--json``): one object per line, schema in docs/json-output.md.
 
 Bytes (keys, values, header keys and values) are standard base64 so nothing is lost; every field
-of the text output is present under a stable camelCase name.
+of the text output is present under a stable camelCase name. A batch is one line and each of its
+records another, so no line grows with the number of records in a batch.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from kdump.format.batch import Batch
 from kdump.format.control import parse_control_record
 from kdump.format.records import Record
+from kdump.render.log_text import RecordTextOptions
 
-JSON_SCHEMA_VERSION = 1
+JSON_SCHEMA_VERSION = 2
+
+_RECORDS_PER_WRITE = 256  # lines joined into one write: one write per line halves the speed
 
 
 def _b64(data: bytes | None) -> str | None:
     return None if data is None else base64.b64encode(data).decode("ascii")
 
 
+# One encoder for the run: json.dumps with options builds a new one per call, which shows with a
+# line per record.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def dumps(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(obj)
 
 
 def file_object(path: str, kind: str, **fields: Any) -> dict[str, Any]:
     return {"type": "file", "schemaVersion": JSON_SCHEMA_VERSION, "path": path, "fileType": kind, **fields}
 
 
-def batch_object(path: str, batch: Batch, records: Sequence[Record] | None) -> dict[str, Any]:
+def batch_object(path: str, batch: Batch, error: str | None = None) -> dict[str, Any]:
+    """The batch's own fields; ``error`` says why its records could not be decoded."""
     obj: dict[str, Any] = {
         "type": "batch",
         "path": path,
@@ -54,12 +64,13 @@ def batch_object(path: str, batch: Batch, records: Sequence[Record] | None) -> d
         "crc": batch.crc,
         "isValid": batch.is_valid,
     }
-    if records is not None:
-        obj["records"] = [record_object(batch, r) for r in records]
+    if error is not None:
+        obj["error"] = error
     return obj
 
 
-def record_object(batch: Batch, record: Record) -> dict[str, Any]:
+def record_object(batch: Batch, record: Record, contents: RecordTextOptions | None = None) -> dict[str, Any]:
+    """One record; with ``contents.print_contents`` also the decoders' text beside the base64."""
     obj: dict[str, Any] = {
         "offset": record.offset,
         "timestamp": record.timestamp,
@@ -78,4 +89,43 @@ def record_object(batch: Batch, record: Record) -> dict[str, Any]:
         info = parse_control_record(record.key, record.value)
         obj["control"] = {"type": info.type_name, "typeId": info.type_id,
                           "coordinatorEpoch": info.coordinator_epoch}
+    elif contents is not None and contents.print_contents:
+        obj["keyDecoded"], obj["valueDecoded"] = decoded_texts(record, contents)
     return obj
+
+
+def decoded_texts(record: Record, contents: RecordTextOptions) -> tuple[str | None, str | None]:
+    """What the text dump prints after ``key:`` and ``payload:`` (None for a null key or value)."""
+    if contents.record_decoder is not None:
+        return contents.record_decoder(record.offset, record.key, record.value)
+    return (None if record.key is None else contents.key_decoder(record.key),
+            None if record.value is None else contents.value_decoder(record.value))
+
+
+def _record_lines(path: str, batch: Batch, records: Sequence[Record],
+                  contents: RecordTextOptions | None) -> list[str]:
+    """One line per record: ``type``, ``path`` and the batch's ``batchPosition`` (encoded once), then
+    ``record_object``'s fields."""
+    prefix = f'{{"type":"record","path":{_ENCODER.encode(path)},"batchPosition":{batch.position},'
+    encode = _ENCODER.encode
+    return [prefix + encode(record_object(batch, r, contents))[1:] for r in records]
+
+
+def batch_chunks(path: str, batch: Batch, records: Sequence[Record] | None,
+                 contents: RecordTextOptions | None = None) -> Iterator[str]:
+    """The batch line, then one line per record, as newline-terminated strings of a few hundred lines.
+
+    The first records are rendered before anything is yielded, so a record that cannot be rendered
+    (a malformed control record, a decoder that rejects the bytes) in a small batch fails before
+    anything of the batch is written."""
+    if records is None:
+        yield dumps(batch_object(path, batch)) + "\n"
+        return
+    first = _record_lines(path, batch, records[:_RECORDS_PER_WRITE], contents)
+    first.insert(0, dumps(batch_object(path, batch)))
+    first.append("")
+    yield "\n".join(first)
+    for start in range(_RECORDS_PER_WRITE, len(records), _RECORDS_PER_WRITE):
+        chunk = _record_lines(path, batch, records[start:start + _RECORDS_PER_WRITE], contents)
+        chunk.append("")
+        yield "\n".join(chunk)

@@ -71,7 +71,7 @@ def test_malformed_checkpoint_is_a_finding_not_a_crash(tmp_path) -> None:
     build(tmp_path)
     (tmp_path / "replication-offset-checkpoint").write_text("0\n1\norders zero 4\n")
     result = CliRunner().invoke(summary, [str(tmp_path), "--json"])
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # the summary is printed; the error finding makes the exit status 1
     texts = [f["text"] for f in json.loads(result.output)["findings"]]
     assert any("Malformed line in checkpoint file" in t and "(line 3)" in t for t in texts)
 

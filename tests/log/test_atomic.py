@@ -14,7 +14,7 @@ import pytest
 import kdump.log.atomic as atomic
 from kdump.errors import UsageError
 from kdump.log.atomic import remove_stale, rename_no_replace, staged_directory, write_files
-from kdump.log.interrupts import Interrupted
+from kdump.log.interrupts import SignalInterrupt
 from kdump.log.owner import Owner
 
 
@@ -88,7 +88,7 @@ def test_a_signal_during_the_final_rename_waits_until_the_tree_is_in_place(
 
     monkeypatch.setattr(atomic, "_commit_directory", signalled_commit)
     out = tmp_path / "out"
-    with pytest.raises(Interrupted) as caught:
+    with pytest.raises(SignalInterrupt) as caught:
         with staged_directory(str(out)) as stage:
             Path(stage, "data").write_bytes(b"complete")
     assert caught.value.signo == signal.SIGTERM and caught.value.completed == str(out)
@@ -99,7 +99,7 @@ def test_a_signal_during_the_final_rename_waits_until_the_tree_is_in_place(
 def test_a_signal_while_staging_removes_the_area(tmp_path: Path) -> None:
     (tmp_path / "out").mkdir()
     write_files(str(tmp_path / "out"), {"a": b"1", "b": b"2"})
-    with pytest.raises(Interrupted) as caught:
+    with pytest.raises(SignalInterrupt) as caught:
         with staged_directory(str(tmp_path / "new")) as stage:
             Path(stage, "half").write_bytes(b"x")
             os.kill(os.getpid(), signal.SIGHUP)

@@ -1,0 +1,209 @@
+"""The one error boundary every kdump command runs inside.
+
+Whatever a command raises ends as at most one ``Error: ...`` line on stderr and an exit code from
+``ExitCode``: a ``KdumpError`` gives its own message (``UsageError`` exits 2, others the command's
+``error_exit``), an ``OSError`` on an input or output *file* the same, Ctrl-C 130, anything else
+one "internal error" line and 70. ``--traceback`` adds the Python traceback before the line.
+
+Standard output gets its own policy, because a failure there is not the command's fault: the
+process's stdout is wrapped (``_GuardedStdout``) so a failed write raises ``OutputFailed``, which no
+``except Exception`` in a command can swallow. A closed pipe (``kdump ... | head``) ends the run
+silently with 141, as a program killed by SIGPIPE; a full disk, an I/O error or a closed stdout is
+one line and 74.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+import click
+
+from kdump.cli.exit_codes import ExitCode
+from kdump.errors import Interrupted, KdumpError, UsageError
+from kdump.log.interrupts import SignalInterrupt
+
+_PASS_THROUGH = (click.exceptions.Exit, click.ClickException, click.Abort)
+
+
+class OutputFailed(BaseException):
+    """Writing standard output failed; a BaseException so per-file ``except Exception`` handlers let it by."""
+
+    def __init__(self, cause: OSError) -> None:
+        super().__init__(cause.strerror or str(cause))
+        self.cause = cause
+
+
+def error_line(problem: BaseException | str) -> str:
+    """The one line kdump prints for a problem (without the newline)."""
+    if isinstance(problem, OSError) and not isinstance(problem, KdumpError):
+        reason = problem.strerror or type(problem).__name__
+        return f"Error: {problem.filename}: {reason}" if problem.filename is not None else f"Error: {problem}"
+    return f"Error: {problem}"
+
+
+def print_error(problem: BaseException | str, *, err: TextIO | None = None, out: TextIO | None = None,
+                traceback_of: BaseException | None = None) -> None:
+    """Write ``problem`` as one ``Error:`` line, after ``traceback_of``'s traceback (``--traceback``).
+
+    Standard output is flushed first so the line comes after what was printed before the problem;
+    if that flush fails, the line is still written and the output failure raised afterwards.
+    """
+    stream = err if err is not None else sys.stderr
+    output_failure: OutputFailed | None = None
+    try:
+        (out if out is not None else sys.stdout).flush()
+    except OutputFailed as failure:
+        output_failure = failure
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        if traceback_of is not None:
+            import traceback
+
+            traceback.print_exception(traceback_of, file=stream)
+        stream.write(error_line(problem) + "\n")
+        stream.flush()
+    except (OSError, ValueError):
+        pass  # stderr is gone too: the exit code is all that is left
+    if output_failure is not None:
+        raise output_failure
+
+
+def _traceback_requested(ctx: click.Context) -> bool:
+    current: click.Context | None = ctx
+    while current is not None:
+        if current.params.get("traceback"):
+            return True
+        current = current.parent
+    return False
+
+
+class ErrorBoundary(click.Command):
+    """Mixed into kdump's command and group classes; ``error_exit`` is the command's code for a
+    ``KdumpError`` that is not a usage error (1 where the command writes or dumps, 2 where it reads)."""
+
+    def __init__(self, *args: Any, error_exit: ExitCode = ExitCode.UNREADABLE, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.error_exit = error_exit
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except _PASS_THROUGH:
+            raise
+        except SignalInterrupt as err:  # a writer stopped by SIGINT/SIGTERM/SIGHUP (kdump.log.atomic cleaned up)
+            what = f"{err.completed} was complete" if err.completed else "nothing was written"
+            self._fail(ctx, Interrupted(f"interrupted by {err.signal_name}; {what}"), err.exit_code)
+        except KeyboardInterrupt:
+            self._fail(ctx, Interrupted("interrupted"), ExitCode.INTERRUPTED)
+        except Interrupted as err:
+            self._fail(ctx, err, ExitCode.INTERRUPTED)
+        except UsageError as err:
+            self._fail(ctx, err, ExitCode.USAGE)
+        except (KdumpError, OSError) as err:
+            self._fail(ctx, err, self.error_exit)
+        except Exception as err:  # a bug in kdump: still one line
+            self._fail(ctx, err, ExitCode.INTERNAL)
+
+    @staticmethod
+    def _fail(ctx: click.Context, err: BaseException, code: int) -> None:
+        message: BaseException | str = err
+        if code is ExitCode.INTERNAL:
+            message = f"internal error {type(err).__name__}: {err} (rerun with --traceback and report it)"
+        print_error(message, traceback_of=err if _traceback_requested(ctx) else None)
+        ctx.exit(code)
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        sys.exit(run_standalone(lambda: super(ErrorBoundary, self).main(args, prog_name, complete_var,
+                                                                         standalone_mode=False, **extra)))
+
+
+class KdumpCommand(ErrorBoundary, click.Command):
+    """A kdump subcommand: ``@click.command(..., cls=KdumpCommand, error_exit=...)``."""
+
+
+class KdumpGroup(ErrorBoundary, click.Group):
+    """A kdump command group; its subcommands are ``KdumpCommand`` unless they say otherwise."""
+
+    command_class = KdumpCommand
+
+
+def run_standalone(call: Callable[[], Any]) -> int:
+    """Run click's non-standalone ``main`` and turn every way it can end into an exit code."""
+    if sys.stdout is None:  # started with stdout closed (`kdump ... >&-`)
+        print_error("standard output is closed")
+        return ExitCode.OUTPUT
+    _guard_stdout()
+    try:
+        try:
+            result = call()
+            code = result if isinstance(result, int) else ExitCode.OK
+        except click.ClickException as err:
+            err.show()
+            code = err.exit_code
+        except (click.Abort, KeyboardInterrupt):
+            print_error("interrupted")
+            code = ExitCode.INTERRUPTED
+        sys.stdout.flush()
+    except OutputFailed as failure:
+        code = _output_failed(failure)
+    except KeyboardInterrupt:
+        code = ExitCode.INTERRUPTED
+    return int(code)
+
+
+def _output_failed(failure: OutputFailed) -> ExitCode:
+    if failure.cause.errno == errno.EPIPE:
+        return ExitCode.BROKEN_PIPE  # the reader has all it wanted: no message, as `cat` does
+    print_error(f"standard output: {failure}")
+    return ExitCode.OUTPUT
+
+
+class _GuardedStdout(io.RawIOBase):
+    """File descriptor 1 for a buffered text stream: a failed write raises ``OutputFailed`` once,
+    later writes (the interpreter's final flush) are dropped so nothing more is reported."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+        self.failed: OSError | None = None
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, data: Any) -> int:
+        if self.failed is not None:
+            return len(data)
+        try:
+            return os.write(self._fd, data)
+        except OSError as err:
+            self.failed = err
+            raise OutputFailed(err) from None
+
+
+def _guard_stdout() -> None:
+    """Put the process's own stdout behind ``_GuardedStdout`` (not a test runner's capture)."""
+    stdout = sys.stdout
+    if stdout is not sys.__stdout__ or not isinstance(stdout, io.TextIOWrapper):
+        return
+    try:
+        fd = stdout.fileno()
+        stdout.flush()
+    except (OSError, ValueError):
+        return
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(_GuardedStdout(fd)), encoding=stdout.encoding,
+                                  errors=stdout.errors, line_buffering=stdout.line_buffering)

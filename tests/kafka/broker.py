@@ -6,13 +6,15 @@ another broker on the copy. Every wait is bounded, and the JVM dies with the Pyt
 it (PR_SET_PDEATHSIG), so a broker never outlives the test session.
 
 Also runs the Java producer/consumer driver (tests/kafka/producer/KafkaDriver.java) on the same
-classpath; `java File.java` compiles it in memory, so no class files are written anywhere.
+classpath, compiled once per source and release into the jar cache (never into the repository).
 """
 
 from __future__ import annotations
 
 import base64
 import ctypes
+import hashlib
+import os
 import shutil
 import signal
 import socket
@@ -82,6 +84,9 @@ _SERVER_DEFAULTS = {
     "log.index.size.max.bytes": "4096",
     "log.index.interval.bytes": "512",
     "group.initial.rebalance.delay.ms": "0",
+    # A restart after kill -9 waits for the old incarnation's session to expire (9 s by default).
+    "broker.session.timeout.ms": "2000",
+    "broker.heartbeat.interval.ms": "500",
     # The controller writes a metadata snapshot (.checkpoint) after this many bytes of metadata records.
     "metadata.log.max.record.bytes.between.snapshots": "4096",
     "auto.create.topics.enable": "false",
@@ -242,9 +247,36 @@ class Broker:
         return Broker(self.lib, log_dir, work_dir, self.release, dict(self.extra_config))
 
 
+def driver_classes(lib: Path, timeout: float = 120) -> Path:
+    """KafkaDriver.java compiled against `lib`, cached beside the jars under a hash of the source."""
+    digest = hashlib.sha1(DRIVER.read_bytes() + str(lib).encode()).hexdigest()[:12]
+    out = lib.parent / f"driver-{digest}"
+    if (out / ".complete").exists():
+        return out
+    tmp = lib.parent / f"driver-{digest}.tmp{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    proc = subprocess.run(
+        ["javac", "-nowarn", "-encoding", "UTF-8", "-cp", f"{lib}/*", "-d", str(tmp), str(DRIVER)],
+        capture_output=True, text=True, timeout=timeout, check=False,
+    )
+    if proc.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise BrokerError(f"javac KafkaDriver.java failed: {proc.stderr[-3000:]}")
+    (tmp / ".complete").touch()
+    try:
+        tmp.rename(out)
+    except OSError:  # another process finished first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def _driver_command(lib: Path, args: tuple[str, ...]) -> list[str]:
+    return ["java", *_JVM_FLAGS, "-cp", f"{driver_classes(lib)}:{lib}/*", "KafkaDriver", *args]
+
+
 def run_driver(lib: Path, *args: str, timeout: float = 240) -> str:
-    """Run tests/kafka/producer/KafkaDriver.java with `args`; return its stdout (raises on failure)."""
-    cmd = ["java", *_JVM_FLAGS, "-cp", f"{lib}/*", str(DRIVER), *args]
+    """Run the driver (tests/kafka/producer/KafkaDriver.java) with `args`; return its stdout (raises on failure)."""
+    cmd = _driver_command(lib, args)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
     if proc.returncode != 0:
         raise BrokerError(f"driver {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
@@ -253,7 +285,17 @@ def run_driver(lib: Path, *args: str, timeout: float = 240) -> str:
 
 def start_driver(lib: Path, *args: str) -> subprocess.Popen[str]:
     """Start the driver in the background (e.g. a producer running while a test reads the log dir)."""
-    cmd = ["java", *_JVM_FLAGS, "-cp", f"{lib}/*", str(DRIVER), *args]
+    cmd = _driver_command(lib, args)
     return subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_die_with_parent
     )
+
+
+if __name__ == "__main__":
+    # `python3 tests/kafka/broker.py fetch`: fetch every tested release's jars ahead of the tests (CI).
+    import sys
+
+    if sys.argv[1:] != ["fetch"]:
+        sys.exit("usage: broker.py fetch")
+    for name in RELEASES:
+        print(fetch_jars(name))

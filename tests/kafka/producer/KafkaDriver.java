@@ -1,6 +1,6 @@
 // Drives a real broker through the real Java client for kdump's broker tests. Single file, Java 17:
 //   java -cp "LIB/*" KafkaDriver.java COMMAND BOOTSTRAP ...
-// (the source launcher compiles in memory; no class files are written).
+// (tests/kafka/broker.py compiles it once into the jar cache instead; class files never go in the repo).
 //
 // Commands (each prints "key value..." lines on stdout that the Python side parses):
 //   setup BOOTSTRAP SEGMENT_CONFIG SEGMENT_BYTES   create the scenario's topics (1 partition each)

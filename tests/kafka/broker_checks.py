@@ -7,6 +7,7 @@ read_committed consumer counted, the compacted topic's final state), never from 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +24,7 @@ class DriverOutput:
     transactions: dict[str, tuple[int, int]] = field(default_factory=dict)  # (committed, aborted)
     counts: dict[str, int] = field(default_factory=dict)  # read_committed consumer view
     state: dict[str, str] = field(default_factory=dict)  # compacted topic: live key -> latest value
+    consumed: dict[str, int] = field(default_factory=dict)  # group -> records its consumer read and committed
 
     @classmethod
     def parse(cls, text: str) -> DriverOutput:
@@ -41,6 +43,9 @@ class DriverOutput:
             elif kind == "count":
                 topic, n = rest.split()
                 out.counts[topic] = int(n)
+            elif kind == "consumed":
+                group, n = rest.split()
+                out.consumed[group] = int(n)
             elif kind == "state":
                 key, value = rest.split(" ", 1)
                 out.state[key] = value
@@ -153,19 +158,39 @@ def _decode(logs: Path, partition: str, pattern: str, flag: str) -> str:
     return result.stdout
 
 
-def check_internal_topics(logs: Path) -> None:
+def _json_after(line: str, label: str) -> dict:
+    return json.loads(line.split(f" {label}: ", 1)[1].split(" payload: ", 1)[0])
+
+
+def check_internal_topics(logs: Path, driver: DriverOutput) -> None:
     """The three coordinators' logs decode completely, and hold what the scenario did."""
     offsets = _decode(logs, "__consumer_offsets-0", "*.log", "--offsets-decoder")
-    assert '"group":"kdump-group"' in offsets and '"topic":"codec-none"' in offsets
-    assert '"metadata":"kdump-150"' in offsets  # the hand-picked commit of group kdump-manual
+    committed: dict[tuple[str, str], dict] = {}
+    for line in offsets.splitlines():
+        if line.startswith("| offset:") and '"type":"1"' in line:  # OffsetCommit key; the last one wins
+            key = _json_after(line, "key")["data"]
+            committed[(key["group"], key["topic"])] = _json_after(line, "payload")["data"]
+    assert committed[("kdump-group", "codec-none")]["offset"] == driver.consumed["kdump-group"]
+    manual = committed[("kdump-manual", "plain")]
+    assert (manual["offset"], manual["metadata"]) == (driver.sent["plain"], f"kdump-{driver.sent['plain']}")
+
     transactions = _decode(logs, "__transaction_state-0", "*.log", "--transaction-log-decoder")
     assert '"transactionalId":"kdump-txn"' in transactions
+    statuses = [int(v) for v in re.findall(r'"transactionStatus":(\d+)', transactions)]
+    committed_txns, aborted_txns = driver.transactions["txn"]  # every transaction wrote to txn
+    # TransactionState ids: 2 PrepareCommit, 3 PrepareAbort, 4 CompleteCommit, 5 CompleteAbort.
+    assert (statuses.count(2), statuses.count(4)) == (committed_txns, committed_txns)
+    assert (statuses.count(3), statuses.count(5)) == (aborted_txns, aborted_txns)
+
     metadata = _decode(logs, "__cluster_metadata-0", "*.log", "--cluster-metadata-decoder")
-    assert '"name":"codec-zstd"' in metadata  # a TopicRecord
+    for topic in driver.sent:
+        assert f'"name":"{topic}"' in metadata, topic  # its TopicRecord
     snapshots = list((logs / "__cluster_metadata-0").glob("*.checkpoint"))
     if snapshots:
         snapshot = _decode(logs, "__cluster_metadata-0", "*.checkpoint", "--cluster-metadata-decoder")
         assert "SnapshotHeader" in snapshot and "SnapshotFooter" in snapshot
+    bootstrap = _decode(logs, ".", "bootstrap.checkpoint", "--cluster-metadata-decoder")
+    assert '"name":"metadata.version"' in bootstrap and "SnapshotFooter" in bootstrap
 
 
 def check_all(logs: Path, driver: DriverOutput, live: bool = False) -> None:
@@ -174,5 +199,5 @@ def check_all(logs: Path, driver: DriverOutput, live: bool = False) -> None:
     check_transactions(logs, driver)
     check_deep_iteration(logs, driver)
     check_compacted_state(logs, driver)
-    check_internal_topics(logs)
+    check_internal_topics(logs, driver)
 

@@ -55,7 +55,7 @@ def test_compacted_topic_keeps_the_final_state(fixture: tuple[Path, checks.Drive
 
 
 def test_internal_topic_decoders_decode_what_the_coordinators_wrote(fixture: tuple[Path, checks.DriverOutput]) -> None:
-    checks.check_internal_topics(fixture[0])
+    checks.check_internal_topics(*fixture)
 
 
 @pytest.mark.xfail(

@@ -6,7 +6,8 @@ Needs java and mvn (skipped with the reason otherwise; failed under CI=true). Ab
 from __future__ import annotations
 
 import shutil
-import time
+import subprocess
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,15 +37,17 @@ def check_readable(logs: Path) -> None:
     assert result.exit_code == 0, result.stderr[-2000:]
 
 
-def _wait_for_progress(stream, at_least: int, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        line = stream.stdout.readline()
-        if not line:
-            break
-        if line.startswith("progress ") and int(line.split()[1]) >= at_least:
-            return
-    raise AssertionError(f"the stream producer did not reach {at_least} records: {stream.stderr.read()[-2000:]}")
+def _wait_for_progress(stream: subprocess.Popen[str], at_least: int, timeout: float = 60) -> None:
+    # readline() blocks, so a timer kills a silent producer; its closed pipe then ends the loop.
+    timer = threading.Timer(timeout, stream.kill)
+    timer.start()
+    try:
+        for line in stream.stdout:  # type: ignore[union-attr]
+            if line.startswith("progress ") and int(line.split()[1]) >= at_least:
+                return
+    finally:
+        timer.cancel()
+    raise AssertionError(f"the stream producer did not reach {at_least} records: {stream.stderr.read()[-2000:]}")  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("release", RELEASES)

@@ -26,7 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 FETCH = HERE / "fetch.sh"
 DRIVER = HERE / "producer" / "KafkaDriver.java"
-# Releases the broker tests run against: the newest, and the last 3.x line (its own log4j/reload4j logging).
+# Releases the broker tests run against: the newest, and the last 3.x line (KRaft, Scala tools, reload4j).
 RELEASES = ("4.3.0", "3.9.2")
 # Kafka 4.x logs through log4j2 but ships without an slf4j binding in its Maven dependencies.
 _LOGGING_EXTRAS = {"4": ("org.apache.logging.log4j:log4j-slf4j-impl:2.25.4",)}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -32,7 +33,7 @@ def kafka_lib(release: str) -> Path:
     if release not in _libs:
         try:
             _libs[release] = fetch_jars(release)
-        except (BrokerError, OSError) as exc:
+        except (BrokerError, OSError, subprocess.SubprocessError) as exc:
             _libs[release] = str(exc)
     lib = _libs[release]
     if isinstance(lib, str):

@@ -89,6 +89,7 @@ def check_summary_counts(logs: Path, driver: DriverOutput) -> None:
     for topic in driver.sent:
         if topic == "compacted":  # the cleaner removes records; check_compacted_state covers it
             continue
+        assert topic in summaries, (topic, sorted(summaries))
         assert summaries[topic]["records"] == driver.records_on_disk(topic), topic
         problems = [f for f in summaries[topic]["findings"] if f["severity"] != "info"]
         assert problems == [], topic

@@ -52,7 +52,7 @@ def _wait_for_progress(stream: subprocess.Popen[str], at_least: int, timeout: fl
 
 
 @pytest.mark.parametrize("release", RELEASES)
-def test_live_dir_while_producing_and_after_clean_stop(release: str, start_broker: Callable[..., Broker]) -> None:
+def test_live_dir_when_producers_finish_and_after_clean_stop(release: str, start_broker: Callable[..., Broker]) -> None:
     broker = start_broker(release)
     logs = broker.log_dir
     output = setup_topics(broker)

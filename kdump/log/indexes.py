@@ -125,7 +125,18 @@ class _Index:
         return a, b
 
     def padding_is_zero(self) -> bool:
-        return self.file.is_zero(self.entries * self.entry_size, self.slots * self.entry_size)
+        """Whether the slots after the counted entries are zero padding.
+
+        Also true when the first of them has become an entry since the entries were counted: a live
+        broker appends into the preallocated slots, so bytes there are new entries, not corruption.
+        """
+        if self.entries == self.slots:
+            return True
+        if self.file.is_zero(self.entries * self.entry_size, self.slots * self.entry_size):
+            return True
+        # Entries are appended in slot order, so once later bytes are non-zero the first counted padding
+        # slot, read again now, holds an entry if and only if the broker appended since the count.
+        return not self._is_padding(self.entries, *self._unpack(self.entries))
 
     def close(self) -> None:
         self.file.close()

@@ -1,0 +1,301 @@
+"""A real single-node KRaft Kafka broker for tests, started from a release's jars (tests/kafka/fetch.sh).
+
+The broker listens on 127.0.0.1 only, on free ports picked at start, and keeps its data in a log dir the
+caller owns, so a test can stop it (SIGTERM, or kill -9 to leave a crashed dir), copy the dir, and start
+another broker on the copy. Every wait is bounded, and the JVM dies with the Python process that started
+it (PR_SET_PDEATHSIG), so a broker never outlives the test session.
+
+Also runs the Java producer/consumer driver (tests/kafka/producer/KafkaDriver.java) on the same
+classpath, compiled once per source and release into the jar cache (never into the repository).
+"""
+
+from __future__ import annotations
+
+import base64
+import ctypes
+import hashlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+FETCH = HERE / "fetch.sh"
+DRIVER = HERE / "producer" / "KafkaDriver.java"
+# Releases the broker tests run against: the newest, and the last 3.x line (KRaft, Scala tools, reload4j).
+RELEASES = ("4.3.0", "3.9.2")
+# Kafka 4.x logs through log4j2 but ships without an slf4j binding in its Maven dependencies.
+_LOGGING_EXTRAS = {"4": ("org.apache.logging.log4j:log4j-slf4j-impl:2.25.4",)}
+# A fixed cluster id (any 16 bytes, base64url without padding) so regenerated fixtures differ less.
+CLUSTER_ID = base64.urlsafe_b64encode(b"kdump-real-brokr").decode().rstrip("=")
+NODE_ID = 1
+_JVM_FLAGS = ("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true")
+
+
+class BrokerError(RuntimeError):
+    """The broker or a tool did not do what was asked within its time bound."""
+
+
+def fetch_jars(release: str, timeout: float = 900) -> Path:
+    """The lib dir (classpath DIR/*) holding `release`'s broker, tools and client jars."""
+    extras = _LOGGING_EXTRAS.get(release.split(".")[0], ())
+    proc = subprocess.run(
+        ["bash", str(FETCH), release, *extras], capture_output=True, text=True, timeout=timeout, check=False
+    )
+    if proc.returncode != 0:
+        raise BrokerError(f"fetch.sh {release} failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
+    return Path(proc.stdout.strip().splitlines()[-1])
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _die_with_parent() -> None:
+    # Runs in the child between fork and exec: SIGKILL the JVM when the Python process exits.
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+# Small segments and a dense, small index so a few hundred KiB of records roll several segments and the
+# preallocated index files of active segments stay small. No flush.messages: the broker flushes as
+# it would in production (on roll and on clean shutdown).
+_SERVER_DEFAULTS = {
+    "process.roles": "broker,controller",
+    "controller.listener.names": "CONTROLLER",
+    "inter.broker.listener.name": "PLAINTEXT",
+    "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+    "num.partitions": "1",
+    "default.replication.factor": "1",
+    "offsets.topic.replication.factor": "1",
+    "offsets.topic.num.partitions": "1",
+    "offsets.topic.segment.bytes": "1048576",
+    "transaction.state.log.replication.factor": "1",
+    "transaction.state.log.min.isr": "1",
+    "transaction.state.log.num.partitions": "1",
+    "transaction.state.log.segment.bytes": "1048576",
+    "log.segment.bytes": "1048576",
+    "log.index.size.max.bytes": "4096",
+    "log.index.interval.bytes": "512",
+    "group.initial.rebalance.delay.ms": "0",
+    # A restart after kill -9 waits for the old incarnation's session to expire (9 s by default).
+    "broker.session.timeout.ms": "2000",
+    "broker.heartbeat.interval.ms": "500",
+    # The controller writes a metadata snapshot (.checkpoint) after this many bytes of metadata records.
+    "metadata.log.max.record.bytes.between.snapshots": "4096",
+    "auto.create.topics.enable": "false",
+    "num.network.threads": "2",
+    "num.io.threads": "2",
+    "num.recovery.threads.per.data.dir": "1",
+    "log.cleaner.threads": "1",
+    "log.cleaner.backoff.ms": "200",
+    "log.cleaner.min.compaction.lag.ms": "0",
+    "log.flush.offset.checkpoint.interval.ms": "1000",
+    "log.flush.start.offset.checkpoint.interval.ms": "1000",
+    "log.flush.recovery.point.checkpoint.interval.ms": "1000",
+}
+
+
+@dataclass
+class Broker:
+    """One broker process on `log_dir`; `start()` formats the dir first when it is empty."""
+
+    lib: Path
+    log_dir: Path
+    work_dir: Path
+    release: str
+    extra_config: dict[str, str] = field(default_factory=dict)
+    port: int = 0
+    controller_port: int = 0
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def properties_path(self) -> Path:
+        return self.work_dir / "server.properties"
+
+    @property
+    def output_path(self) -> Path:
+        return self.work_dir / "broker.out"
+
+    def _write_properties(self) -> None:
+        config = dict(_SERVER_DEFAULTS)
+        config.update(
+            {
+                "node.id": str(NODE_ID),
+                "controller.quorum.voters": f"{NODE_ID}@127.0.0.1:{self.controller_port}",
+                "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port}",
+                "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+                "log.dirs": str(self.log_dir),
+            }
+        )
+        config.update(self.extra_config)
+        self.properties_path.write_text("".join(f"{key}={value}\n" for key, value in config.items()))
+
+    def _logging_flags(self) -> list[str]:
+        # Warnings and errors to broker.out (read on failures); Kafka 4 logs via log4j2, 3.x via reload4j.
+        if int(self.release.split(".")[0]) >= 4:
+            config = self.work_dir / "log4j2.properties"
+            config.write_text(
+                "appender.out.type=Console\nappender.out.name=OUT\nappender.out.layout.type=PatternLayout\n"
+                "appender.out.layout.pattern=[%d] %p %m (%c)%n\nrootLogger.level=WARN\n"
+                "rootLogger.appenderRef.out.ref=OUT\n"
+            )
+            return [f"-Dlog4j2.configurationFile={config}"]
+        config = self.work_dir / "log4j.properties"
+        config.write_text(
+            "log4j.rootLogger=WARN, out\nlog4j.appender.out=org.apache.log4j.ConsoleAppender\n"
+            "log4j.appender.out.layout=org.apache.log4j.PatternLayout\n"
+            "log4j.appender.out.layout.ConversionPattern=[%d] %p %m (%c)%n\n"
+        )
+        return [f"-Dlog4j.configuration=file:{config}"]
+
+    def _java(self, main: str, *args: str) -> list[str]:
+        return ["java", *_JVM_FLAGS, *self._logging_flags(), "-cp", f"{self.lib}/*", main, *args]
+
+    def _format_storage(self, timeout: float) -> None:
+        proc = subprocess.run(
+            self._java("kafka.tools.StorageTool", "format", "-t", CLUSTER_ID, "-c", str(self.properties_path)),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        if proc.returncode != 0:
+            raise BrokerError(f"StorageTool format failed ({proc.returncode}): {proc.stdout}{proc.stderr}")
+
+    def start(self, timeout: float = 90) -> Broker:
+        """Format the log dir if it has no meta.properties, start the broker, wait until it serves."""
+        if self.process is not None:
+            raise BrokerError("broker already running")
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        # New ports on every start: a restarted broker must not wait for the old one's sockets.
+        self.port, self.controller_port = free_port(), free_port()
+        self._write_properties()
+        if not (self.log_dir / "meta.properties").exists():
+            self._format_storage(timeout)
+        with open(self.output_path, "ab") as out:
+            self.process = subprocess.Popen(
+                self._java("kafka.Kafka", str(self.properties_path)),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                preexec_fn=_die_with_parent,
+            )
+        self._wait_serving(timeout)
+        return self
+
+    def _wait_serving(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process is None or self.process.poll() is not None:
+                raise BrokerError(f"broker exited during start:\n{self.output_tail()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.2)
+        self.kill()
+        raise BrokerError(f"broker did not listen on {self.bootstrap} within {timeout}s:\n{self.output_tail()}")
+
+    def stop(self, timeout: float = 60) -> int:
+        """Clean shutdown (SIGTERM): the broker flushes, trims indexes and writes its checkpoints."""
+        if self.process is None:
+            return 0
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            code = self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+            self.process = None
+            raise BrokerError(f"broker did not stop within {timeout}s; killed:\n{self.output_tail()}")
+        self.process = None
+        return code
+
+    def kill(self) -> None:
+        """kill -9: no flush, no index trim, no clean-shutdown marker; what a crash leaves."""
+        if self.process is None:
+            return
+        self.process.kill()
+        self.process.wait(30)
+        self.process = None
+
+    def output_tail(self, chars: int = 4000) -> str:
+        try:
+            return self.output_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+    def copy_log_dir(self, dest: Path) -> Path:
+        """A copy of the log dir (call it while the broker is stopped or killed)."""
+        shutil.copytree(self.log_dir, dest, symlinks=True)
+        return dest
+
+    def on(self, log_dir: Path, work_dir: Path) -> Broker:
+        """A new, not yet started broker of the same release on another (e.g. copied) log dir."""
+        return Broker(self.lib, log_dir, work_dir, self.release, dict(self.extra_config))
+
+
+def driver_classes(lib: Path, timeout: float = 120) -> Path:
+    """KafkaDriver.java compiled against `lib`, cached beside the jars under a hash of the source."""
+    digest = hashlib.sha1(DRIVER.read_bytes() + str(lib).encode()).hexdigest()[:12]
+    out = lib.parent / f"driver-{digest}"
+    if (out / ".complete").exists():
+        return out
+    tmp = lib.parent / f"driver-{digest}.tmp{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    proc = subprocess.run(
+        ["javac", "-nowarn", "-encoding", "UTF-8", "-cp", f"{lib}/*", "-d", str(tmp), str(DRIVER)],
+        capture_output=True, text=True, timeout=timeout, check=False,
+    )
+    if proc.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise BrokerError(f"javac KafkaDriver.java failed: {proc.stderr[-3000:]}")
+    (tmp / ".complete").touch()
+    try:
+        tmp.rename(out)
+    except OSError:  # another process finished first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def _driver_command(lib: Path, args: tuple[str, ...]) -> list[str]:
+    return ["java", *_JVM_FLAGS, "-cp", f"{driver_classes(lib)}:{lib}/*", "KafkaDriver", *args]
+
+
+def run_driver(lib: Path, *args: str, timeout: float = 240) -> str:
+    """Run the driver (tests/kafka/producer/KafkaDriver.java) with `args`; return its stdout (raises on failure)."""
+    cmd = _driver_command(lib, args)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    if proc.returncode != 0:
+        raise BrokerError(f"driver {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return proc.stdout
+
+
+def start_driver(lib: Path, *args: str) -> subprocess.Popen[str]:
+    """Start the driver in the background (e.g. a producer running while a test reads the log dir)."""
+    cmd = _driver_command(lib, args)
+    return subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_die_with_parent
+    )
+
+
+if __name__ == "__main__":
+    # `python3 tests/kafka/broker.py fetch`: fetch every tested release's jars ahead of the tests (CI).
+    import sys
+
+    if sys.argv[1:] != ["fetch"]:
+        sys.exit("usage: broker.py fetch")
+    for name in RELEASES:
+        print(fetch_jars(name))

@@ -83,6 +83,7 @@ class _Index:
 
     entry_struct: struct.Struct
     entry_size: int
+    torn_slot: int | None = None   # a last entry seen half written (see OffsetIndex._unpadded_entries)
 
     def __init__(self, source: RandomAccess | Buffer, base_offset: int, path: str | None = None) -> None:
         self.file: RandomAccess = source if hasattr(source, "read") else BytesSource(source)  # type: ignore[arg-type]
@@ -132,7 +133,12 @@ class _Index:
         """
         if self.entries == self.slots:
             return True
-        if self.file.is_zero(self.entries * self.entry_size, self.slots * self.entry_size):
+        start, end = self.entries * self.entry_size, self.slots * self.entry_size
+        if self.file.is_zero(start, end):
+            return True
+        # An append writes one field after the other: a first slot with bytes and nothing after it is
+        # an entry being written (or one a crash cut short), which lookups never reach.
+        if self.file.is_zero(start + self.entry_size, end):
             return True
         # Entries are appended in slot order, so once later bytes are non-zero the first counted padding
         # slot, read again now, holds an entry if and only if the broker appended since the count.
@@ -157,6 +163,20 @@ class OffsetIndex(_Index):
 
     def _is_padding(self, slot: int, relative: int, position: int) -> bool:
         return relative == 0 and (slot > 0 or position == 0)
+
+    def _unpadded_entries(self) -> int:
+        entries = super()._unpadded_entries()
+        # OffsetIndex.append writes the relative offset, then the position: a reader can see the first
+        # without the second. (offset, 0) after the first slot, with nothing after it, is that torn
+        # entry (a broker appending now, or a crash between the two writes); lookups would start at
+        # position 0 for it, which is safe, so it is not counted as an entry.
+        if entries > 1:
+            relative, position = self._unpack(entries - 1)
+            if position == 0 and relative != 0 and (entries == self.slots or
+                                                    self._is_padding(entries, *self._unpack(entries))):
+                self.torn_slot = entries - 1
+                return entries - 1
+        return entries
 
     def entry(self, slot: int) -> OffsetIndexEntry:
         relative, position = self._unpack(slot)

@@ -1,0 +1,166 @@
+"""The one way kdump checks a log: from paths to findings, for ``verify``, ``verify-index`` and Spark.
+
+``plan(path)`` says what a path names (partitions, or one segment named by a file);
+``verify_partition`` runs the segment walks and then the partition rules and yields findings.
+``kdump verify-index`` runs the index rules only (``scope=INDEX``); ``kdump verify`` runs all of
+them. Spark runs ``SegmentCheck`` in its tasks and ``check_partition`` on the driver, on the same
+inputs, so both give the same findings.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from kdump.errors import InputError, KdumpError
+from kdump.log.files import FileKind, base_offset_of, file_kind, sibling
+from kdump.log.logdir import PartitionDir, SegmentFiles, read_partition_dir, walk_partitions
+from kdump.log.segment import ReadOnlyFile
+from kdump.verify.findings import ERROR, Finding
+from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES
+from kdump.verify.partition_check import PartitionState, check_partition, read_local, read_state, read_txn_indexes
+from kdump.verify.segment_check import Opener, SegmentCheck, SegmentFacts
+
+INDEX = "index"     # verify-index: the index rules (and the framing they stand on)
+ALL = "all"         # verify: every rule
+INDEX_CHECKS = frozenset({
+    "index-size", "padding", "padding-not-zero", "offset-below-base", "offset-not-increasing",
+    "position-not-increasing", "position-past-log", "position-not-batch", "offset-behind-position",
+    "offset-past-log", "offset-not-batch-last", "index-mismatch", "timestamp-not-increasing", "offset-decreasing",
+    "timestamp-not-max", "timestamp-reached-earlier", "offset-inside-batch", "time-index-no-roll-entry",
+    "density", "log-missing", "index-missing", "timeindex-missing", "framing", "unreadable",
+})
+"""The rules ``verify-index`` reports; a ``framing`` break is among them because it ends the index checks."""
+
+
+@dataclass(frozen=True)
+class Options:
+    scope: str = ALL
+    strict: bool = False
+    deep: bool = False
+    interval: int = DEFAULT_INDEX_INTERVAL_BYTES
+
+
+@dataclass
+class Tally:
+    """What was looked at (a run that looked at nothing is not OK)."""
+
+    partitions: int = 0
+    segments: int = 0
+    files: int = 0
+    logs_read: int = 0
+    batches: int = 0
+    records: int = 0
+    bytes: int = 0
+    unreadable: list[str] = field(default_factory=list)
+
+    def add_segment(self, facts: SegmentFacts, files: int) -> None:
+        self.segments += 1
+        self.files += files
+        self.batches += facts.batches
+        self.records += facts.records
+        self.bytes += facts.size
+
+
+def segment_of_file(path: str) -> tuple[SegmentFiles, bool]:
+    """The segment a single file names (with its companions) and whether it is its directory's last."""
+    kind = file_kind(path)
+    if kind not in (FileKind.LOG, FileKind.INDEX, FileKind.TIME_INDEX):
+        raise InputError("not a .log, .index or .timeindex file, nor a directory", path=path)
+    base = base_offset_of(path)
+    full = os.path.abspath(path)
+    log = full if kind is FileKind.LOG else sibling(path, ".log")
+    log_path = log if os.path.lexists(log) else None
+    directory = os.path.dirname(full)
+    try:
+        later = any(n.endswith(".log") and n[:20].isdigit() and int(n[:20]) > base for n in os.listdir(directory))
+    except OSError:
+        later = False
+    if kind is FileKind.LOG:
+        index, tindex = sibling(path, ".index"), sibling(path, ".timeindex")
+        return SegmentFiles(base, full, index if os.path.exists(index) else None,
+                            tindex if os.path.exists(tindex) else None), not later
+    if kind is FileKind.INDEX:
+        return SegmentFiles(base, log_path, index=full), not later
+    return SegmentFiles(base, log_path, time_index=full), not later
+
+
+def plan(path: str) -> Iterator[PartitionDir | tuple[SegmentFiles, bool]]:
+    """The partitions at or below a directory, or the one segment a file names."""
+    if not os.path.isdir(path):
+        if not os.path.lexists(path):
+            raise InputError("No such file or directory", path=path)
+        yield segment_of_file(path)
+        return
+    yield from walk_partitions(os.path.abspath(path))  # '.' must show its real name
+
+
+def _segment(seg: SegmentFiles, active: bool, options: Options, tally: Tally, open_file: Opener,
+             facts_out: list[SegmentFacts]) -> Iterator[Finding]:
+    check = SegmentCheck(seg, strict=options.strict, deep=options.deep, active=active, interval=options.interval,
+                         open_file=open_file)
+    try:
+        for finding in check:
+            if options.scope == ALL or finding.check in INDEX_CHECKS:
+                yield finding
+    except KdumpError as err:
+        file = err.path or seg.log or seg.paths()[0]
+        tally.unreadable.append(file)
+        check.facts.complete = False
+        yield Finding(ERROR, "unreadable", file, f"cannot be read: {err.reason}", position=err.position)
+    if seg.log is not None and check.facts.complete:
+        tally.logs_read += 1
+    tally.add_segment(check.facts, len(seg.paths()))
+    facts_out.append(check.facts)
+
+
+def verify_segment_alone(seg: SegmentFiles, active: bool, options: Options, tally: Tally,
+                         open_file: Opener = ReadOnlyFile) -> Iterator[Finding]:
+    yield from _segment(seg, active, options, tally, open_file, [])
+
+
+def verify_partition(partition: PartitionDir, options: Options, tally: Tally, *,
+                     open_file: Opener = ReadOnlyFile, cache: dict[str, object] | None = None) -> Iterator[Finding]:
+    tally.partitions += 1
+    before = read_state(partition, read_local, cache) if options.scope == ALL else PartitionState(partition.path)
+    facts: list[SegmentFacts] = []
+    last = len(partition.segments) - 1
+    for i, seg in enumerate(partition.segments):
+        yield from _segment(seg, i == last, options, tally, open_file, facts)
+    if options.scope != ALL:
+        return
+    after = PartitionState(partition.path)
+    read_txn_indexes(partition, read_local, after)
+    yield from check_partition(partition, before, facts, after)
+
+
+def verify_target(target: PartitionDir | tuple[SegmentFiles, bool], options: Options, tally: Tally,
+                  cache: dict[str, object] | None = None) -> Iterator[Finding]:
+    """Every finding for one thing ``plan`` named."""
+    if isinstance(target, PartitionDir):
+        yield from verify_partition(target, options, tally, cache=cache)
+    else:
+        seg, active = target
+        yield from verify_segment_alone(seg, active, options, tally)
+
+
+def verify_path(path: str, options: Options, tally: Tally, cache: dict[str, object] | None = None
+                ) -> Iterator[Finding]:
+    """Every finding for one command-line path. Raises InputError when the path itself cannot be read."""
+    cache = {} if cache is None else cache
+    for target in plan(path):
+        yield from verify_target(target, options, tally, cache)
+
+
+def nothing_checked(tally: Tally) -> str | None:
+    """Why a run that found no problem still is not OK, or None."""
+    if tally.segments == 0 and tally.partitions == 0:
+        return "no partition directories or segment files found: nothing was checked"
+    if tally.files == 0:
+        return f"{tally.partitions} partition directories hold no segment files: nothing was checked"
+    return None
+
+
+__all__ = ["ALL", "INDEX", "Options", "Tally", "plan", "read_partition_dir", "verify_partition", "verify_path",
+           "verify_segment_alone", "verify_target", "nothing_checked"]

@@ -15,11 +15,18 @@ from dataclasses import dataclass, field
 
 from kdump.errors import InputError, KdumpError
 from kdump.log.files import FileKind, base_offset_of, file_kind, sibling
-from kdump.log.logdir import PartitionDir, SegmentFiles, read_partition_dir, walk_partitions
+from kdump.log.logdir import PartitionDir, SegmentFiles, walk_partitions
 from kdump.log.segment import ReadOnlyFile
 from kdump.verify.findings import ERROR, Finding
 from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES
-from kdump.verify.partition_check import PartitionState, check_partition, read_local, read_state, read_txn_indexes
+from kdump.verify.partition_check import (
+    PartitionState,
+    ReadSmall,
+    check_partition,
+    read_local,
+    read_state,
+    read_txn_indexes,
+)
 from kdump.verify.segment_check import Opener, SegmentCheck, SegmentFacts
 
 INDEX = "index"     # verify-index: the index rules (and the framing they stand on)
@@ -54,6 +61,11 @@ class Tally:
     records: int = 0
     bytes: int = 0
     unreadable: list[str] = field(default_factory=list)
+
+    def merge(self, other: "Tally") -> None:
+        for name in ("partitions", "segments", "files", "logs_read", "batches", "records", "bytes"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.unreadable.extend(other.unreadable)
 
     def add_segment(self, facts: SegmentFacts, files: int) -> None:
         self.segments += 1
@@ -96,43 +108,52 @@ def plan(path: str) -> Iterator[PartitionDir | tuple[SegmentFiles, bool]]:
     yield from walk_partitions(os.path.abspath(path))  # '.' must show its real name
 
 
-def _segment(seg: SegmentFiles, active: bool, options: Options, tally: Tally, open_file: Opener,
-             facts_out: list[SegmentFacts]) -> Iterator[Finding]:
+def check_segment(seg: SegmentFiles, active: bool, options: Options, tally: Tally,
+                  open_file: Opener = ReadOnlyFile) -> tuple[list[Finding], SegmentFacts]:
+    """The findings and facts of one segment (what a Spark task runs); an unreadable file is a finding."""
     check = SegmentCheck(seg, strict=options.strict, deep=options.deep, active=active, interval=options.interval,
                          open_file=open_file)
+    findings: list[Finding] = []
     try:
-        for finding in check:
-            if options.scope == ALL or finding.check in INDEX_CHECKS:
-                yield finding
+        findings.extend(f for f in check if options.scope == ALL or f.check in INDEX_CHECKS)
     except KdumpError as err:
         file = err.path or seg.log or seg.paths()[0]
         tally.unreadable.append(file)
         check.facts.complete = False
-        yield Finding(ERROR, "unreadable", file, f"cannot be read: {err.reason}", position=err.position)
+        findings.append(Finding(ERROR, "unreadable", file, f"cannot be read: {err.reason}", position=err.position))
     if seg.log is not None and check.facts.complete:
         tally.logs_read += 1
     tally.add_segment(check.facts, len(seg.paths()))
-    facts_out.append(check.facts)
+    return findings, check.facts
 
 
-def verify_segment_alone(seg: SegmentFiles, active: bool, options: Options, tally: Tally,
-                         open_file: Opener = ReadOnlyFile) -> Iterator[Finding]:
-    yield from _segment(seg, active, options, tally, open_file, [])
+def begin_partition(partition: PartitionDir, options: Options, tally: Tally, read: ReadSmall = read_local,
+                    cache: dict[str, object] | None = None) -> PartitionState:
+    """What the partition's own files claim, read before its segments (see kdump.verify.partition_check)."""
+    tally.partitions += 1
+    return read_state(partition, read, cache) if options.scope == ALL else PartitionState(partition.path)
+
+
+def finish_partition(partition: PartitionDir, before: PartitionState, facts: list[SegmentFacts], options: Options,
+                     read: ReadSmall = read_local) -> Iterator[Finding]:
+    """The partition rules, once every segment was walked."""
+    if options.scope != ALL:
+        return
+    after = PartitionState(partition.path)
+    read_txn_indexes(partition, read, after)
+    yield from check_partition(partition, before, facts, after)
 
 
 def verify_partition(partition: PartitionDir, options: Options, tally: Tally, *,
                      open_file: Opener = ReadOnlyFile, cache: dict[str, object] | None = None) -> Iterator[Finding]:
-    tally.partitions += 1
-    before = read_state(partition, read_local, cache) if options.scope == ALL else PartitionState(partition.path)
+    before = begin_partition(partition, options, tally, cache=cache)
     facts: list[SegmentFacts] = []
     last = len(partition.segments) - 1
     for i, seg in enumerate(partition.segments):
-        yield from _segment(seg, i == last, options, tally, open_file, facts)
-    if options.scope != ALL:
-        return
-    after = PartitionState(partition.path)
-    read_txn_indexes(partition, read_local, after)
-    yield from check_partition(partition, before, facts, after)
+        findings, seg_facts = check_segment(seg, i == last, options, tally, open_file)
+        facts.append(seg_facts)
+        yield from findings
+    yield from finish_partition(partition, before, facts, options)
 
 
 def verify_target(target: PartitionDir | tuple[SegmentFiles, bool], options: Options, tally: Tally,
@@ -142,7 +163,7 @@ def verify_target(target: PartitionDir | tuple[SegmentFiles, bool], options: Opt
         yield from verify_partition(target, options, tally, cache=cache)
     else:
         seg, active = target
-        yield from verify_segment_alone(seg, active, options, tally)
+        yield from check_segment(seg, active, options, tally)[0]
 
 
 def verify_path(path: str, options: Options, tally: Tally, cache: dict[str, object] | None = None
@@ -162,5 +183,3 @@ def nothing_checked(tally: Tally) -> str | None:
     return None
 
 
-__all__ = ["ALL", "INDEX", "Options", "Tally", "plan", "read_partition_dir", "verify_partition", "verify_path",
-           "verify_segment_alone", "verify_target", "nothing_checked"]

@@ -1,0 +1,101 @@
+"""``kdump spark verify`` and ``kdump verify`` give the same findings and exit codes on every corpus.
+
+Corpora: every fixture directory (fixtures/corrupt-index/*, fixtures/logdirs), the Spark tests' log
+dirs, the index-fixture builder's cases, and damaged copies (a flipped byte, a framing break, a
+missing ``.txnindex`` entry, a checkpoint past the log end, an unreadable ``.log``).
+``kdump verify-index`` must report exactly the index findings among them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import struct
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from kdump_testing import index_fixtures  # noqa: E402
+from logbuild import write_log_dirs  # noqa: E402
+
+from kdump.cli.main import cli  # noqa: E402
+from kdump.format.batch import scan_batches  # noqa: E402
+from kdump.log.files import segment_file_name  # noqa: E402
+from kdump.verify.engine import INDEX_CHECKS  # noqa: E402
+
+pytestmark = pytest.mark.spark
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout
+
+
+def cli_findings(command: str, paths: list[str]) -> tuple[int, list[dict]]:
+    code, out = run(command, "--json", *paths)
+    objs = [json.loads(line) for line in out.splitlines()]
+    return code, [{k: v for k, v in o.items() if k != "type"} for o in objs if o["type"] == "finding"]
+
+
+def spark_findings(paths: list[str]) -> tuple[int, list[dict]]:
+    code, out = run("spark", "verify", *paths, "--master", "local[2]", "--report", "-")
+    return code, json.loads(out)["findings"]
+
+
+def damaged_copy(root: Path) -> list[str]:
+    logs = Path(shutil.copytree(FIXTURES / "logdirs", root / "kafka-logs-1"))
+    plain = logs / "plain-0" / segment_file_name(0, ".log")
+    data = bytearray(plain.read_bytes())
+    data[100] ^= 1
+    plain.write_bytes(bytes(data))
+    zstd = logs / "zstd-0" / segment_file_name(0, ".log")
+    data = bytearray(zstd.read_bytes())
+    second = list(scan_batches(bytes(data), check_crc=False))[1].position
+    struct.pack_into(">i", data, second + 8, 3)              # a size field below 14: framing breaks
+    zstd.write_bytes(bytes(data))
+    (logs / "txn-0" / segment_file_name(55, ".txnindex")).write_bytes(b"")
+    checkpoint = logs / "replication-offset-checkpoint"
+    checkpoint.write_text(checkpoint.read_text().replace("gzip 0 60", "gzip 0 99"))
+    fx = index_fixtures()
+    cases = [fx.make_case(name, str(root / "cases")) for name in sorted(fx.CASES)]
+    return [str(logs), *cases]
+
+
+@pytest.mark.parametrize("corpus", ["fixtures", "generated", "damaged", "unreadable"])
+def test_spark_verify_equals_kdump_verify(corpus: str, spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    if corpus == "fixtures":
+        paths = sorted(str(p) for p in (FIXTURES / "corrupt-index").iterdir() if p.is_dir()) + \
+            [str(FIXTURES / "logdirs")]
+    elif corpus == "generated":
+        paths = [str(write_log_dirs(tmp_path))]
+    elif corpus == "damaged":
+        paths = damaged_copy(tmp_path)
+    else:
+        part = tmp_path / "t-0"
+        part.mkdir()
+        os.mkfifo(part / segment_file_name(0, ".log"))
+        shutil.copytree(FIXTURES / "logdirs" / "plain-0", tmp_path / "plain-0")
+        paths = [str(part), str(tmp_path / "plain-0")]
+    code, found = cli_findings("verify", paths)
+    spark_code, spark_found = spark_findings(paths)
+    assert (spark_code, spark_found) == (code, found)
+    index_code, index_found = cli_findings("verify-index", paths)
+    assert index_found == [f for f in found if f["check"] in INDEX_CHECKS]
+    expected = {"fixtures": 1, "generated": 0, "damaged": 1, "unreadable": 2}[corpus]
+    assert code == expected
+    if corpus == "damaged":
+        assert {"crc", "framing", "txn-index-missing", "checkpoint-past-log"} <= {
+            f["check"] for f in found if f["severity"] == "error"}
+
+
+@pytest.mark.parametrize("name", ["healthy-follower-pre41-0", "healthy-cleaned-0"])
+def test_healthy_follower_and_cleaned_layouts_pass_spark_verify(name: str, spark) -> None:  # type: ignore[no-untyped-def]
+    code, found = spark_findings([str(FIXTURES / "corrupt-index" / name)])
+    assert code == 0 and [f for f in found if f["severity"] == "error"] == []

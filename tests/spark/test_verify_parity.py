@@ -95,7 +95,9 @@ def test_spark_verify_equals_kdump_verify(corpus: str, spark, tmp_path: Path) ->
             f["check"] for f in found if f["severity"] == "error"}
 
 
-@pytest.mark.parametrize("name", ["healthy-follower-pre41-0", "healthy-cleaned-0"])
-def test_healthy_follower_and_cleaned_layouts_pass_spark_verify(name: str, spark) -> None:  # type: ignore[no-untyped-def]
-    code, found = spark_findings([str(FIXTURES / "corrupt-index" / name)])
+@pytest.mark.parametrize("name", ["corrupt-index/healthy-follower-pre41-0", "corrupt-index/healthy-cleaned-0",
+                                  "corrupt-index/healthy-padded-0", "corrupt-index/healthy-empty-active-0",
+                                  "logdirs"])
+def test_healthy_layouts_pass_spark_verify(name: str, spark) -> None:  # type: ignore[no-untyped-def]
+    code, found = spark_findings([str(FIXTURES / name)])
     assert code == 0 and [f for f in found if f["severity"] == "error"] == []

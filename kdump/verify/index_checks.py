@@ -30,6 +30,7 @@ from kdump.log.indexes import OffsetIndex, TimeIndex
 from kdump.verify.findings import ERROR, NOTE, Finding
 
 DEFAULT_INDEX_INTERVAL_BYTES = 4096
+_NEVER = 2**63
 
 
 def describe(batch: Batch) -> str:
@@ -68,8 +69,14 @@ class OffsetIndexChecker:
         self._next: tuple[int, int, int] | None = None   # (slot, offset, position) not yet reached
         self._waiting: deque[tuple[int, int, int, Batch]] = deque()  # offsets above their batch's last
         self._prev_offset = self._prev_position = -1
-        self._prev_batch: Batch | None = None
         self.unchecked = 0
+
+    def _refresh(self) -> None:
+        """``due_position``: the first batch position at which ``on_batch`` has something to settle."""
+        if self._waiting:
+            self.due_position = -1
+        else:
+            self.due_position = self._next[2] if self._next is not None else _NEVER
 
     def _pull(self) -> Iterator[Finding]:
         """Take the next in-order entry into ``_next``; out-of-order ones are settled on their own."""
@@ -108,14 +115,15 @@ class OffsetIndexChecker:
 
     def start(self) -> Iterator[Finding]:
         yield from self._pull()
+        self._refresh()
 
-    def on_batch(self, batch: Batch, prev_last: int | None) -> Iterator[Finding]:
+    def on_batch(self, batch: Batch, prev_last: int | None, prev_batch: Batch | None) -> Iterator[Finding]:
         while self._waiting and self._waiting[0][1] <= batch.last_offset:
             yield self._follower_layout(*self._waiting.popleft())
         while self._next is not None and self._next[2] <= batch.position:
             slot, o, p = self._next
             if p < batch.position:
-                inside = self._prev_batch
+                inside = prev_batch
                 yield Finding(ERROR, "position-not-batch", self.path, "position is not the start of a batch",
                               slot, o, p, log_says=describe(inside) if inside is not None else
                               f"before the first batch at position {batch.position}")
@@ -131,7 +139,7 @@ class OffsetIndexChecker:
             else:
                 self._waiting.append((slot, o, p, batch))  # settled once the log reaches offset o
             yield from self._pull()
-        self._prev_batch = batch
+        self._refresh()
 
     def _follower_layout(self, slot: int, o: int, p: int, batch: Batch) -> Finding:
         kafka = f"Kafka's dump reports \"Index offset: {o}, log offset: {batch.last_offset}\""
@@ -170,6 +178,10 @@ class TimeIndexChecker:
         self._prev_ts = self._prev_offset = 0
         self.unchecked = 0
 
+    def _refresh(self) -> None:
+        """``due_offset``: the last offset from which ``on_batch`` has something to settle."""
+        self.due_offset = self._next[2] if self._next is not None else _NEVER
+
     def _pull(self) -> Iterator[Finding]:
         for slot, t, relative in self._entries:
             o = self.base + relative
@@ -192,6 +204,7 @@ class TimeIndexChecker:
 
     def start(self) -> Iterator[Finding]:
         yield from self._pull()
+        self._refresh()
 
     def on_batch(self, batch: Batch, max_before: int, max_after: int, first: bool) -> Iterator[Finding]:
         """``max_before``/``max_after``: the largest timestamp of the log before/through this batch."""
@@ -216,6 +229,7 @@ class TimeIndexChecker:
                                   f"with the largest timestamp); {kafka}", slot, o, timestamp=t,
                                   log_says=describe(batch))
             yield from self._pull()
+        self._refresh()
 
     def finish(self, log_last: int | None, largest: int, rolled: bool, broken: bool) -> Iterator[Finding]:
         while self._next is not None:

@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kdump.errors import KdumpError
-from kdump.format.batch import Batch
+from kdump.format.batch import ATTR_CONTROL, ATTR_TRANSACTIONAL, Batch
 from kdump.format.control import ControlType, parse_control_record
 from kdump.format.index import OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE
 from kdump.log.batches import LogBatches
 from kdump.log.indexes import OffsetIndex, TimeIndex
 from kdump.log.logdir import SegmentFiles
-from kdump.log.recovery import offset_range_problem
+from kdump.log.recovery import INT32_MAX, offset_range_problem
 from kdump.log.segment import ReadOnlyFile
 from kdump.verify.findings import ERROR, NOTE, Finding
 from kdump.verify.index_checks import (
@@ -44,6 +44,7 @@ Opener = Callable[[str], Any]
 """Opens a path for reading: ``ReadOnlyFile`` here, a remote-file adapter in Spark tasks."""
 
 BEGIN, COMMIT, ABORT = "begin", "commit", "abort"
+_TXN_OR_CONTROL = ATTR_TRANSACTIONAL | ATTR_CONTROL
 
 
 @dataclass
@@ -131,33 +132,49 @@ class SegmentCheck:
         if times is not None:
             yield from times.start()
         batches = LogBatches(log, check_crc=True)
+        base, deep = self.seg.base_offset, self.deep
+        above = base + INT32_MAX
         prev_last: int | None = None
+        prev_batch: Batch | None = None
         largest = -1
         epoch = None
         open_txns: set[int] = set()
         broke: KdumpError | None = None
+        count = records = 0
         try:
+            # The common batch costs a few comparisons; a rule's generator runs only when it has work.
             for batch in batches:
-                facts.batches += 1
+                count += 1
                 if facts.first_offset is None:
                     facts.first_offset = batch.base_offset
-                yield from self._batch_rules(batch, prev_last)
-                count, undecodable = self._records(batches, batch, open_txns)
-                facts.records += count
-                if undecodable is not None:
-                    yield undecodable
-                if batch.partition_leader_epoch >= 0 and batch.partition_leader_epoch != epoch:
-                    epoch = batch.partition_leader_epoch
+                if (not batch.is_valid or batch.base_offset < base or batch.last_offset > above
+                        or (prev_last is not None and batch.base_offset <= prev_last) or batch.codec_id > 4):
+                    yield from self._batch_rules(batch, prev_last)
+                if deep or (batch.magic == 2 and batch.attributes & _TXN_OR_CONTROL) or \
+                        (batch.magic < 2 and batch.codec_id):
+                    n, undecodable = self._records(batches, batch, open_txns)
+                    records += n
+                    if undecodable is not None:
+                        yield undecodable
+                else:
+                    records += batch.records_count if batch.records_count is not None else 1
+                leader_epoch = batch.partition_leader_epoch
+                if leader_epoch != epoch and leader_epoch >= 0:
+                    epoch = leader_epoch
                     facts.epochs.append((epoch, batch.base_offset))
-                before, largest = largest, max(largest, batch.max_timestamp)
-                if offsets is not None:
-                    yield from offsets.on_batch(batch, prev_last)
-                if times is not None:
+                before = largest
+                if batch.max_timestamp > largest:
+                    largest = batch.max_timestamp
+                if offsets is not None and batch.position >= offsets.due_position:
+                    yield from offsets.on_batch(batch, prev_last, prev_batch)
+                if times is not None and batch.last_offset >= times.due_offset:
                     yield from times.on_batch(batch, before, largest, prev_last is None)
-                prev_last = batch.last_offset if prev_last is None else max(prev_last, batch.last_offset)
-                facts.last_offset = prev_last
+                if prev_last is None or batch.last_offset > prev_last:
+                    prev_last = batch.last_offset
+                prev_batch = batch
         except KdumpError as err:
             broke = err
+        facts.batches, facts.records, facts.last_offset = count, records, prev_last
         valid_end = batches.valid_end
         partial = broke is None and batches.zero_padding_from is None and valid_end < log.size
         broken = broke is not None or (partial and not self.active)

@@ -43,10 +43,10 @@ def check_size(path: str, size: int, entry_size: int) -> Iterator[Finding]:
                                                  f"check fails; the trailing {size % entry_size} bytes are ignored)")
 
 
-def check_padding(path: str, index: OffsetIndex | TimeIndex) -> Iterator[Finding]:
+def check_padding(path: str, index: OffsetIndex | TimeIndex, *, active: bool = False) -> Iterator[Finding]:
     if not index.padding_slots:
         return
-    if index.padding_is_zero():
+    if index.padding_is_zero() or (active and zero_after_appends(index)):
         yield Finding(NOTE, "padding", path, f"preallocated, {index.entries} valid entries then {index.padding_slots} "
                                              f"zero slots (active segment, or the broker stopped without "
                                              f"closing it)", entry=index.entries)
@@ -55,6 +55,32 @@ def check_padding(path: str, index: OffsetIndex | TimeIndex) -> Iterator[Finding
         yield Finding(ERROR, "padding-not-zero", path, "an entry with relative offset 0 after the first slot ends "
                       "the entries, but non-zero bytes follow it (Kafka's lookups read them as entries)",
                       entry=index.entries, offset=entry.offset)
+
+
+def zero_after_appends(index: OffsetIndex | TimeIndex) -> bool:
+    """Whether the slots after the counted entries are entries a broker wrote since, then zeros.
+
+    A broker fills the zero slots of the active segment's preallocated index in order while kdump
+    reads it, so a later read sees some of them written: read again from the first zero slot until
+    the rest is zero (True) or a zero slot is followed by non-zero bytes that are not appends (False).
+    """
+    size = index.entry_size
+    slot = index.entries
+    while slot < index.slots:
+        for s, a, b in index.raw_entries(slot, index.slots):
+            if a == 0 and b == 0:
+                slot = s
+                break
+            if index._is_padding(s, a, b):
+                return False          # relative offset 0 with other bytes set: not an append
+        else:
+            return True
+        if index.file.is_zero(slot * size, index.slots * size):
+            return True
+        a, b = index._unpack(slot)
+        if a == 0 and b == 0:
+            return False              # still zero here, yet bytes after it are not
+    return True
 
 
 class OffsetIndexChecker:

@@ -21,7 +21,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
-from kdump.errors import KdumpError
+from kdump.errors import FormatError, KdumpError
 from kdump.format.batch import ATTR_CONTROL, ATTR_TRANSACTIONAL, Batch
 from kdump.format.control import ControlType, parse_control_record
 from kdump.format.index import OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE
@@ -105,7 +105,7 @@ class SegmentCheck:
             for idx, entry_size in ((index, OFFSET_ENTRY_SIZE), (tindex, TIME_ENTRY_SIZE)):
                 if idx is not None:
                     yield from check_size(idx.path or "", idx.size, entry_size)
-                    yield from check_padding(idx.path or "", idx)
+                    yield from check_padding(idx.path or "", idx, active=self.active)
             yield from self._walk(log, index, tindex)
 
     def _companions(self) -> Iterator[Finding]:
@@ -139,7 +139,7 @@ class SegmentCheck:
         largest = -1
         epoch = None
         open_txns: set[int] = set()
-        broke: KdumpError | None = None
+        broke: FormatError | None = None
         count = records = 0
         try:
             # The common batch costs a few comparisons; a rule's generator runs only when it has work.
@@ -172,7 +172,7 @@ class SegmentCheck:
                 if prev_last is None or batch.last_offset > prev_last:
                     prev_last = batch.last_offset
                 prev_batch = batch
-        except KdumpError as err:
+        except FormatError as err:   # framing; a file that cannot be read (InputError) is the caller's
             broke = err
         facts.batches, facts.records, facts.last_offset = count, records, prev_last
         valid_end = batches.valid_end

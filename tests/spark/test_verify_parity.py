@@ -25,6 +25,9 @@ from logbuild import write_log_dirs  # noqa: E402
 
 from kdump.cli.main import cli  # noqa: E402
 from kdump.format.batch import scan_batches  # noqa: E402
+from kdump.format.crc import crc32c  # noqa: E402
+from kdump.format.encode import encode_batch_v2  # noqa: E402
+from kdump.format.records import Record  # noqa: E402
 from kdump.log.files import segment_file_name  # noqa: E402
 from kdump.verify.engine import INDEX_CHECKS  # noqa: E402
 
@@ -38,15 +41,17 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.stdout
 
 
-def cli_findings(command: str, paths: list[str]) -> tuple[int, list[dict]]:
-    code, out = run(command, "--json", *paths)
+def cli_findings(command: str, paths: list[str], *options: str) -> tuple[int, list[dict], dict]:
+    code, out = run(command, "--json", *options, *paths)
     objs = [json.loads(line) for line in out.splitlines()]
-    return code, [{k: v for k, v in o.items() if k != "type"} for o in objs if o["type"] == "finding"]
+    found = [{k: v for k, v in o.items() if k != "type"} for o in objs if o["type"] == "finding"]
+    return code, found, objs[-1]
 
 
-def spark_findings(paths: list[str]) -> tuple[int, list[dict]]:
-    code, out = run("spark", "verify", *paths, "--master", "local[2]", "--report", "-")
-    return code, json.loads(out)["findings"]
+def spark_findings(paths: list[str], *options: str) -> tuple[int, list[dict], dict]:
+    code, out = run("spark", "verify", *options, *paths, "--master", "local[2]", "--report", "-")
+    report = json.loads(out)
+    return code, report["findings"], report
 
 
 def damaged_copy(root: Path) -> list[str]:
@@ -65,7 +70,13 @@ def damaged_copy(root: Path) -> list[str]:
     checkpoint.write_text(checkpoint.read_text().replace("gzip 0 60", "gzip 0 99"))
     fx = index_fixtures()
     cases = [fx.make_case(name, str(root / "cases")) for name in sorted(fx.CASES)]
-    return [str(logs), *cases]
+    undecodable = root / "undecodable-0"          # CRC valid, records claim 5 but hold 3: --deep finds it
+    undecodable.mkdir()
+    data = bytearray(encode_batch_v2([Record(i, 1_700_000_000_000 + i, None, b"v") for i in range(3)], base_offset=0))
+    struct.pack_into(">i", data, 57, 5)
+    struct.pack_into(">I", data, 17, crc32c(bytes(data[21:])))
+    (undecodable / segment_file_name(0, ".log")).write_bytes(bytes(data))
+    return [str(logs), *cases, str(undecodable)]
 
 
 @pytest.mark.parametrize("corpus", ["fixtures", "generated", "damaged", "unreadable"])
@@ -83,15 +94,18 @@ def test_spark_verify_equals_kdump_verify(corpus: str, spark, tmp_path: Path) ->
         os.mkfifo(part / segment_file_name(0, ".log"))
         shutil.copytree(FIXTURES / "logdirs" / "plain-0", tmp_path / "plain-0")
         paths = [str(part), str(tmp_path / "plain-0")]
-    code, found = cli_findings("verify", paths)
-    spark_code, spark_found = spark_findings(paths)
+    options = ("--deep",) if corpus == "damaged" else ()
+    code, found, summary = cli_findings("verify", paths, *options)
+    spark_code, spark_found, report = spark_findings(paths, *options)
     assert (spark_code, spark_found) == (code, found)
-    index_code, index_found = cli_findings("verify-index", paths)
+    assert (report["segments"], report["batches"], report["records"]) == \
+        (summary["segments"], summary["batches"], summary["records"])
+    _, index_found, _ = cli_findings("verify-index", paths, *options)
     assert index_found == [f for f in found if f["check"] in INDEX_CHECKS]
     expected = {"fixtures": 1, "generated": 0, "damaged": 1, "unreadable": 2}[corpus]
     assert code == expected
     if corpus == "damaged":
-        assert {"crc", "framing", "txn-index-missing", "checkpoint-past-log"} <= {
+        assert {"crc", "framing", "records", "txn-index-missing", "checkpoint-past-log"} <= {
             f["check"] for f in found if f["severity"] == "error"}
 
 
@@ -99,5 +113,5 @@ def test_spark_verify_equals_kdump_verify(corpus: str, spark, tmp_path: Path) ->
                                   "corrupt-index/healthy-padded-0", "corrupt-index/healthy-empty-active-0",
                                   "logdirs"])
 def test_healthy_layouts_pass_spark_verify(name: str, spark) -> None:  # type: ignore[no-untyped-def]
-    code, found = spark_findings([str(FIXTURES / name)])
+    code, found, _ = spark_findings([str(FIXTURES / name)])
     assert code == 0 and [f for f in found if f["severity"] == "error"] == []

@@ -131,7 +131,11 @@ def begin_partition(partition: PartitionDir, options: Options, tally: Tally, rea
                     cache: dict[str, object] | None = None) -> PartitionState:
     """What the partition's own files claim, read before its segments (see kdump.verify.partition_check)."""
     tally.partitions += 1
-    return read_state(partition, read, cache) if options.scope == ALL else PartitionState(partition.path)
+    if options.scope != ALL:
+        return PartitionState(partition.path)
+    state = read_state(partition, read, cache)
+    tally.unreadable.extend(f.file for f in state.findings if f.check == "unreadable")
+    return state
 
 
 def finish_partition(partition: PartitionDir, before: PartitionState, facts: list[SegmentFacts], options: Options,

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from kdump.errors import KdumpError
+from kdump.errors import InputError, KdumpError
 from kdump.format.checkpoint import (
     LEADER_EPOCH_CHECKPOINT_NAME,
     EpochEntry,
@@ -70,11 +70,18 @@ def _log_dir_checkpoints(log_dir: str, read: ReadSmall, cache: dict[str, object]
                 continue
             parsed = parse_offset_checkpoint(data, path)
         except KdumpError as err:
-            findings.append(Finding(ERROR, "checkpoint-unreadable", path, err.reason))
+            findings.append(_problem(err, "checkpoint-unreadable", path))
             continue
         tables[meaning] = {(e.topic, e.partition): e.offset for e in parsed.entries}
     cache[log_dir] = tables
     return tables
+
+
+def _problem(err: KdumpError, check: str, path: str, why: str = "") -> Finding:
+    """A file that could not be read at all is ``unreadable`` (exit 2); one that reads as garbage fails ``check``."""
+    if isinstance(err, InputError):
+        return Finding(ERROR, "unreadable", path, f"cannot be read: {err.reason}")
+    return Finding(ERROR, check, path, err.reason + why, position=err.position)
 
 
 def read_txn_indexes(partition: PartitionDir, read: ReadSmall, state: PartitionState) -> None:
@@ -86,8 +93,7 @@ def read_txn_indexes(partition: PartitionDir, read: ReadSmall, state: PartitionS
             for entry in parse_aborted_txns(read(seg.txn_index) or b"", seg.txn_index):
                 state.aborted[(entry.producer_id, entry.last_offset)] = (seg.txn_index, entry.first_offset)
         except KdumpError as err:
-            state.findings.append(Finding(ERROR, "txn-index-unreadable", seg.txn_index, err.reason,
-                                          position=err.position))
+            state.findings.append(_problem(err, "txn-index-unreadable", seg.txn_index))
 
 
 def read_state(partition: PartitionDir, read: ReadSmall = read_local,
@@ -104,13 +110,13 @@ def read_state(partition: PartitionDir, read: ReadSmall = read_local,
         try:
             state.epochs = list(parse_leader_epoch_checkpoint(read(epoch_path) or b"", epoch_path).entries)
         except KdumpError as err:
-            state.findings.append(Finding(ERROR, "checkpoint-unreadable", epoch_path, err.reason))
+            state.findings.append(_problem(err, "checkpoint-unreadable", epoch_path))
     for path in partition.snapshots:
         try:
             parse_producer_snapshot(read(path) or b"")
         except KdumpError as err:
-            state.findings.append(Finding(ERROR, "snapshot-unreadable", path, f"{err.reason} (the broker discards "
-                                          f"it and rebuilds producer state by reading the log)"))
+            state.findings.append(_problem(err, "snapshot-unreadable", path, " (the broker discards it and rebuilds "
+                                           "producer state by reading the log)"))
             continue
         state.snapshots.append((path, int(os.path.basename(path).split(".", 1)[0])))
     read_txn_indexes(partition, read, state)

@@ -326,3 +326,12 @@ def test_a_partition_being_written_to_raises_no_false_alarm(tmp_path: Path) -> N
         writer.join()
     assert runs >= 5 and done[0] > 0
     assert run_kdump("verify", str(part)).exit_code == 0
+
+
+def test_an_unreadable_partition_file_is_not_ok(tmp_path: Path) -> None:
+    part = Path(shutil.copytree(FIXTURES / "logdirs" / "plain-0", tmp_path / "t-0"))
+    (part / "leader-epoch-checkpoint").unlink()
+    os.mkfifo(part / "leader-epoch-checkpoint")
+    code, findings, summary = verify_json(str(part))
+    assert code == 2 and summary["unreadable"] == [str(part / "leader-epoch-checkpoint")]
+    assert [f["check"] for f in findings if f["severity"] == "error"] == ["unreadable"]

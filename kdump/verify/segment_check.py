@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kdump.errors import FormatError, KdumpError
-from kdump.format.batch import ATTR_CONTROL, ATTR_TRANSACTIONAL, Batch
+from kdump.format.batch import ATTR_CONTROL, ATTR_TRANSACTIONAL, LEGACY_CRC_START, V2_ATTRIBUTES_OFFSET, Batch
 from kdump.format.control import ControlType, parse_control_record
+from kdump.format.crc import crc32, crc32c
 from kdump.format.index import OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE
 from kdump.log.batches import LogBatches
 from kdump.log.indexes import OffsetIndex, TimeIndex
@@ -149,7 +150,7 @@ class SegmentCheck:
                     facts.first_offset = batch.base_offset
                 if (not batch.is_valid or batch.base_offset < base or batch.last_offset > above
                         or (prev_last is not None and batch.base_offset <= prev_last) or batch.codec_id > 4):
-                    yield from self._batch_rules(batch, prev_last)
+                    yield from self._batch_rules(batch, prev_last, batches)
                 if deep or (batch.magic == 2 and batch.attributes & _TXN_OR_CONTROL) or \
                         (batch.magic < 2 and batch.codec_id):
                     n, undecodable = self._records(batches, batch, open_txns)
@@ -204,11 +205,13 @@ class SegmentCheck:
             yield from check_offset_density(index.path or "", index.entries, valid_end, facts.batches,
                                             self.interval)
 
-    def _batch_rules(self, batch: Batch, prev_last: int | None) -> Iterator[Finding]:
+    def _batch_rules(self, batch: Batch, prev_last: int | None, batches: LogBatches) -> Iterator[Finding]:
         path = self.seg.log or ""
         if not batch.is_valid:
-            yield Finding(ERROR, "crc", path, f"the batch's CRC {batch.crc} does not match its bytes (Kafka "
-                          f"rejects it with CorruptRecordException)", offset=batch.base_offset,
+            data = batches.view(batch)
+            computed = (crc32(data[LEGACY_CRC_START:]) if batch.is_legacy else crc32c(data[V2_ATTRIBUTES_OFFSET:]))
+            yield Finding(ERROR, "crc", path, f"Record is corrupt (stored crc = {batch.crc}, computed crc = "
+                          f"{computed}): the batch's bytes changed after it was written", offset=batch.base_offset,
                           position=batch.position)
         problem = offset_range_problem(batch, self.seg.base_offset)
         if problem is not None:

@@ -134,6 +134,9 @@ def test_a_flipped_payload_byte_fails(tmp_path: Path) -> None:
     assert code == 1 and errors(findings) == ["crc"]
     (crc,) = [f for f in findings if f["severity"] == "error"]
     assert (crc["file"], crc["position"]) == (str(log), 0)
+    stored, size = struct.unpack_from(">I", data, 17)[0], struct.unpack_from(">i", data, 8)[0]
+    computed = calc_crc32c(bytes(data[21:12 + size]))       # kafka-python's CRC-32C of the bytes
+    assert crc["text"].startswith(f"Record is corrupt (stored crc = {stored}, computed crc = {computed})")
     assert run_kdump("verify", str(log)).exit_code == 1
 
 

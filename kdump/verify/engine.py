@@ -56,14 +56,13 @@ class Tally:
     partitions: int = 0
     segments: int = 0
     files: int = 0
-    logs_read: int = 0
     batches: int = 0
     records: int = 0
     bytes: int = 0
     unreadable: list[str] = field(default_factory=list)
 
     def merge(self, other: "Tally") -> None:
-        for name in ("partitions", "segments", "files", "logs_read", "batches", "records", "bytes"):
+        for name in ("partitions", "segments", "files", "batches", "records", "bytes"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.unreadable.extend(other.unreadable)
 
@@ -121,8 +120,6 @@ def check_segment(seg: SegmentFiles, active: bool, options: Options, tally: Tall
         tally.unreadable.append(file)
         check.facts.complete = False
         findings.append(Finding(ERROR, "unreadable", file, f"cannot be read: {err.reason}", position=err.position))
-    if seg.log is not None and check.facts.complete:
-        tally.logs_read += 1
     tally.add_segment(check.facts, len(seg.paths()))
     return findings, check.facts
 

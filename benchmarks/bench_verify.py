@@ -8,6 +8,7 @@ kdump.log.writer), then times (process CPU time, best of --repeat runs, warm pag
   shallow scan+CRC: the same with check_crc=True (what a CRC check cannot do with less)
   verify-index:     kdump.verify.engine, index rules (what `kdump verify-index` runs)
   verify:           kdump.verify.engine, every rule (what `kdump verify` runs)
+  verify --deep:    the same, decoding every record
 
     python benchmarks/bench_verify.py --size-mib 1024
 """
@@ -63,8 +64,8 @@ def scan(root: str, check_crc: bool) -> int:
     return batches
 
 
-def run_engine(root: str, scope: str) -> int:
-    return sum(1 for f in verify_path(root, Options(scope=scope), Tally()) if f.is_error)
+def run_engine(root: str, scope: str, deep: bool = False) -> int:
+    return sum(1 for f in verify_path(root, Options(scope=scope, deep=deep), Tally()) if f.is_error)
 
 
 def best_of(repeat: int, func, root: str) -> tuple[float, int]:  # type: ignore[no-untyped-def]
@@ -93,14 +94,15 @@ def main() -> None:
         runs = [("shallow scan", lambda r: scan(r, False), "batches"),
                 ("shallow scan+CRC", lambda r: scan(r, True), "batches"),
                 ("verify-index", lambda r: run_engine(r, INDEX), "errors"),
-                ("verify", lambda r: run_engine(r, ALL), "errors")]
+                ("verify", lambda r: run_engine(r, ALL), "errors"),
+                ("verify --deep", lambda r: run_engine(r, ALL, True), "errors")]
         times = {}
         for name, func, what in runs:
             elapsed, result = best_of(args.repeat, func, root)
             times[name] = elapsed
-            print(f"{name:<17}: {elapsed:.3f} CPU s ({result} {what}, {size / 2**20 / elapsed:.0f} MiB per CPU s)")
-        for name in ("verify-index", "verify"):
-            print(f"{name + ' ratio':<17}: {times[name] / times['shallow scan']:.2f}x the shallow scan, "
+            print(f"{name:<19}: {elapsed:.3f} CPU s ({result} {what}, {size / 2**20 / elapsed:.0f} MiB per CPU s)")
+        for name in ("verify-index", "verify", "verify --deep"):
+            print(f"{name + ' ratio':<19}: {times[name] / times['shallow scan']:.2f}x the shallow scan, "
                   f"{times[name] / times['shallow scan+CRC']:.2f}x the scan with CRC")
     finally:
         if not args.dir:

@@ -158,7 +158,8 @@ class OffsetIndexChecker:
             elif prev_last is not None and o <= prev_last:
                 yield Finding(ERROR, "offset-behind-position", self.path,
                               f"offset is not above the batches before this position: a lookup for offsets "
-                              f"{o}..{prev_last} would start after them", slot, o, p,
+                              f"{o}..{prev_last} would start after them; Kafka's dump reports \"Index offset: "
+                              f"{o}, log offset: {batch.last_offset}\"", slot, o, p,
                               log_says=f"the batch before this position ends at offset {prev_last}")
             elif o < batch.last_offset:
                 yield self._follower_layout(slot, o, p, batch)
@@ -264,7 +265,8 @@ class TimeIndexChecker:
                 self.unchecked += 1
             else:
                 says = f"the log's last offset is {log_last}" if log_last is not None else "the log holds no batch"
-                yield Finding(ERROR, "offset-past-log", self.path, "offset is beyond the end of the log", slot, o,
+                yield Finding(ERROR, "offset-past-log", self.path, f"offset is beyond the end of the log; Kafka's "
+                              f"dump reports \"Indexed offset: {o}, found log offset: -1\"", slot, o,
                               timestamp=t, log_says=says)
             yield from (f for f in self._pull() if not broken)
         if rolled and not broken and largest >= 0:

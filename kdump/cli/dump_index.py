@@ -9,9 +9,7 @@ read-only: Kafka's tool creates a missing ``.index`` when dumping a time index; 
 
 from __future__ import annotations
 
-import bisect
 import os
-from array import array
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -20,11 +18,12 @@ from kdump.cli.run import DumpRun
 from kdump.errors import IndexFormatError, KdumpError
 from kdump.format.batch import Batch
 from kdump.format.index import offset_index_sanity_check, time_index_sanity_check
-from kdump.log.batches import LogBatches, batch_at, records_at
+from kdump.log.batches import batch_at
 from kdump.log.files import base_offset_of, java_absolute_path, java_path, sibling
 from kdump.log.indexes import OffsetIndex, TimeIndex
 from kdump.log.segment import ReadOnlyFile
 from kdump.render import log_json
+from kdump.verify.kafka_index_compare import BatchByLastOffset, max_record_timestamp, offset_at_position
 
 
 def _open_log(run: DumpRun, path: str, what: str) -> ReadOnlyFile | None:
@@ -123,41 +122,11 @@ def _no_batch_at(log: ReadOnlyFile, position: int) -> bool:
 
 def _first_offset_at(run: DumpRun, path: str, slot: int, offset: int, position: int, log: ReadOnlyFile,
                      first_record: bool) -> int | None:
-    """What Kafka compares an entry with: the first batch's lastOffset in the window at ``position``
-    (2.2: the first record's offset). None, after a note, where Kafka's tool would crash."""
-    def note(text: str) -> None:
-        run.warn(f"Note: {java_path(path)}: entry {slot} (offset {offset} position {position}): {text}")
-
-    if position < 0 or position > log.size:
-        note(f"position is past the end of the log ({log.size} bytes); Kafka's tool crashes here, kdump goes on")
-        return None
-    window_end = min(log.size, position + run.options.max_message_size)
-    try:
-        batch = batch_at(log, position, window_end)
-        if batch is None:
-            whole = batch_at(log, position)
-            if whole is None:
-                note(f"no complete batch at this position (the log has {log.size} bytes); Kafka's tool crashes "
-                     f"here, kdump goes on")
-                return None
-            note(f"the batch here is {whole.size} bytes, larger than --max-message-size "
-                 f"{run.options.max_message_size} (Kafka's tool crashes here); compared in full")
-            batch = whole
-        if first_record:
-            return _first_record_offset(log, batch)
-        return batch.last_offset
-    except KdumpError as err:
-        note(f"cannot read a batch here: {err.reason}; Kafka's tool crashes here, kdump goes on")
-        return None
-
-
-def _first_record_offset(log: ReadOnlyFile, batch: Batch) -> int | None:
-    candidates = LogBatches(log, batch.position, check_crc=False)
-    for candidate in candidates:
-        records = candidates.records(candidate)
-        if records:
-            return records[0].offset
-    return None
+    """What Kafka compares an entry with (None, after a note, where Kafka's tool would crash)."""
+    found, note = offset_at_position(log, position, run.options.max_message_size, first_record)
+    if note is not None:
+        run.warn(f"Note: {java_path(path)}: entry {slot} (offset {offset} position {position}): {note}")
+    return found
 
 
 # --- .timeindex --------------------------------------------------------------------------------------------
@@ -171,28 +140,6 @@ def dump_time_index(run: DumpRun, path: str) -> None:
         _time_index_body(run, path, index, log)
 
 
-class _LogBatches:
-    """The log's batch positions and last offsets, to find the first batch with lastOffset >= N."""
-
-    def __init__(self, log: ReadOnlyFile) -> None:
-        self.log = log
-        self.positions = array("q")
-        self.last_offsets = array("q")
-        self.error: KdumpError | None = None
-        try:
-            for batch in LogBatches(log, check_crc=False):
-                self.positions.append(batch.position)
-                self.last_offsets.append(batch.last_offset)
-        except KdumpError as err:
-            self.error = err
-
-    def first_ending_at_or_after(self, offset: int) -> Batch | None:
-        i = bisect.bisect_left(self.last_offsets, offset)
-        if i == len(self.positions):
-            return None
-        return batch_at(self.log, self.positions[i])
-
-
 def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: ReadOnlyFile | None) -> None:
     options = run.options
     if options.json:
@@ -201,10 +148,8 @@ def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: ReadOnlyFil
     if options.index_sanity_check:
         _sanity(run, path, time_index_sanity_check, index)
         return
-    batches = _LogBatches(log) if log is not None else None
-    if batches is not None and batches.error is not None:
-        run.warn(f"Note: {java_path(path)}: the log's batches stop at position {batches.error.position}: "
-                 f"{batches.error.reason}; later entries are reported as not found")
+    batches = BatchByLastOffset(log) if log is not None else None
+    framing_noted = False
     stop_inside_found = run.dialect.major_minor < (2, 3)
     abs_path = java_absolute_path(path)
     summaries = run.summaries
@@ -217,6 +162,10 @@ def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: ReadOnlyFil
             break
         if batches is not None:
             batch = batches.first_ending_at_or_after(entry.offset)
+            if batches.error is not None and not framing_noted:
+                framing_noted = True
+                run.warn(f"Note: {java_path(path)}: the log's batches stop at position {batches.error.position}: "
+                         f"{batches.error.reason}; later entries are reported as not found")
             if batch is None:
                 summaries.offsets_not_found.append((entry.offset, -1))
             elif batch.last_offset != entry.offset:
@@ -239,11 +188,9 @@ def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: ReadOnlyFil
 
 
 def _max_record_timestamp(run: DumpRun, path: str, slot: int, batch: Batch, log: ReadOnlyFile) -> int | None:
-    """The dump tool recomputes the batch's max timestamp from its records (-1 when it has none)."""
     try:
-        records = records_at(log, batch)
+        return max_record_timestamp(log, batch)
     except KdumpError as err:
         run.warn(f"Note: {java_path(path)}: entry {slot}: cannot read the records of the batch at position "
                  f"{batch.position}: {err.reason}; Kafka's tool crashes here, kdump goes on")
         return None
-    return max((r.timestamp for r in records), default=-1)

@@ -21,6 +21,7 @@ from kdump.cli.options import dump_options
 SUBCOMMANDS: dict[str, str] = {
     "gen": "kdump.cli.gen:gen",
     "verify-index": "kdump.cli.verify_index:verify_index",
+    "verify": "kdump.cli.verify:verify",
     "rebuild-index": "kdump.cli.rebuild_index:rebuild_index",
     "find": "kdump.cli.find:find",
     "summary": "kdump.cli.summary:summary",

@@ -18,7 +18,7 @@ import click
 
 from kdump.cli.boundary import KdumpGroup
 from kdump.cli.exit_codes import ExitCode
-from kdump.errors import KdumpError, UsageError
+from kdump.errors import InputError, KdumpError, UsageError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -70,43 +70,51 @@ def spark() -> None:
 @spark.command("verify")
 @click.argument("paths", nargs=-1, required=True)
 @master_option
+@click.option("--deep", is_flag=True, help="Decode every record too, as kdump verify --deep.")
+@click.option("--strict", is_flag=True, help="Kafka's --verify-index-only rule, as kdump verify --strict.")
+@click.option("--errors-only", is_flag=True, help="Print errors only (notes are still counted).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write the JSON report of every problem to this file ('-' for stdout, no table).")
-@click.option("--chunk-bytes", default=8 * 1024 * 1024, show_default=True,
-              help="Bytes each task reads at a time.")
-def verify_command(paths: tuple[str, ...], master: str, report_path: str | None, chunk_bytes: int) -> None:
-    """CRC and index verification of every segment under PATHS, one Spark task per segment.
+              help="Write the JSON report of every finding to this file ('-' for stdout, no table).")
+def verify_command(paths: tuple[str, ...], master: str, deep: bool, strict: bool, errors_only: bool,
+                   report_path: str | None) -> None:
+    """kdump verify of every segment under PATHS, one Spark task per segment.
 
-    PATHS are log.dirs, partition dirs, .log files or globs, local or s3://, gs://, hdfs://.
-    Prints a summary table per partition (exit 0 clean, 1 problems, 2 unreadable input).
+    PATHS are log.dirs, partition dirs or segment files, local or s3://, gs://, hdfs://. Prints a
+    table per partition, then the findings and summary of `kdump verify` (the same rules, the same
+    findings). Exit status: 0 clean, 1 problems, 2 unreadable input or nothing to check.
     """
     try:
-        from kdump.spark.jobs import verify
-        from kdump.spark.planning import find_segments
+        from kdump.spark.jobs import plan_targets, verify
+        from kdump.verify.engine import ALL, Options
     except ImportError:
         raise UsageError(MISSING) from None
-    if not find_segments(list(paths)):
-        raise _no_segments(paths)
+    targets = plan_targets(list(paths))     # before Spark starts: a wrong path fails at once
+    if not targets:
+        raise InputError("no partition directories or segment files found: nothing was checked",
+                         path=", ".join(paths))
     with _session(master, "kdump spark verify") as session:
-        result = verify(session, list(paths), chunk_bytes)
+        result = verify(session, list(paths), Options(scope=ALL, strict=strict, deep=deep), targets=targets)
     report = dict(result.to_json(), paths=list(paths))
     if report_path == "-":
         click.echo(json.dumps(report, indent=2))
     else:
-        click.echo(render_summary(result))
+        click.echo(render_summary(result, errors_only=errors_only))
         if report_path:
             with open(report_path, "w", encoding="utf-8") as f:
                 json.dump(report, f, indent=2)
                 f.write("\n")
-    click.get_current_context().exit(ExitCode.PROBLEMS if result.problems else ExitCode.OK)
+    click.get_current_context().exit(result.exit_code())
 
 
-def render_summary(result: "VerifyResult") -> str:
-    """Fixed-width table: one line per partition, then the totals and the problems found."""
+def render_summary(result: "VerifyResult", *, errors_only: bool = False) -> str:
+    """Fixed-width table (one line per partition, then the totals), the findings, kdump verify's summary."""
+    from kdump.render.verify_text import VerifyCounts, summary_line, text_lines
+    from kdump.verify.engine import nothing_checked
+
     rows: dict[tuple[str, int], list[int]] = {}
-    for s in result.segments:
+    for s in result.rows:
         row = rows.setdefault((s.topic, s.partition), [0, 0, 0, 0, 0])
-        for i, value in enumerate((1, s.batches, s.records, s.bytes, len(s.problems))):
+        for i, value in enumerate((1, s.batches, s.records, s.bytes, s.problems)):
             row[i] += value
     header = ("TOPIC", "PARTITION", "SEGMENTS", "BATCHES", "RECORDS", "BYTES", "PROBLEMS")
     lines = [(t, str(p), *map(str, v)) for (t, p), v in sorted(rows.items())]
@@ -115,10 +123,14 @@ def render_summary(result: "VerifyResult") -> str:
     widths = [max(len(r[i]) for r in [header, *lines]) for i in range(len(header))]
     out = [" ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
            for r in [header, *lines]]
-    for p in result.problems:
-        where = f"{p['file']}" + (f" position {p['position']}" if p["position"] is not None else "")
-        out.append(f"{p['check']}: {where}: {p['message']}")
-    out.append("No problems found." if not result.problems else f"{len(result.problems)} problem(s) found.")
+    for group in result.groups:
+        out.extend(text_lines(group, errors_only=errors_only))
+    t = result.tally
+    counts = VerifyCounts(t.partitions, t.segments, t.files, t.batches, t.records, len(result.errors),
+                          sum(1 for f in result.findings if not f.is_error), list(t.unreadable))
+    if not counts.unreadable:
+        counts.nothing_checked = nothing_checked(t)
+    out.append(summary_line(counts, "verify"))
     return "\n".join(out)
 
 

@@ -1,14 +1,14 @@
 """``kdump verify-index PATH...``: check that index entries match the log, for people and for CI.
 
 PATH is a segment file (``.log``, ``.index``, ``.timeindex``), a partition directory, or a whole
-``log.dirs`` tree. Exit status: 0 clean (notes allowed), 1 errors found, 2 usage or unreadable input.
+``log.dirs`` tree. Exit status: 0 clean (notes allowed), 1 errors found, 2 usage or unreadable input,
+or nothing found to check. ``run_verify`` is shared with ``kdump verify``; the rules are in
+``kdump.verify.engine``.
 """
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Iterator
 from typing import TextIO
 
 import click
@@ -17,99 +17,81 @@ from kdump.cli.boundary import KdumpCommand, print_error
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, traceback_option
 from kdump.errors import KdumpError
-from kdump.log.files import FileKind, base_offset_of, file_kind, sibling
-from kdump.log.logdir import SegmentFiles, walk_partitions
 from kdump.render import verify_text
 from kdump.render.verify_text import VerifyCounts
-from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES, verify_segment
+from kdump.verify.engine import INDEX, Options, Tally, nothing_checked, plan, verify_target
+from kdump.verify.findings import Finding
+from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES
 
 
-def _segment_of_file(path: str) -> SegmentFiles:
-    """The segment a single file names: the file itself, plus the .log it is checked against."""
-    kind = file_kind(path)
-    if kind not in (FileKind.LOG, FileKind.INDEX, FileKind.TIME_INDEX):
-        raise KdumpError("not a .log, .index or .timeindex file, nor a directory", path=path)
-    base = base_offset_of(path)
-    full = os.path.abspath(path)
-    log = full if kind is FileKind.LOG else sibling(path, ".log")
-    log_path = log if os.path.exists(log) else None
-    if kind is FileKind.LOG:
-        index, tindex = sibling(path, ".index"), sibling(path, ".timeindex")
-        return SegmentFiles(base, full, index if os.path.exists(index) else None,
-                            tindex if os.path.exists(tindex) else None)
-    if kind is FileKind.INDEX:
-        return SegmentFiles(base, log_path, index=full)
-    return SegmentFiles(base, log_path, time_index=full)
+def _write(findings: list[Finding], counts: VerifyCounts, out: TextIO, as_json: bool, errors_only: bool) -> None:
+    counts.errors += sum(1 for f in findings if f.is_error and f.check != "unreadable")
+    counts.notes += sum(1 for f in findings if not f.is_error)
+    if as_json:
+        for f in findings:
+            if f.is_error or not errors_only:
+                out.write(verify_text.finding_json(f) + "\n")
+    else:
+        for line in verify_text.text_lines(findings, errors_only=errors_only):
+            out.write(line + "\n")
 
 
-def _segments(path: str, counts: VerifyCounts) -> Iterator[tuple[SegmentFiles, bool]]:
-    """(segment, is the partition's last segment) for every segment at or below ``path``."""
-    if not os.path.isdir(path):
-        if not os.path.exists(path):
-            raise KdumpError("No such file or directory", path=path)
-        counts.segments += 1
-        yield _segment_of_file(path), False
-        return
-    found = False
-    for partition in walk_partitions(os.path.abspath(path)):  # '.' must show its real name
-        found = True
-        counts.partitions += 1
-        for i, seg in enumerate(partition.segments):
-            counts.segments += 1
-            yield seg, i == len(partition.segments) - 1
-    if not found:
-        raise KdumpError("no partition directories (<topic>-<partition>) at or below this directory", path=path)
-
-
-def run_verify(paths: tuple[str, ...], *, out: TextIO, err: TextIO, as_json: bool, deep: bool, interval: int,
-               errors_only: bool, traceback: bool = False) -> int:
+def run_verify(paths: tuple[str, ...], options: Options, *, command: str, out: TextIO, err: TextIO,
+               as_json: bool, errors_only: bool, traceback: bool = False) -> int:
     counts = VerifyCounts()
+    tally = Tally()
+    cache: dict[str, object] = {}
     for path in paths:
+        findings: list[Finding] = []
         try:
-            for seg, last in _segments(path, counts):
-                counts.files += len(seg.paths())
-                findings = list(verify_segment(seg, deep=deep, interval=interval, active=last))
-                counts.errors += sum(1 for f in findings if f.is_error)
-                counts.notes += sum(1 for f in findings if not f.is_error)
-                if as_json:
-                    for f in findings:
-                        if f.is_error or not errors_only:
-                            out.write(verify_text.finding_json(f) + "\n")
-                else:
-                    for line in verify_text.text_lines(findings, errors_only=errors_only):
-                        out.write(line + "\n")
+            for target in plan(path):
+                findings = list(verify_target(target, options, tally, cache))
+                _write(findings, counts, out, as_json, errors_only)
+                findings = []
         except KdumpError as error:
-            counts.unreadable.append(path)
+            if traceback:
+                raise
+            _write(findings, counts, out, as_json, errors_only)
+            tally.unreadable.append(path)
             if as_json:
                 out.write(verify_text.unreadable_json(path, str(error)) + "\n")
             else:
-                print_error(error, err=err, out=out, traceback_of=error if traceback else None)
-    out.write((verify_text.summary_json(counts) if as_json else verify_text.summary_line(counts)) + "\n")
+                print_error(error, err=err, out=out)
+    counts.partitions, counts.segments, counts.files = tally.partitions, tally.segments, tally.files
+    counts.batches, counts.records, counts.unreadable = tally.batches, tally.records, tally.unreadable
+    if not counts.unreadable:
+        counts.nothing_checked = nothing_checked(tally)
+    out.write((verify_text.summary_json(counts, command) if as_json
+               else verify_text.summary_line(counts, command)) + "\n")
     out.flush()
-    if counts.unreadable:
+    if counts.unreadable or counts.nothing_checked:
         return ExitCode.UNREADABLE
     return ExitCode.PROBLEMS if counts.errors else ExitCode.OK
 
 
 @click.command("verify-index", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--strict", is_flag=True, help="Kafka's --verify-index-only rule: entries must name a batch's last "
+              "offset (pre-4.1 follower and cleaner layouts become errors).")
 @click.option("--deep", is_flag=True, help="Also note offset-index density far from --index-interval-bytes.")
 @click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,
               show_default=True, help="The topic's index.interval.bytes, for --deep.")
 @click.option("--errors-only", is_flag=True, help="Print errors only (notes are still counted).")
 @json_option
 @traceback_option
-def verify_index(paths: tuple[str, ...], deep: bool, index_interval_bytes: int, errors_only: bool,
+def verify_index(paths: tuple[str, ...], strict: bool, deep: bool, index_interval_bytes: int, errors_only: bool,
                  json_output: bool, traceback: bool) -> None:
     """Check that .index and .timeindex entries agree with their .log, as Kafka's lookups need.
 
     PATH is a segment file, a partition directory or a log.dirs directory (walked). Prints one line
-    per problem and a summary. Exit status: 0 clean, 1 problems found, 2 usage error or unreadable input.
+    per problem and a summary. Exit status: 0 clean, 1 problems found, 2 usage error, unreadable
+    input, or nothing to check. `kdump verify` runs these rules and every other one.
 
     \b
     kdump verify-index /var/lib/kafka/data
     kdump verify-index --json my-topic-0 > findings.jsonl
     """
-    code = run_verify(paths, out=sys.stdout, err=sys.stderr, as_json=json_output, deep=deep,
-                      interval=index_interval_bytes, errors_only=errors_only, traceback=traceback)
+    options = Options(scope=INDEX, strict=strict, deep=deep, interval=index_interval_bytes)
+    code = run_verify(paths, options, command="verify-index", out=sys.stdout, err=sys.stderr, as_json=json_output,
+                      errors_only=errors_only, traceback=traceback)
     click.get_current_context().exit(code)

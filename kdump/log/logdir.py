@@ -1,8 +1,11 @@
 """Walking what a broker keeps on disk: ``log.dirs`` roots, partition directories, segments.
 
-Naming rules from LogFileUtils and UnifiedLog (spec §4.1): a partition directory is
-``<topic>-<partition>`` split on the last '-' (with ``.<uuid>-delete``/``-future``/``-stray``
-variants), segment files share a 20-digit base-offset prefix. Only names are read here.
+Naming rules from LogFileUtils and UnifiedLog: a partition directory is ``<topic>-<partition>``
+split on the last '-' (with ``.<uuid>-delete``/``-future``/``-stray`` variants), segment files share
+a 20-digit base-offset prefix. A name is not enough to tell a partition from a log dir: the usual
+second broker's ``log.dirs`` is ``kafka-logs-1``. So a directory is a log dir when what it holds
+says so (``meta.properties``, the log dir's checkpoint files, partition folders) and it holds no
+segment files; a partition directory is one whose name parses and that is not a log dir.
 """
 
 from __future__ import annotations
@@ -90,8 +93,32 @@ def read_partition_dir(path: str) -> PartitionDir:
                         tuple(p for _, p in sorted(snapshots)), tuple(others))
 
 
+LOG_DIR_FILES = frozenset({"meta.properties", "recovery-point-offset-checkpoint", "replication-offset-checkpoint",
+                           "log-start-offset-checkpoint", "cleaner-offset-checkpoint", ".lock",
+                           "bootstrap.checkpoint"})
+"""Files only a log dir's root holds (LogManager, KafkaRaftServer)."""
+
+PARTITION_FILES = frozenset({"leader-epoch-checkpoint", "partition.metadata"})
+"""Files only a partition directory holds, besides its segment files."""
+
+
+def holds_log_dir_files(path: str) -> bool:
+    """Whether the directory's contents make it a log dir: log-dir files or partition folders, no segments."""
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return False
+    if any(_SEGMENT_FILE.match(n) or n in PARTITION_FILES for n in names):
+        return False
+    if any(n in LOG_DIR_FILES for n in names):
+        return True
+    return any(parse_partition_dir_name(n) is not None and os.path.isdir(os.path.join(path, n)) for n in names)
+
+
 def is_partition_dir(path: str) -> bool:
-    return os.path.isdir(path) and parse_partition_dir_name(os.path.basename(os.path.normpath(path))) is not None
+    """A directory named ``<topic>-<partition>`` that does not hold a log dir's contents."""
+    return (os.path.isdir(path) and parse_partition_dir_name(os.path.basename(os.path.normpath(path))) is not None
+            and not holds_log_dir_files(path))
 
 
 def walk_partitions(path: str) -> Iterator[PartitionDir]:
@@ -115,7 +142,7 @@ def walk_partitions(path: str) -> Iterator[PartitionDir]:
         if not os.path.isdir(full):
             continue
         parsed = parse_partition_dir_name(entry)
-        if parsed is not None:
+        if parsed is not None and not holds_log_dir_files(full):
             partitions.append((parsed[0], parsed[1], full))
         else:
             subdirs.append(full)

@@ -1,4 +1,4 @@
-"""``kdump verify-index`` output: one line per finding and a summary, as text or JSON Lines.
+"""``kdump verify`` and ``kdump verify-index`` output: one line per finding and a summary, as text or JSON Lines.
 
 Renderers take findings and counts and return strings; the command writes them. Notes that repeat
 the same rule for the same file (a pre-4.1 follower index notes every entry) are folded into the
@@ -19,12 +19,21 @@ JSON_SCHEMA_VERSION = 1
 
 @dataclass
 class VerifyCounts:
+    """What a run looked at and found."""
+
     partitions: int = 0
     segments: int = 0
     files: int = 0
+    batches: int = 0
+    records: int = 0
     errors: int = 0
     notes: int = 0
     unreadable: list[str] = field(default_factory=list)
+    nothing_checked: str | None = None     # why a run without errors still is not OK
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and not self.unreadable and self.nothing_checked is None
 
 
 def where(finding: Finding) -> str:
@@ -71,12 +80,15 @@ def text_lines(findings: Iterable[Finding], *, errors_only: bool = False) -> Ite
         yield line + (f" (and {more} more like it in this file)" if more else "")
 
 
-def summary_line(counts: VerifyCounts) -> str:
+def summary_line(counts: VerifyCounts, command: str = "verify-index") -> str:
     checked = (f"{counts.files} files in {counts.segments} segments of {counts.partitions} partitions" if
                counts.partitions else f"{counts.files} files in {counts.segments} segments")
-    verdict = "FAILED" if counts.errors or counts.unreadable else "OK"
+    if command == "verify":
+        checked += f" ({counts.batches} batches, {counts.records} records)"
+    verdict = "OK" if counts.ok else "FAILED"
     unreadable = f", {len(counts.unreadable)} unreadable paths" if counts.unreadable else ""
-    return f"verify-index {verdict}: {checked} checked: {counts.errors} errors, {counts.notes} notes{unreadable}"
+    why = f"; {counts.nothing_checked}" if counts.nothing_checked else ""
+    return f"{command} {verdict}: {checked} checked: {counts.errors} errors, {counts.notes} notes{unreadable}{why}"
 
 
 def _dumps(obj: dict[str, Any]) -> str:
@@ -91,8 +103,12 @@ def unreadable_json(path: str, reason: str) -> str:
     return _dumps({"type": "unreadable", "path": path, "reason": reason})
 
 
-def summary_json(counts: VerifyCounts) -> str:
-    return _dumps({"type": "summary", "schemaVersion": JSON_SCHEMA_VERSION,
-                   "ok": not counts.errors and not counts.unreadable, "partitions": counts.partitions,
-                   "segments": counts.segments, "files": counts.files, "errors": counts.errors,
-                   "notes": counts.notes, "unreadable": counts.unreadable})
+def summary_json(counts: VerifyCounts, command: str = "verify-index") -> str:
+    body: dict[str, Any] = {"type": "summary", "schemaVersion": JSON_SCHEMA_VERSION, "command": command,
+                            "ok": counts.ok, "partitions": counts.partitions, "segments": counts.segments,
+                            "files": counts.files}
+    if command == "verify":
+        body.update(batches=counts.batches, records=counts.records)
+    body.update(errors=counts.errors, notes=counts.notes, unreadable=counts.unreadable,
+                nothingChecked=counts.nothing_checked)
+    return _dumps(body)

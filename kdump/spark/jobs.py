@@ -1,191 +1,219 @@
 """The ``kdump spark`` jobs: verify every segment in parallel, export records to Parquet.
 
-``verify`` sends one segment per task (``mapInArrow`` over pickled ``Segment``s, so it runs on
-Spark 3.3+ too). A task streams its ``.log`` once, checking each entry's framing and CRC, and checks
-the indexes against what it sees on the way: it reads the ``.index``/``.timeindex`` first (at most
-``segment.index.bytes``, 10 MiB) rather than remembering every batch, so memory stays bounded.
+``verify`` runs kdump's one rules engine (``kdump.verify.engine``), split the way it splits itself:
+the driver reads each partition's own files first (``begin_partition``), one task per segment runs
+``check_segment`` (``mapInArrow`` over pickled work, so it runs on Spark 3.3+ too), and the driver
+applies the partition rules to the facts the tasks return (``finish_partition``). The findings are
+those of ``kdump verify`` on the same paths, in the same order.
 
-Index checks follow kafka-dump-log's ``--verify-index-only``: an offset index entry must point at
-the start of a batch whose last offset is the entry's offset; a time index entry's timestamp must
-be the max timestamp of the batch holding its offset; both must increase.
+Local paths are read with ``ReadOnlyFile`` as ``kdump verify`` reads them; s3://, gs:// and hdfs://
+locations through ``ArrowFile``, the same bounded reads over ``pyarrow.fs``.
 """
 
 from __future__ import annotations
 
 import pickle
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from kdump.format.index import (
-    OFFSET_ENTRY_SIZE,
-    TIME_ENTRY_SIZE,
-    count_entries,
-    is_padding,
-    read_offset_entry,
-    read_time_entry,
+from kdump.errors import InputError
+from kdump.log.logdir import PartitionDir, SegmentFiles
+from kdump.log.segment import FileChangedError, ReadOnlyFile
+from kdump.verify.engine import (
+    ALL,
+    Options,
+    Tally,
+    begin_partition,
+    check_segment,
+    finish_partition,
+    nothing_checked,
+    plan,
 )
-from kdump.spark.planning import Segment, find_segments, read_small_file
-from kdump.spark.reading import DEFAULT_CHUNK_BYTES, crc_problem, scan_range
+from kdump.verify.findings import Finding
+from kdump.verify.partition_check import PartitionState, read_local
+from kdump.verify.segment_check import SegmentFacts
+from kdump.spark.planning import filesystem, find_segments, read_small_file
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-PROBLEM_TYPE = pa.struct([
-    pa.field("file", pa.string(), nullable=False),
-    pa.field("check", pa.string(), nullable=False),     # crc, framing, index, timeindex
-    pa.field("position", pa.int64()),                   # byte position in the .log (or entry slot)
-    pa.field("offset", pa.int64()),
-    pa.field("message", pa.string(), nullable=False),
-])
-VERIFY_SCHEMA = pa.schema([
-    pa.field("topic", pa.string(), nullable=False),
-    pa.field("partition", pa.int32(), nullable=False),
-    pa.field("segment", pa.int64(), nullable=False),
-    pa.field("bytes", pa.int64(), nullable=False),
-    pa.field("batches", pa.int64(), nullable=False),
-    pa.field("records", pa.int64(), nullable=False),
-    pa.field("problems", pa.list_(pa.field("element", PROBLEM_TYPE, nullable=False)), nullable=False),
-])
+WORK_SCHEMA = pa.schema([pa.field("work", pa.binary(), nullable=False)])
+_ZEROS = bytes(1 << 20)
+
+
+class ArrowFile:
+    """``ReadOnlyFile``'s interface over a ``pyarrow.fs`` file (remote logs in Spark tasks)."""
+
+    def __init__(self, location: str) -> None:
+        self.path = location
+        fs, path = filesystem(location)
+        try:
+            self._file = fs.open_input_file(path)
+            self.size: int = self._file.size()
+        except OSError as err:
+            raise InputError(str(err), path=location) from None
+
+    def read(self, position: int, length: int) -> bytes:
+        want = max(0, min(length, self.size - position))
+        data = self._file.read_at(want, position) if want else b""
+        if len(data) < want:
+            raise FileChangedError(f"the file changed while kdump was reading it: a read at position {position} "
+                                   f"returned {len(data)} of {want} bytes", path=self.path, position=position)
+        return bytes(data)
+
+    def read_into(self, view: memoryview, position: int) -> int:
+        data = self.read(position, len(view))
+        view[:len(data)] = data
+        return len(data)
+
+    def is_zero(self, start: int, end: int) -> bool:
+        for pos in range(start, end, len(_ZEROS)):
+            step = min(len(_ZEROS), end - pos)
+            if self.read(pos, step) != _ZEROS[:step]:
+                return False
+        return True
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> "ArrowFile":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_any(location: str) -> Any:
+    return ArrowFile(location) if "://" in location else ReadOnlyFile(location)
+
+
+def read_any(location: str) -> bytes | None:
+    if "://" not in location:
+        return read_local(location)
+    try:
+        return read_small_file(location)
+    except FileNotFoundError:
+        return None
+
+
+Target = tuple[PartitionDir | None, list[tuple[SegmentFiles, bool]]]
+
+
+def plan_targets(paths: list[str]) -> list[Target]:
+    """What ``kdump verify`` would check for ``paths``: partitions (local: kdump.log.logdir's walk) or single
+    segments. Remote locations are grouped into partitions by their parent directory."""
+    targets: list[Target] = []
+    for path in paths:
+        if "://" not in path:
+            for target in plan(path):
+                if isinstance(target, PartitionDir):
+                    last = len(target.segments) - 1
+                    targets.append((target, [(seg, i == last) for i, seg in enumerate(target.segments)]))
+                else:
+                    targets.append((None, [target]))
+            continue
+        segments = find_segments([path])
+        for (topic, partition), group in groupby(segments, key=lambda s: (s.topic, s.partition)):
+            items = list(group)
+            parent = items[0].log.rsplit("/", 1)[0]
+            files = tuple(SegmentFiles(s.base_offset, s.log, s.index, s.time_index) for s in items)
+            part = PartitionDir(parent, topic, partition, None, files)
+            targets.append((part, [(seg, i == len(files) - 1) for i, seg in enumerate(files)]))
+    return targets
+
+
+def run_segment_work(blob: bytes) -> bytes:
+    """One task: the findings and facts of one segment (and what it looked at)."""
+    key, seg, active, options = pickle.loads(blob)
+    tally = Tally()
+    findings, facts = check_segment(seg, active, options, tally, open_any)
+    return pickle.dumps((key, findings, facts, tally))
 
 
 @dataclass
-class SegmentReport:
+class SegmentRow:
     topic: str
     partition: int
     segment: int
-    bytes: int = 0
-    batches: int = 0
-    records: int = 0
-    problems: list[dict[str, Any]] = field(default_factory=list)
-
-    def problem(self, file: str, check: str, message: str, position: int | None = None,
-                offset: int | None = None) -> None:
-        self.problems.append({"file": file, "check": check, "position": position, "offset": offset,
-                              "message": message})
-
-
-def _offset_entries(segment: Segment, report: SegmentReport) -> dict[int, int]:
-    """position -> offset of the .index entries (problems with the file itself go to ``report``)."""
-    if segment.index is None:
-        return {}
-    data = read_small_file(segment.index)
-    if len(data) % OFFSET_ENTRY_SIZE:
-        report.problem(segment.index, "index", f"Index file {segment.index} is corrupt, found {len(data)} "
-                       f"bytes which is neither positive nor a multiple of {OFFSET_ENTRY_SIZE}")
-    entries: dict[int, int] = {}
-    last = None
-    for slot in range(count_entries(len(data), OFFSET_ENTRY_SIZE)):
-        entry = read_offset_entry(data, segment.base_offset, slot)
-        if is_padding(slot, entry.offset, segment.base_offset):
-            break
-        if last is not None and entry.offset <= last:
-            report.problem(segment.index, "index", f"Index offset {entry.offset} in slot {slot} is not "
-                           f"larger than the previous entry's {last}", entry.position, entry.offset)
-        last = entry.offset
-        if entry.position >= segment.size:
-            report.problem(segment.index, "index", f"Index entry (offset {entry.offset}, position "
-                           f"{entry.position}) points past the end of the log ({segment.size} bytes)",
-                           entry.position, entry.offset)
-        else:
-            entries[entry.position] = entry.offset
-    return entries
-
-
-def _time_entries(segment: Segment, report: SegmentReport) -> list[tuple[int, int]]:
-    """(offset, timestamp) of the .timeindex entries, in file order."""
-    if segment.time_index is None:
-        return []
-    data = read_small_file(segment.time_index)
-    if len(data) % TIME_ENTRY_SIZE:
-        report.problem(segment.time_index, "timeindex", f"Time index file {segment.time_index} is corrupt, "
-                       f"found {len(data)} bytes which is neither positive nor a multiple of {TIME_ENTRY_SIZE}")
-    out: list[tuple[int, int]] = []
-    for slot in range(count_entries(len(data), TIME_ENTRY_SIZE)):
-        entry = read_time_entry(data, segment.base_offset, slot)
-        if slot > 0 and entry.offset == segment.base_offset and entry.timestamp == 0:
-            break                                                # preallocated zeros
-        if out and entry.timestamp < out[-1][1]:
-            report.problem(segment.time_index, "timeindex", f"Found timestamp mismatch: timestamp "
-                           f"{entry.timestamp} in slot {slot} is smaller than the previous {out[-1][1]}",
-                           None, entry.offset)
-        out.append((entry.offset, entry.timestamp))
-    return out
-
-
-def verify_segment(segment: Segment, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> SegmentReport:
-    report = SegmentReport(segment.topic, segment.partition, segment.base_offset, segment.size)
-    index = _offset_entries(segment, report)
-    times = _time_entries(segment, report)
-    t = 0
-    for entry in scan_range(segment.log, 0, segment.size, chunk_bytes):
-        batch = entry.batch
-        if batch is None:
-            report.problem(segment.log, "framing", entry.error or "unreadable entry", entry.position)
-            break
-        report.batches += 1
-        report.records += batch.records_count if batch.records_count is not None else 1
-        if not batch.is_valid:
-            report.problem(segment.log, "crc", crc_problem(entry), entry.position, batch.base_offset)
-        expected = index.pop(entry.position, None)
-        if expected is not None and expected != batch.last_offset:
-            report.problem(segment.index or "", "index", f"Index position {entry.position} offset {expected} "
-                           f"does not match the batch there (last offset {batch.last_offset})",
-                           entry.position, expected)
-        while t < len(times) and times[t][0] <= batch.last_offset:
-            offset, timestamp = times[t]
-            if offset >= batch.base_offset and timestamp != batch.max_timestamp:
-                report.problem(segment.time_index or "", "timeindex", f"Time index entry (timestamp "
-                               f"{timestamp}, offset {offset}) does not match the max timestamp "
-                               f"{batch.max_timestamp} of the batch holding that offset", entry.position, offset)
-            t += 1
-    for position, offset in sorted(index.items()):
-        report.problem(segment.index or "", "index", f"Index entry (offset {offset}, position {position}) "
-                       f"does not point at the start of a batch", position, offset)
-    for offset, timestamp in times[t:]:
-        report.problem(segment.time_index or "", "timeindex", f"Time index entry (timestamp {timestamp}, "
-                       f"offset {offset}) names an offset past the end of the log", None, offset)
-    return report
+    bytes: int
+    batches: int
+    records: int
+    problems: int
 
 
 @dataclass
 class VerifyResult:
-    segments: list[SegmentReport]
+    groups: list[list[Finding]] = field(default_factory=list)   # per partition (or single segment)
+    rows: list[SegmentRow] = field(default_factory=list)
+    tally: Tally = field(default_factory=Tally)
 
     @property
-    def problems(self) -> list[dict[str, Any]]:
-        return [dict(p, topic=s.topic, partition=s.partition, segment=s.segment)
-                for s in self.segments for p in s.problems]
+    def findings(self) -> list[Finding]:
+        return [f for group in self.groups for f in group]
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.is_error and f.check != "unreadable"]
+
+    def exit_code(self) -> int:
+        """That of ``kdump verify``: 2 unreadable or nothing checked, 1 problems, 0 clean."""
+        if self.tally.unreadable or nothing_checked(self.tally):
+            return 2
+        return 1 if self.errors else 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"segments": len(self.segments), "batches": sum(s.batches for s in self.segments),
-                "records": sum(s.records for s in self.segments), "bytes": sum(s.bytes for s in self.segments),
-                "problems": self.problems}
+        t = self.tally
+        return {"segments": t.segments, "batches": t.batches, "records": t.records, "bytes": t.bytes,
+                "errors": len(self.errors), "notes": sum(1 for f in self.findings if not f.is_error),
+                "unreadable": t.unreadable, "findings": [f.as_dict() for f in self.findings]}
 
 
-def verify(spark: "SparkSession", paths: list[str], chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> VerifyResult:
-    """Verify every segment under ``paths``, one Spark task per segment."""
+def verify(spark: "SparkSession", paths: list[str], options: Options = Options(scope=ALL), *,
+           targets: list[Target] | None = None) -> VerifyResult:
+    """``kdump verify`` of ``paths`` (``targets``: their ``plan_targets``), one Spark task per segment."""
     from kdump.spark.schema import spark_struct
 
-    segments = find_segments(paths)
-    if not segments:
-        return VerifyResult([])
-    rows = [(bytearray(pickle.dumps(s)),) for s in segments]
-    frame = spark.createDataFrame(spark.sparkContext.parallelize(rows, len(rows)), "segment binary")
+    result = VerifyResult()
+    targets = plan_targets(paths) if targets is None else targets
+    cache: dict[str, object] = {}
+    states: list[PartitionState | None] = [
+        begin_partition(part, options, result.tally, read_any, cache) if part is not None else None
+        for part, _ in targets]
+    work = [(bytearray(pickle.dumps(((t, s), seg, active, options))),)
+            for t, (_, segs) in enumerate(targets) for s, (seg, active) in enumerate(segs)]
+    done: dict[tuple[int, int], tuple[list[Finding], SegmentFacts]] = {}
+    if work:
+        frame = spark.createDataFrame(spark.sparkContext.parallelize(work, len(work)), "work binary")
 
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            reports = [asdict(verify_segment(pickle.loads(blob), chunk_bytes))
-                       for blob in batch.column(0).to_pylist()]
-            yield pa.RecordBatch.from_pylist(reports, schema=VERIFY_SCHEMA)
+        def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                out = [{"work": run_segment_work(blob)} for blob in batch.column(0).to_pylist()]
+                yield pa.RecordBatch.from_pylist(out, schema=WORK_SCHEMA)
 
-    collected = frame.mapInArrow(run, spark_struct(VERIFY_SCHEMA)).collect()
-    reports = [SegmentReport(r.topic, r.partition, r.segment, r.bytes, r.batches, r.records,
-                             [p.asDict() for p in r.problems]) for r in collected]
-    reports.sort(key=lambda r: (r.topic, r.partition, r.segment))
-    return VerifyResult(reports)
+        for row in frame.mapInArrow(run, spark_struct(WORK_SCHEMA)).collect():
+            key, findings, facts, tally = pickle.loads(row.work)
+            done[key] = (findings, facts)
+            result.tally.merge(tally)
+    for t, (part, segs) in enumerate(targets):
+        facts_list = []
+        group: list[Finding] = []
+        result.groups.append(group)
+        for s, (seg, _) in enumerate(segs):
+            findings, facts = done[(t, s)]
+            facts_list.append(facts)
+            group.extend(findings)
+            result.rows.append(SegmentRow(part.topic if part else "", part.partition if part else -1,
+                                          seg.base_offset, facts.size, facts.batches, facts.records,
+                                          sum(1 for f in findings if f.is_error)))
+        if part is not None:
+            state = states[t]
+            assert state is not None
+            group.extend(finish_partition(part, state, facts_list, options, read_any))
+    return result
 
 
 def export(spark: "SparkSession", paths: list[str], out: str, *, fmt: str = "parquet",

@@ -1,7 +1,7 @@
 """What ``kdump summary`` reports for each partition. Library only: reads files, returns model objects.
 
 Per segment: offsets, sizes, batch/record counts, codecs, magics, timestamps, producers. Per
-partition: the same totals plus what the log dir's checkpoints say (spec §3.11, seed 001):
+partition: the same totals plus what the log dir's checkpoints say:
 recovery point (flushed below), high watermark (replication-offset-checkpoint), log start offset,
 cleaner's first dirty offset, leader epochs, topic id, compared with the log end offset.
 """

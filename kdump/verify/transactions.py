@@ -1,6 +1,6 @@
 """Transaction forensics for one partition: what ``kdump txn`` reports. Library only, no printing.
 
-Replays the log the way the broker's ProducerStateManager does (spec §3.6, §3.9): a transactional
+Replays the log the way the broker's ProducerStateManager does: a transactional
 data batch opens a transaction for its producer if none is open; an ABORT/COMMIT control batch
 closes it. A marker with no open transaction completes an empty one whose first offset is the
 marker's own (as Kafka's CompletedTxn does), which is what the broker writes to ``.txnindex``.

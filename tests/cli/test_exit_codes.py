@@ -107,6 +107,12 @@ CASES: dict[tuple[str, int], Callable[[Path], int]] = {
     ("kdump verify-index", 1): lambda tmp: _code(
         "verify-index", str(ROOT / "fixtures" / "corrupt-index" / "bad-position-not-batch-0")),
     ("kdump verify-index", 2): lambda tmp: _code("verify-index", str(tmp / "missing")),
+    ("kdump verify", 0): lambda tmp: _code("verify", str(PLAIN)),
+    ("kdump verify", 1): lambda tmp: _code("verify", str(_corrupt_partition(tmp))),
+    ("kdump verify", 2): lambda tmp: _code("verify", str(tmp)),          # an empty directory: nothing checked
+    ("kdump recover", 0): lambda tmp: _code("recover", str(PLAIN)),
+    ("kdump recover", 1): lambda tmp: _code("recover", str(_corrupt_partition(tmp))),
+    ("kdump recover", 2): lambda tmp: _code("recover", str(tmp / "missing")),
     ("kdump find", 0): lambda tmp: _code("find", str(PLAIN), "--offset", "37"),
     ("kdump find", 1): lambda tmp: _code("find", str(PLAIN), "--offset", "1000000"),
     ("kdump find", 2): lambda tmp: _code("find", str(tmp), "--offset", "0"),
@@ -187,6 +193,8 @@ def _callback_target(command: str) -> tuple[object, str]:
 ARGS = {
     "kdump --files": ["--files", str(SEGMENT)],
     "kdump verify-index": ["verify-index", str(PLAIN)],
+    "kdump verify": ["verify", str(PLAIN)],
+    "kdump recover": ["recover", str(PLAIN)],
     "kdump find": ["find", str(PLAIN), "--offset", "1"],
     "kdump summary": ["summary", str(PLAIN)],
     "kdump txn": ["txn", str(PLAIN)],

@@ -51,10 +51,10 @@ def test_verify_clean(spark, logs: Path, tmp_path: Path) -> None:  # type: ignor
         f"orders         0        2       6     120 {s0:>5}        0",
         f"orders         1        1       2      40 {s1:>5}        0",
         f"total                   3       8     160 {s0 + s1:>5}        0",
-        "No problems found.",
+        "verify OK: 9 files in 3 segments of 2 partitions (8 batches, 160 records) checked: 0 errors, 0 notes",
     ]
     data = json.loads(report.read_text())
-    assert (data["segments"], data["batches"], data["records"], data["problems"]) == (3, 8, 160, [])
+    assert (data["segments"], data["batches"], data["records"], data["findings"]) == (3, 8, 160, [])
 
 
 def _size(path: Path) -> int:
@@ -70,12 +70,12 @@ def test_verify_reports_crc_and_index_problems(spark, logs: Path, tmp_path: Path
     index.write_bytes(index.read_bytes()[:4] + (7).to_bytes(4, "big"))   # points into a batch
     code, out, _ = run("spark", "verify", str(copy), "--report", "-")
     assert code == 1
-    problems = json.loads(out)["problems"]
-    assert sorted((p["topic"], p["partition"], p["check"]) for p in problems) == [
-        ("orders", 0, "crc"), ("orders", 1, "index")]
+    problems = [f for f in json.loads(out)["findings"] if f["severity"] == "error"]
+    assert sorted((p["file"], p["check"]) for p in problems) == [
+        (str(log), "crc"), (str(index), "position-not-batch")]
     crc = next(p for p in problems if p["check"] == "crc")
-    assert crc["position"] == 0 and crc["message"].startswith("Record is corrupt (stored crc = ")
-    assert "does not point at the start of a batch" in next(p for p in problems if p["check"] == "index")["message"]
+    assert crc["position"] == 0 and crc["text"].startswith("Record is corrupt (stored crc = ")
+    assert next(p for p in problems if p["check"] != "crc")["position"] == 7
 
 
 def test_verify_unreadable_path_exits_2(tmp_path: Path) -> None:
@@ -83,7 +83,8 @@ def test_verify_unreadable_path_exits_2(tmp_path: Path) -> None:
     assert code == 2
     assert err.startswith("Error: ") and "No such file or directory" in err
     code, _, err = run("spark", "verify", str(tmp_path))
-    assert (code, err) == (2, f"Error: no Kafka segments (<20-digit offset>.log) found under {tmp_path}\n")
+    assert (code, err) == (2, f"Error: {tmp_path}: no partition directories or segment files found: nothing was "
+                              f"checked\n")
 
 
 def test_export_parquet_partitioned_by_topic(spark, logs: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

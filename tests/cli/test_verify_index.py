@@ -57,8 +57,9 @@ def test_log_dirs_walk_and_json(tmp_path: Path) -> None:
     (finding,) = [o for o in objs if o["type"] == "finding"]
     assert finding["severity"] == "error" and finding["check"] == "offset-past-log"
     assert finding["file"] == f"{root}/bad-time-past-log-0/{SEG}.timeindex"
-    assert objs[-1] == {"type": "summary", "schemaVersion": 1, "ok": False, "partitions": 2, "segments": 2,
-                        "files": 6, "errors": 1, "notes": 0, "unreadable": []}
+    assert objs[-1] == {"type": "summary", "schemaVersion": 1, "command": "verify-index", "ok": False,
+                        "partitions": 2, "segments": 2, "files": 6, "errors": 1, "notes": 0, "unreadable": [],
+                        "nothingChecked": None}
 
 
 def test_single_files(tmp_path: Path) -> None:

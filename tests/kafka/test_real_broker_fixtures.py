@@ -58,11 +58,6 @@ def test_internal_topic_decoders_decode_what_the_coordinators_wrote(fixture: tup
     checks.check_internal_topics(*fixture)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="kdump bug: a log.dirs named like <topic>-<partition> (e.g. /data/kafka-logs-1) is read as one "
-    "empty partition: verify-index says 'OK: 0 files', summary shows 0 records, exit 0",
-)
 def test_a_log_dir_named_like_a_partition_is_still_walked(tmp_path: Path) -> None:
     logs = tmp_path / "kafka-logs-1"
     shutil.copytree(RELEASE_DIRS[-1] / "logs", logs)

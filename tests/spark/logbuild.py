@@ -3,7 +3,7 @@
 Each batch goes through ``encode_batch_v2``; the ``.index`` gets an entry (last offset of the
 batch, its position) whenever ``index_interval`` bytes were written since the last one, as a broker
 does with ``index.interval.bytes``; the ``.timeindex`` gets the running max timestamp at the same
-points and once more when a segment is rolled (what Kafka writes on roll).
+points and once more when a segment is rolled, if its timestamp is larger (what Kafka writes on roll).
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ def write_partition(root: Path, topic: str, partition: int, *, segments: int = 2
         log, index, timeindex = bytearray(), bytearray(), bytearray()
         since_index = index_interval          # index the first batch, so splits can start anywhere
         max_ts = -1
+        indexed_ts = -1
         last_offset = base
         for b in range(batches):
             records = make_records(offset, records_per_batch, seed=seed)
@@ -57,11 +58,13 @@ def write_partition(root: Path, topic: str, partition: int, *, segments: int = 2
             if since_index >= index_interval:
                 index += encode_offset_entry(base, last_offset, len(log))
                 timeindex += encode_time_entry(base, max_ts, last_offset)
+                indexed_ts = max_ts
                 since_index = 0
             log += data
             since_index += len(data)
             offset += records_per_batch
-        if s < segments - 1 or roll_last:
+        if (s < segments - 1 or roll_last) and max_ts > indexed_ts:
+            # TimeIndex.maybeAppend on roll: only a timestamp above the last entry's is appended
             timeindex += encode_time_entry(base, max_ts, last_offset)
         for suffix, blob in ((".log", log), (".index", index), (".timeindex", timeindex)):
             (pdir / segment_file_name(base, suffix)).write_bytes(bytes(blob))

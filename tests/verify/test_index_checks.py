@@ -10,7 +10,7 @@ from kdump_testing import index_fixtures
 
 from kdump.log.logdir import read_partition_dir
 from kdump.verify.findings import Finding
-from kdump.verify.index_checks import verify_segment
+from kdump.verify.segment_check import SegmentCheck as verify_segment
 
 fx = index_fixtures()
 

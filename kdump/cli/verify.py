@@ -1,0 +1,49 @@
+"""``kdump verify PATH...``: is this log intact? Every rule kdump knows, in one pass over each log.
+
+Checks every batch's framing and CRC, offsets (increasing through segments, within the base
+offset of their file name), the offset and time indexes, the transaction index against the log's
+markers, producer snapshots, and the checkpoints (recovery point, high watermark, log start offset,
+leader epochs) against the log end. Records are decoded only with ``--deep`` (the CRC already
+covers their bytes; decoding finds a writer's bugs, not the disk's), except a compressed v0/v1
+wrapper, whose inner messages are always counted.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from kdump.cli.boundary import KdumpCommand
+from kdump.cli.exit_codes import ExitCode
+from kdump.cli.options import json_option, traceback_option
+from kdump.cli.verify_index import run_verify
+from kdump.verify.engine import ALL, Options
+from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES
+
+
+@click.command("verify", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--deep", is_flag=True, help="Decode every record too (slower), and note offset-index density.")
+@click.option("--strict", is_flag=True, help="Index entries must name a batch's last offset, as Kafka's "
+              "--verify-index-only requires (pre-4.1 follower and cleaner layouts become errors).")
+@click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,
+              show_default=True, help="The topic's index.interval.bytes, for --deep.")
+@click.option("--errors-only", is_flag=True, help="Print errors only (notes are still counted).")
+@json_option
+@traceback_option
+def verify(paths: tuple[str, ...], deep: bool, strict: bool, index_interval_bytes: int, errors_only: bool,
+           json_output: bool, traceback: bool) -> None:
+    """Check segment files, partition dirs or whole log.dirs: CRCs, framing, offsets, indexes, checkpoints.
+
+    One line per problem (file and position), then a summary. Exit status: 0 clean (notes
+    allowed), 1 problems found, 2 usage error, unreadable input, or nothing found to check.
+
+    \b
+    kdump verify /var/lib/kafka/data
+    kdump verify --json --errors-only /var/lib/kafka/data > problems.jsonl
+    """
+    options = Options(scope=ALL, strict=strict, deep=deep, interval=index_interval_bytes)
+    code = run_verify(paths, options, command="verify", out=sys.stdout, err=sys.stderr, as_json=json_output,
+                      errors_only=errors_only, traceback=traceback)
+    click.get_current_context().exit(code)

@@ -1,0 +1,186 @@
+"""The one way kdump checks a log: from paths to findings, for ``verify``, ``verify-index`` and Spark.
+
+``plan(path)`` says what a path names (partitions, or one segment named by a file);
+``verify_partition`` runs the segment walks and then the partition rules and yields findings.
+``kdump verify-index`` runs the index rules only (``scope=INDEX``); ``kdump verify`` runs all of
+them. Spark runs ``SegmentCheck`` in its tasks and ``check_partition`` on the driver, on the same
+inputs, so both give the same findings.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from kdump.errors import InputError, KdumpError
+from kdump.log.files import FileKind, base_offset_of, file_kind, sibling
+from kdump.log.logdir import PartitionDir, SegmentFiles, walk_partitions
+from kdump.log.segment import ReadOnlyFile
+from kdump.verify.findings import ERROR, Finding
+from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES
+from kdump.verify.partition_check import (
+    PartitionState,
+    ReadSmall,
+    check_partition,
+    read_local,
+    read_state,
+    read_txn_indexes,
+)
+from kdump.verify.segment_check import Opener, SegmentCheck, SegmentFacts
+
+INDEX = "index"     # verify-index: the index rules (and the framing they stand on)
+ALL = "all"         # verify: every rule
+INDEX_CHECKS = frozenset({
+    "index-size", "padding", "padding-not-zero", "offset-below-base", "offset-not-increasing",
+    "position-not-increasing", "position-past-log", "position-not-batch", "offset-behind-position",
+    "offset-past-log", "offset-not-batch-last", "index-mismatch", "timestamp-not-increasing", "offset-decreasing",
+    "timestamp-not-max", "timestamp-reached-earlier", "offset-inside-batch", "time-index-no-roll-entry",
+    "density", "log-missing", "index-missing", "timeindex-missing", "framing", "unreadable",
+})
+"""The rules ``verify-index`` reports; a ``framing`` break is among them because it ends the index checks."""
+
+
+@dataclass(frozen=True)
+class Options:
+    scope: str = ALL
+    strict: bool = False
+    deep: bool = False
+    interval: int = DEFAULT_INDEX_INTERVAL_BYTES
+
+
+@dataclass
+class Tally:
+    """What was looked at (a run that looked at nothing is not OK)."""
+
+    partitions: int = 0
+    segments: int = 0
+    files: int = 0
+    batches: int = 0
+    records: int = 0
+    bytes: int = 0
+    unreadable: list[str] = field(default_factory=list)
+
+    def merge(self, other: "Tally") -> None:
+        for name in ("partitions", "segments", "files", "batches", "records", "bytes"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.unreadable.extend(other.unreadable)
+
+    def add_segment(self, facts: SegmentFacts, files: int) -> None:
+        self.segments += 1
+        self.files += files
+        self.batches += facts.batches
+        self.records += facts.records
+        self.bytes += facts.size
+
+
+def segment_of_file(path: str) -> tuple[SegmentFiles, bool]:
+    """The segment a single file names (with its companions) and whether it is its directory's last."""
+    kind = file_kind(path)
+    if kind not in (FileKind.LOG, FileKind.INDEX, FileKind.TIME_INDEX):
+        raise InputError("not a .log, .index or .timeindex file, nor a directory", path=path)
+    base = base_offset_of(path)
+    full = os.path.abspath(path)
+    log = full if kind is FileKind.LOG else sibling(path, ".log")
+    log_path = log if os.path.lexists(log) else None
+    directory = os.path.dirname(full)
+    try:
+        later = any(n.endswith(".log") and n[:20].isdigit() and int(n[:20]) > base for n in os.listdir(directory))
+    except OSError:
+        later = False
+    if kind is FileKind.LOG:
+        index, tindex = sibling(path, ".index"), sibling(path, ".timeindex")
+        return SegmentFiles(base, full, index if os.path.exists(index) else None,
+                            tindex if os.path.exists(tindex) else None), not later
+    if kind is FileKind.INDEX:
+        return SegmentFiles(base, log_path, index=full), not later
+    return SegmentFiles(base, log_path, time_index=full), not later
+
+
+def plan(path: str) -> Iterator[PartitionDir | tuple[SegmentFiles, bool]]:
+    """The partitions at or below a directory, or the one segment a file names."""
+    if not os.path.isdir(path):
+        if not os.path.lexists(path):
+            raise InputError("No such file or directory", path=path)
+        yield segment_of_file(path)
+        return
+    yield from walk_partitions(os.path.abspath(path))  # '.' must show its real name
+
+
+def check_segment(seg: SegmentFiles, active: bool, options: Options, tally: Tally,
+                  open_file: Opener = ReadOnlyFile) -> tuple[list[Finding], SegmentFacts]:
+    """The findings and facts of one segment (what a Spark task runs); an unreadable file is a finding."""
+    check = SegmentCheck(seg, strict=options.strict, deep=options.deep, active=active, interval=options.interval,
+                         open_file=open_file)
+    findings: list[Finding] = []
+    try:
+        findings.extend(f for f in check if options.scope == ALL or f.check in INDEX_CHECKS)
+    except KdumpError as err:
+        file = err.path or seg.log or seg.paths()[0]
+        tally.unreadable.append(file)
+        check.facts.complete = False
+        findings.append(Finding(ERROR, "unreadable", file, f"cannot be read: {err.reason}", position=err.position))
+    tally.add_segment(check.facts, len(seg.paths()))
+    return findings, check.facts
+
+
+def begin_partition(partition: PartitionDir, options: Options, tally: Tally, read: ReadSmall = read_local,
+                    cache: dict[str, object] | None = None) -> PartitionState:
+    """What the partition's own files claim, read before its segments (see kdump.verify.partition_check)."""
+    tally.partitions += 1
+    if options.scope != ALL:
+        return PartitionState(partition.path)
+    state = read_state(partition, read, cache)
+    tally.unreadable.extend(f.file for f in state.findings if f.check == "unreadable")
+    return state
+
+
+def finish_partition(partition: PartitionDir, before: PartitionState, facts: list[SegmentFacts], options: Options,
+                     read: ReadSmall = read_local) -> Iterator[Finding]:
+    """The partition rules, once every segment was walked."""
+    if options.scope != ALL:
+        return
+    after = PartitionState(partition.path)
+    read_txn_indexes(partition, read, after)
+    yield from check_partition(partition, before, facts, after)
+
+
+def verify_partition(partition: PartitionDir, options: Options, tally: Tally, *,
+                     open_file: Opener = ReadOnlyFile, cache: dict[str, object] | None = None) -> Iterator[Finding]:
+    before = begin_partition(partition, options, tally, cache=cache)
+    facts: list[SegmentFacts] = []
+    last = len(partition.segments) - 1
+    for i, seg in enumerate(partition.segments):
+        findings, seg_facts = check_segment(seg, i == last, options, tally, open_file)
+        facts.append(seg_facts)
+        yield from findings
+    yield from finish_partition(partition, before, facts, options)
+
+
+def verify_target(target: PartitionDir | tuple[SegmentFiles, bool], options: Options, tally: Tally,
+                  cache: dict[str, object] | None = None) -> Iterator[Finding]:
+    """Every finding for one thing ``plan`` named."""
+    if isinstance(target, PartitionDir):
+        yield from verify_partition(target, options, tally, cache=cache)
+    else:
+        seg, active = target
+        yield from check_segment(seg, active, options, tally)[0]
+
+
+def verify_path(path: str, options: Options, tally: Tally, cache: dict[str, object] | None = None
+                ) -> Iterator[Finding]:
+    """Every finding for one command-line path. Raises InputError when the path itself cannot be read."""
+    cache = {} if cache is None else cache
+    for target in plan(path):
+        yield from verify_target(target, options, tally, cache)
+
+
+def nothing_checked(tally: Tally) -> str | None:
+    """Why a run that found no problem still is not OK, or None."""
+    if tally.segments == 0 and tally.partitions == 0:
+        return "no partition directories or segment files found: nothing was checked"
+    if tally.files == 0:
+        return f"{tally.partitions} partition directories hold no segment files: nothing was checked"
+    return None
+
+

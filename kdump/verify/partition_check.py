@@ -1,0 +1,239 @@
+"""Rules about a whole partition: offsets across segments, checkpoints, leader epochs, producer
+snapshots and the transaction index, checked against the facts the segment walks gathered.
+
+Files a broker writes after the log (checkpoints, ``leader-epoch-checkpoint``, snapshots,
+``.txnindex``) are read before the segments are walked (``read_state``): whatever they claim then
+was already in the log when kdump read it, so a partition being written to raises no false alarm.
+The ``.txnindex`` files are read once more afterwards (``reread_txn_indexes``): an abort the log
+shows must have its entry by then, as the broker indexes an abort right after appending its marker.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from kdump.errors import InputError, KdumpError
+from kdump.format.checkpoint import (
+    LEADER_EPOCH_CHECKPOINT_NAME,
+    EpochEntry,
+    parse_leader_epoch_checkpoint,
+    parse_offset_checkpoint,
+)
+from kdump.format.snapshot import parse_producer_snapshot
+from kdump.format.txnindex import parse_aborted_txns
+from kdump.log.logdir import PartitionDir
+from kdump.log.segment import read_small_file
+from kdump.log.state_files import MAX_SNAPSHOT_BYTES
+from kdump.verify.findings import ERROR, NOTE, Finding
+from kdump.verify.segment_check import ABORT, BEGIN, SegmentFacts
+
+ReadSmall = Callable[[str], "bytes | None"]
+"""Reads a small file whole; None when it does not exist."""
+MAX_STATE_FILE_BYTES = 64 << 20
+
+CHECKPOINTS = {"recovery-point-offset-checkpoint": "recovery point",
+               "replication-offset-checkpoint": "high watermark",
+               "log-start-offset-checkpoint": "log start offset"}
+
+
+def read_local(path: str) -> bytes | None:
+    if not os.path.lexists(path):
+        return None
+    return read_small_file(path, MAX_SNAPSHOT_BYTES)
+
+
+@dataclass
+class PartitionState:
+    """What the partition's own files claim, read before its segments are walked."""
+
+    path: str
+    checkpoints: dict[str, int] = field(default_factory=dict)          # meaning -> offset
+    epochs: list[EpochEntry] | None = None
+    snapshots: list[tuple[str, int]] = field(default_factory=list)     # (path, offset) of readable ones
+    aborted: dict[tuple[int, int], tuple[str, int]] = field(default_factory=dict)  # (pid, last) -> (file, first)
+    findings: list[Finding] = field(default_factory=list)
+
+
+def _log_dir_checkpoints(log_dir: str, read: ReadSmall, cache: dict[str, object],
+                         findings: list[Finding]) -> dict[str, dict[tuple[str, int], int]]:
+    """The log dir's offset checkpoints (meaning -> table); problems are reported for the first partition."""
+    if log_dir in cache:
+        return cache[log_dir]  # type: ignore[return-value]
+    tables: dict[str, dict[tuple[str, int], int]] = {}
+    for name, meaning in CHECKPOINTS.items():
+        path = os.path.join(log_dir, name)
+        try:
+            data = read(path)
+            if data is None:
+                continue
+            parsed = parse_offset_checkpoint(data, path)
+        except KdumpError as err:
+            findings.append(_problem(err, "checkpoint-unreadable", path))
+            continue
+        tables[meaning] = {(e.topic, e.partition): e.offset for e in parsed.entries}
+    cache[log_dir] = tables
+    return tables
+
+
+def _problem(err: KdumpError, check: str, path: str, why: str = "") -> Finding:
+    """A file that could not be read at all is ``unreadable`` (exit 2); one that reads as garbage fails ``check``."""
+    if isinstance(err, InputError):
+        return Finding(ERROR, "unreadable", path, f"cannot be read: {err.reason}")
+    return Finding(ERROR, check, path, err.reason + why, position=err.position)
+
+
+def read_txn_indexes(partition: PartitionDir, read: ReadSmall, state: PartitionState) -> None:
+    state.aborted = {}
+    for seg in partition.segments:
+        if seg.txn_index is None:
+            continue
+        try:
+            for entry in parse_aborted_txns(read(seg.txn_index) or b"", seg.txn_index):
+                state.aborted[(entry.producer_id, entry.last_offset)] = (seg.txn_index, entry.first_offset)
+        except KdumpError as err:
+            state.findings.append(_problem(err, "txn-index-unreadable", seg.txn_index))
+
+
+def read_state(partition: PartitionDir, read: ReadSmall = read_local,
+               cache: dict[str, object] | None = None) -> PartitionState:
+    state = PartitionState(partition.path)
+    tables = _log_dir_checkpoints(os.path.dirname(partition.path), read, {} if cache is None else cache,
+                                  state.findings)
+    for meaning, table in tables.items():
+        value = table.get((partition.topic, partition.partition))
+        if value is not None:
+            state.checkpoints[meaning] = value
+    epoch_path = os.path.join(partition.path, LEADER_EPOCH_CHECKPOINT_NAME)
+    if epoch_path in partition.other_files:
+        try:
+            state.epochs = list(parse_leader_epoch_checkpoint(read(epoch_path) or b"", epoch_path).entries)
+        except KdumpError as err:
+            state.findings.append(_problem(err, "checkpoint-unreadable", epoch_path))
+    for path in partition.snapshots:
+        try:
+            parse_producer_snapshot(read(path) or b"")
+        except KdumpError as err:
+            state.findings.append(_problem(err, "snapshot-unreadable", path, " (the broker discards it and rebuilds "
+                                           "producer state by reading the log)"))
+            continue
+        state.snapshots.append((path, int(os.path.basename(path).split(".", 1)[0])))
+    read_txn_indexes(partition, read, state)
+    return state
+
+
+def check_partition(partition: PartitionDir, before: PartitionState, facts: Sequence[SegmentFacts],
+                    after: PartitionState | None = None) -> Iterator[Finding]:
+    """Every partition rule; ``after``: the ``.txnindex`` entries re-read once the segments were walked."""
+    yield from before.findings
+    yield from _across_segments(facts)
+    if not all(f.complete for f in facts):
+        return  # where framing broke the log end is unknown; the framing finding says so
+    with_batches = [f for f in facts if f.last_offset is not None]
+    if with_batches:
+        leo = max(f.last_offset for f in with_batches if f.last_offset is not None) + 1
+    elif facts:
+        leo = facts[-1].base_offset
+    else:
+        return
+    first_base = facts[0].base_offset if facts else leo
+    yield from _checkpoints(partition.path, before.checkpoints, leo, first_base)
+    yield from _leader_epochs(partition.path, before.epochs, facts, leo)
+    for path, offset in before.snapshots:
+        if offset > leo:
+            yield Finding(NOTE, "snapshot-past-log", path, f"the snapshot is for offset {offset}, past the log end "
+                          f"offset {leo} (the broker deletes it at start-up)", offset=offset)
+    yield from _transactions(partition, before, after or before, facts)
+
+
+def _across_segments(facts: Sequence[SegmentFacts]) -> Iterator[Finding]:
+    prev: SegmentFacts | None = None
+    for seg in facts:
+        if prev is not None and prev.last_offset is not None and prev.last_offset >= seg.base_offset:
+            yield Finding(ERROR, "segments-overlap", seg.log or "", f"the previous segment holds offsets up to "
+                          f"{prev.last_offset}, at or above this segment's base offset {seg.base_offset}",
+                          offset=seg.base_offset)
+        if seg.last_offset is not None:
+            prev = seg
+
+
+def _checkpoints(path: str, values: dict[str, int], leo: int, first_base: int) -> Iterator[Finding]:
+    for meaning, value in values.items():
+        if value > leo:
+            yield Finding(ERROR, "checkpoint-past-log", path, f"the {meaning} checkpoint says {value}, above the log "
+                          f"end offset {leo}: data it covers is missing from this replica", offset=value)
+    start = values.get("log start offset")
+    if start is not None and start < first_base:
+        yield Finding(NOTE, "log-start-below-segments", path, f"the log start offset checkpoint says {start}, below "
+                      f"the first segment's base offset {first_base} (the broker uses the base offset)", offset=start)
+
+
+def _leader_epochs(path: str, entries: list[EpochEntry] | None, facts: Sequence[SegmentFacts],
+                   leo: int) -> Iterator[Finding]:
+    file = os.path.join(path, LEADER_EPOCH_CHECKPOINT_NAME)
+    runs: list[tuple[int, int]] = []
+    for seg in facts:
+        for epoch, first in seg.epochs:
+            if runs and runs[-1][0] == epoch:
+                continue
+            if runs and epoch < runs[-1][0]:
+                yield Finding(ERROR, "leader-epoch-decreasing", seg.log or "", f"batches with leader epoch {epoch} "
+                              f"follow batches with epoch {runs[-1][0]}", offset=first)
+            runs.append((epoch, first))
+    if entries is None:
+        return
+    for prev, entry in zip(entries, entries[1:]):
+        if entry.epoch <= prev.epoch or entry.start_offset < prev.start_offset:
+            yield Finding(ERROR, "leader-epoch-order", file, f"entry (epoch {entry.epoch}, start offset "
+                          f"{entry.start_offset}) does not follow (epoch {prev.epoch}, start offset "
+                          f"{prev.start_offset})", offset=entry.start_offset)
+    if entries and entries[-1].start_offset > leo:
+        yield Finding(ERROR, "leader-epoch-past-log", file, f"epoch {entries[-1].epoch} starts at offset "
+                      f"{entries[-1].start_offset}, after the log end offset {leo}", offset=entries[-1].start_offset)
+    starts = {e.epoch: e.start_offset for e in entries}
+    for i, (epoch, first) in enumerate(runs):
+        start = starts.get(epoch)
+        if start is None:
+            if not entries or epoch > entries[-1].epoch:
+                continue  # not checkpointed yet: the broker writes the file after the batch
+            yield Finding(ERROR, "leader-epoch-missing", file, f"the log has batches of leader epoch {epoch} from "
+                          f"offset {first}, the checkpoint has no such epoch", offset=first)
+        elif start > first:
+            yield Finding(ERROR, "leader-epoch-start", file, f"epoch {epoch} starts at offset {start} in the "
+                          f"checkpoint, but the log has a batch of that epoch at offset {first}", offset=first)
+        elif start < first and i > 0:
+            yield Finding(NOTE, "leader-epoch-start", file, f"epoch {epoch} starts at offset {start} in the "
+                          f"checkpoint; the log's first batch of that epoch is at offset {first}", offset=first)
+
+
+def _transactions(partition: PartitionDir, before: PartitionState, after: PartitionState,
+                  facts: Sequence[SegmentFacts]) -> Iterator[Finding]:
+    """Aborts replayed from the markers (as ProducerStateManager does) against the ``.txnindex`` entries."""
+    opened: dict[int, int] = {}
+    aborted: dict[tuple[int, int], int] = {}     # (pid, marker offset) -> first offset
+    for seg in facts:
+        for kind, pid, offset in seg.txn_events:
+            if kind == BEGIN:
+                opened.setdefault(pid, offset)
+            else:
+                first = opened.pop(pid, offset)
+                if kind == ABORT:
+                    aborted[(pid, offset)] = first
+    log_start = next((f.first_offset for f in facts if f.first_offset is not None), None)
+    for (pid, last), first in aborted.items():
+        found = after.aborted.get((pid, last))
+        if found is None:
+            yield Finding(ERROR, "txn-index-missing", partition.path, f"the abort of producer {pid}'s transaction "
+                          f"(offsets {first}..{last}) has no .txnindex entry: read_committed consumers see its "
+                          f"records", offset=last)
+        elif found[1] != first and (log_start is None or found[1] >= log_start):
+            yield Finding(ERROR, "txn-index-range", found[0], f"the entry for producer {pid}'s abort at offset "
+                          f"{last} starts at {found[1]}; the log's transaction starts at {first}", offset=last)
+    for (pid, last), (path, first) in before.aborted.items():
+        if (pid, last) in aborted:
+            continue
+        if log_start is None or last < log_start:
+            continue  # the aborted records were deleted with their segments
+        yield Finding(ERROR, "txn-index-extra", path, f"entry for producer {pid} (offsets {first}..{last}) matches "
+                      f"no ABORT marker in the log", offset=last)

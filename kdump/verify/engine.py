@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from kdump.errors import InputError, KdumpError
 from kdump.log.files import FileKind, base_offset_of, file_kind, sibling
 from kdump.log.logdir import PartitionDir, SegmentFiles, walk_partitions
-from kdump.log.segment import ReadOnlyFile
-from kdump.verify.findings import ERROR, Finding
+from kdump.log.segment import FileChangedError, ReadOnlyFile
+from kdump.verify.findings import ERROR, NOTE, Finding
 from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.verify.partition_check import (
     PartitionState,
@@ -107,19 +107,43 @@ def plan(path: str) -> Iterator[PartitionDir | tuple[SegmentFiles, bool]]:
     yield from walk_partitions(os.path.abspath(path))  # '.' must show its real name
 
 
+_ATTEMPTS = 3
+"""How often a segment is read again when a file shrinks under kdump (a live broker rolling it)."""
+
+
 def check_segment(seg: SegmentFiles, active: bool, options: Options, tally: Tally,
                   open_file: Opener = ReadOnlyFile) -> tuple[list[Finding], SegmentFacts]:
-    """The findings and facts of one segment (what a Spark task runs); an unreadable file is a finding."""
-    check = SegmentCheck(seg, strict=options.strict, deep=options.deep, active=active, interval=options.interval,
-                         open_file=open_file)
-    findings: list[Finding] = []
-    try:
-        findings.extend(f for f in check if options.scope == ALL or f.check in INDEX_CHECKS)
-    except KdumpError as err:
-        file = err.path or seg.log or seg.paths()[0]
-        tally.unreadable.append(file)
-        check.facts.complete = False
-        findings.append(Finding(ERROR, "unreadable", file, f"cannot be read: {err.reason}", position=err.position))
+    """The findings and facts of one segment (what a Spark task runs); an unreadable file is a finding.
+
+    A live broker trims the active segment's preallocated files when it rolls and deletes whole
+    segments by retention: a segment whose file shrank while it was read is read again, and one
+    that keeps changing or disappears is a note, not a problem of the data.
+    """
+    for attempt in range(_ATTEMPTS):
+        check = SegmentCheck(seg, strict=options.strict, deep=options.deep, active=active,
+                             interval=options.interval, open_file=open_file)
+        findings: list[Finding] = []
+        try:
+            findings.extend(f for f in check if options.scope == ALL or f.check in INDEX_CHECKS)
+            break
+        except FileChangedError as err:
+            if attempt + 1 < _ATTEMPTS:
+                continue
+            check.facts.complete = False
+            findings = [Finding(NOTE, "changed-while-read", err.path or seg.log or seg.paths()[0],
+                                f"the file changed each of the {_ATTEMPTS} times kdump read it (a live broker "
+                                f"rolling or truncating it); not checked", position=err.position)]
+        except KdumpError as err:
+            file = err.path or seg.log or seg.paths()[0]
+            check.facts.complete = False
+            if not os.path.lexists(file):
+                findings.append(Finding(NOTE, "deleted-while-read", file, "deleted while kdump ran (retention or a "
+                                                                          "roll on a live broker); not checked"))
+                break
+            tally.unreadable.append(file)
+            findings.append(Finding(ERROR, "unreadable", file, f"cannot be read: {err.reason}",
+                                    position=err.position))
+            break
     tally.add_segment(check.facts, len(seg.paths()))
     return findings, check.facts
 

@@ -27,6 +27,7 @@ from kdump.errors import KdumpError
 from kdump.format.batch import Batch
 from kdump.log.batches import batch_at
 from kdump.log.indexes import OffsetIndex, TimeIndex
+from kdump.log.segment import FileChangedError
 from kdump.verify.findings import ERROR, NOTE, Finding
 
 DEFAULT_INDEX_INTERVAL_BYTES = 4096
@@ -134,6 +135,8 @@ class OffsetIndexChecker:
     def _alone(self, slot: int, o: int, p: int) -> Iterator[Finding]:
         try:
             batch = batch_at(self.log, p, check_crc=True)
+        except FileChangedError:
+            raise
         except KdumpError:
             batch = None
         if batch is None or not batch.is_valid:

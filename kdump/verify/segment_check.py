@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kdump.errors import FormatError, KdumpError
-from kdump.format.batch import ATTR_CONTROL, ATTR_TRANSACTIONAL, LEGACY_CRC_START, V2_ATTRIBUTES_OFFSET, Batch
+from kdump.format.batch import (
+    ATTR_CONTROL,
+    ATTR_TRANSACTIONAL,
+    LEGACY_CRC_START,
+    V2_ATTRIBUTES_OFFSET,
+    Batch,
+)
 from kdump.format.control import ControlType, parse_control_record
 from kdump.format.crc import crc32, crc32c
 from kdump.format.index import OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE
@@ -30,7 +36,7 @@ from kdump.log.batches import LogBatches
 from kdump.log.indexes import OffsetIndex, TimeIndex
 from kdump.log.logdir import SegmentFiles
 from kdump.log.recovery import INT32_MAX, offset_range_problem
-from kdump.log.segment import ReadOnlyFile
+from kdump.log.segment import FileChangedError, ReadOnlyFile
 from kdump.verify.findings import ERROR, NOTE, Finding
 from kdump.verify.index_checks import (
     DEFAULT_INDEX_INTERVAL_BYTES,
@@ -238,6 +244,8 @@ class SegmentCheck:
             return (batch.records_count if batch.records_count is not None else 1), None
         try:
             records = batches.records(batch)
+        except FileChangedError:
+            raise
         except KdumpError as err:
             return (batch.records_count or 0), Finding(
                 ERROR, "records", self.seg.log or "", f"the batch's CRC is valid but its records cannot be "

@@ -19,7 +19,7 @@ from kdump.cli.run import DumpRun
 from kdump.errors import IndexFormatError, KdumpError
 from kdump.format.batch import Batch, read_batch, scan_batches
 from kdump.format.index import offset_index_sanity_check, time_index_sanity_check
-from kdump.format.records import decode_records
+from kdump.format.records import iter_records
 from kdump.log.files import base_offset_of, java_absolute_path, java_path, sibling
 from kdump.log.indexes import OffsetIndex, TimeIndex
 from kdump.log.segment import MappedFile
@@ -153,7 +153,7 @@ def _first_offset_at(run: DumpRun, path: str, slot: int, offset: int, position: 
 
 def _first_record_offset(log: MappedFile, batch: Batch) -> int | None:
     for candidate in scan_batches(log.buf, batch.position, check_crc=False):
-        records = decode_records(log.buf, candidate)
+        records = next(iter_records(log.buf, candidate, values=False), [])
         if records:
             return records[0].offset
     return None
@@ -240,9 +240,10 @@ def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: MappedFile 
 def _max_record_timestamp(run: DumpRun, path: str, slot: int, batch: Batch, log: MappedFile) -> int | None:
     """The dump tool recomputes the batch's max timestamp from its records (-1 when it has none)."""
     try:
-        records = decode_records(log.buf, batch)
+        timestamps = [max((r.timestamp for r in group), default=-1)
+                      for group in iter_records(log.buf, batch, values=False)]
     except KdumpError as err:
         run.warn(f"Note: {java_path(path)}: entry {slot}: cannot read the records of the batch at position "
                  f"{batch.position}: {err.reason}; Kafka's tool crashes here, kdump goes on")
         return None
-    return max((r.timestamp for r in records), default=-1)
+    return max(timestamps, default=-1)

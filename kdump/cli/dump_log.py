@@ -8,7 +8,7 @@ from kdump.cli.run import INT32_MAX, DumpRun
 from kdump.errors import CorruptRecordError, InputError, InvalidRecordError, KdumpError
 from kdump.format.batch import scan_batches
 from kdump.format.control import parse_control_record
-from kdump.format.records import decode_records
+from kdump.format.records import iter_records
 from kdump.log.files import base_offset_of, java_absolute_path, parse_java_long, split_temp_suffix
 from kdump.log.segment import MappedFile, is_zero_padding
 from kdump.render import log_json
@@ -49,7 +49,7 @@ def dump_log(run: DumpRun, path: str) -> None:
         tracker = _OffsetTracker(run)
         valid_bytes = 0
         next_release = _RELEASE_EVERY
-        batch = None
+        batch = printed = None
         # Lines are written a few hundred at a time: one write per line halves the speed
         # (PERFORMANCE-NOTES.md), and what was printed before an error must still come out first.
         pending: list[str] = []
@@ -66,20 +66,32 @@ def dump_log(run: DumpRun, path: str) -> None:
 
         try:
             for batch in scan_batches(buf, 0, window):
-                records = decode_records(buf, batch) if options.deep else None
+                # Records come a group at a time (a compressed batch may hold millions); values are
+                # read only when printed.
+                groups = iter_records(buf, batch, values=options.records.print_contents and not options.json) \
+                    if options.deep else None
                 if options.json:
-                    out.write(log_json.dumps(log_json.batch_object(path, batch, records)) + "\n")
+                    out.writelines(log_json.batch_text(path, batch, groups, tracker.feed))
                 else:
-                    pending.append(line_of(batch))
-                    pending_lines += 1
-                    if records is not None:
+                    batch_text = line_of(batch)
+                    for n, records in enumerate(groups or ()):
+                        if n == 0:  # Kafka prints the batch line once the first record is read
+                            pending.append(batch_text)
+                            pending_lines += 1
+                            batch_text = None
+                            printed = batch
                         _check_control(batch, records)
                         pending.extend(record_lines(batch, records, options.records, run.dialect))
                         pending_lines += len(records)
+                        tracker.feed(records)
+                        if pending_lines >= _LINES_PER_WRITE:
+                            flush()
+                    if batch_text is not None:
+                        pending.append(batch_text)
+                        pending_lines += 1
+                        printed = batch
                     if pending_lines >= _LINES_PER_WRITE:
                         flush()
-                if records is not None:
-                    tracker.feed(records)
                 valid_bytes += batch.size
                 if valid_bytes >= next_release:
                     segment.release_before(batch.position)
@@ -97,7 +109,7 @@ def dump_log(run: DumpRun, path: str) -> None:
         except KdumpError as err:
             flush()
             if isinstance(err, InvalidRecordError) and batch is not None and not options.json and \
-                    err.position == batch.position:
+                    err.position == batch.position and printed is not batch:
                 # Kafka prints the batch line before it fails on the records; so do we.
                 out.write(line_of(batch) + "\n")
             tracker.close(path)

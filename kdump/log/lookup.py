@@ -15,11 +15,12 @@ from __future__ import annotations
 import bisect
 import os
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from kdump.errors import KdumpError
 from kdump.format.batch import Batch, read_batch, scan_batches
-from kdump.format.records import Record, decode_records
+from kdump.format.records import Record, iter_records
 from kdump.log.indexes import OffsetIndex, TimeIndex, open_offset_index, open_time_index
 from kdump.log.logdir import PartitionDir, SegmentFiles
 from kdump.log.segment import MappedFile
@@ -147,9 +148,18 @@ def _answer_offset(result: LookupResult, seg: SegmentFiles, buf: memoryview, bat
                 position=batch.position, base_offset=batch.base_offset, last_offset=batch.last_offset)
     result.segment = seg
     result.batch = batch
-    result.records = decode_records(buf, batch)
-    result.record = next((r for r in result.records if r.offset >= target), None)
+    result.records, result.record = _find_record(buf, batch, lambda r: r.offset >= target)
     _summarise(result)
+
+
+def _find_record(buf: memoryview, batch: Batch, wanted: Callable[[Record], bool]) -> tuple[list[Record], Record | None]:
+    """The first record of ``batch`` that is ``wanted``, and the group of records it was decoded in."""
+    group: list[Record] = []
+    for group in iter_records(buf, batch):
+        record = next((r for r in group if wanted(r)), None)
+        if record is not None:
+            return group, record
+    return group, None
 
 
 def _summarise(result: LookupResult) -> None:
@@ -228,8 +238,8 @@ def find_timestamp(partition: PartitionDir, target: int) -> LookupResult:
                 if batch.max_timestamp < target:
                     _skipped(result, batch)
                     continue
-                records = decode_records(log.buf, batch)
-                record = next((r for r in records if r.timestamp >= target and r.offset >= log_start), None)
+                records, record = _find_record(log.buf, batch,
+                                               lambda r: r.timestamp >= target and r.offset >= log_start)
                 if record is None:
                     _skipped(result, batch)
                 else:

@@ -21,7 +21,7 @@ from kdump.format.checkpoint import (
     parse_partition_metadata,
 )
 from kdump.format.batch import scan_batches
-from kdump.format.records import decode_records
+from kdump.format.records import count_records
 from kdump.log.logdir import PartitionDir
 from kdump.log.segment import MappedFile
 from kdump.verify.findings import LogFinding
@@ -119,7 +119,7 @@ def summarize_segment(base_offset: int, log_path: str, findings: list[LogFinding
                     if batch.records_count is not None:
                         seg.records += batch.records_count
                     else:
-                        seg.records += len(decode_records(buf, batch)) if batch.codec_id else 1
+                        seg.records += count_records(buf, batch) if batch.codec_id else 1
                     seg.first_offset = batch.base_offset if seg.first_offset is None else seg.first_offset
                     seg.last_offset = batch.last_offset
                     seg.magics.add(batch.magic)

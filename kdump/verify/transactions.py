@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from kdump.errors import KdumpError
 from kdump.format.batch import Batch, scan_batches
 from kdump.format.control import ControlType, parse_control_record
-from kdump.format.records import decode_records
+from kdump.format.records import count_records, iter_records
 from kdump.format.txnindex import AbortedTxn, iter_aborted_txns
 from kdump.log.logdir import PartitionDir
 from kdump.log.segment import MappedFile
@@ -90,7 +90,7 @@ class TxnReport:
 
 
 def _control_type(buf: memoryview, batch: Batch) -> tuple[int, int | None] | None:
-    records = decode_records(buf, batch)
+    records = next(iter_records(buf, batch), [])
     if not records:
         return None
     info = parse_control_record(records[0].key, records[0].value)
@@ -100,7 +100,7 @@ def _control_type(buf: memoryview, batch: Batch) -> tuple[int, int | None] | Non
 def _record_count(buf: memoryview, batch: Batch) -> int:
     if batch.records_count is not None:
         return batch.records_count
-    return len(decode_records(buf, batch)) if batch.codec_id else 1
+    return count_records(buf, batch) if batch.codec_id else 1
 
 
 class _Replay:

@@ -26,7 +26,7 @@ Buffer = bytes | bytearray | memoryview
 GROUP_SIZE = 4096
 """Records decoded and handed out at a time."""
 
-WINDOW_RECORD_LIMIT = 8 << 20
+WINDOW_RECORD_LIMIT = 1 << 20
 """Records up to this size are assembled whole in the window; larger ones are read field by field."""
 
 LAZY_VALUE_MIN = 1 << 20
@@ -248,9 +248,9 @@ def _fail(reader: ChunkReader, end: int, reason: str) -> None:
 
 def stream_v2_records(chunks: Iterator[Buffer], count: int, batch: Batch,
                       decode_group: Callable[[bytes, int, int], tuple[list, int]], *, values: bool,
-                      reopen: Callable[[], Callable[[], Iterator[Buffer]]], new_record: Callable[[tuple], object]
-                      ) -> Iterator[list]:
-    """The ``count`` records of a compressed batch in groups of at most ``GROUP_SIZE``.
+                      reopen: Callable[[], Callable[[], Iterator[Buffer]]], new_record: Callable[[tuple], object],
+                      group_size: int = GROUP_SIZE) -> Iterator[list]:
+    """The ``count`` records of a compressed batch in groups of at most ``group_size``.
 
     ``reopen()`` returns what a ``LazyValue`` calls to read the batch again. ``decode_group(data, start, n)`` decodes up to ``n`` whole records of ``data`` from ``start``
     (stopping before one the window does not hold entirely) and returns them with the next position.
@@ -258,7 +258,7 @@ def stream_v2_records(chunks: Iterator[Buffer], count: int, batch: Batch,
     reader = ChunkReader(chunks)
     left = count
     while left:
-        records, pos = decode_group(reader.data, reader.pos, min(left, GROUP_SIZE))
+        records, pos = decode_group(reader.data, reader.pos, min(left, group_size))
         reader.pos = pos
         if records:
             left -= len(records)

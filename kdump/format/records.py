@@ -139,7 +139,8 @@ def _v2_records(buf: Buffer, batch: Batch, values: bool) -> Iterator[list[Record
         return functools.partial(decompress_chunks, codec, saved[0], magic=2)
 
     yield from stream_v2_records(decompress_chunks(codec, area, magic=2), count, batch, decode_group,
-                                 values=values, reopen=reopen, new_record=lambda fields: _new_record(Record, fields))
+                                 values=values, reopen=reopen, new_record=lambda fields: _new_record(Record, fields),
+                                 group_size=GROUP_SIZE)
 
 
 RECORDS_REMAINING_UNCOMPRESSED = "Incorrect declared batch size, records still remaining in file"
@@ -234,6 +235,8 @@ def decode_v2_record_area(data: bytes, count: int, batch: Batch, *, start: int =
                 pos += n
             else:
                 value = None
+            if bounded and pos > end:  # Kafka's buffer holds this record only: reading on underflows
+                raise InvalidRecordError(INVALID_STRUCTURE)
             if data[pos] == 0:  # headersCount, almost always 0
                 headers: tuple[Header, ...] = ()
                 pos += 1

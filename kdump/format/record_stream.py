@@ -256,6 +256,7 @@ def stream_v2_records(chunks: Iterator[Buffer], count: int, batch: Batch,
     (stopping before one the window does not hold entirely) and returns them with the next position.
     """
     reader = ChunkReader(chunks)
+    reader.more()  # the first chunk, which holds the whole of most batches
     left = count
     while left:
         records, pos = decode_group(reader.data, reader.pos, min(left, group_size))

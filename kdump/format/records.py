@@ -1,6 +1,8 @@
 """Records inside a log entry: v2 records (DefaultRecord) and legacy inner messages.
 
-``decode_records(buf, batch)`` returns every record of one entry, decompressing as needed.
+``iter_records(buf, batch)`` yields the records of one entry in groups of a few thousand; a
+compressed batch is decompressed as a stream (``record_stream``), so memory does not grow with
+the batch, and ``decode_records`` returns them in one list for batches known to be small.
 The v2 loop is the hot path of deep iteration. ``decode_v2_record_area`` is the reference: it
 decodes the one-byte varint case inline (a function call per varint is what makes Python decoders
 slow, PERFORMANCE-NOTES.md) and builds plain tuples typed as ``Record``. When the optional C
@@ -64,7 +66,11 @@ def decode_records(buf: Buffer, batch: Batch) -> list[Record]:
 
     For batches known to be small; anything that reads untrusted files uses ``iter_records``.
     """
-    return [record for group in iter_records(buf, batch) for record in group]
+    groups = iter_records(buf, batch)
+    records = next(groups, [])
+    for group in groups:
+        records.extend(group)  # the decoder's own lists: extending the first one is safe
+    return records
 
 
 def iter_records(buf: Buffer, batch: Batch, *, values: bool = True) -> Iterator[list[Record]]:
@@ -72,8 +78,43 @@ def iter_records(buf: Buffer, batch: Batch, *, values: bool = True) -> Iterator[
 
     Memory stays bounded whatever the batch holds. With ``values=False`` a value of
     ``LAZY_VALUE_MIN`` bytes or more may come as a ``LazyValue`` (``len()`` works, ``bytes()``
-    reads it again), for callers that need sizes only.
+    reads it again), for callers that need sizes only. Errors are raised by the call or while
+    iterating.
     """
+    fast = _accelerated_decode
+    count = batch.records_count
+    if fast is not None and count is not None and 0 <= count <= GROUP_SIZE and batch.size >= V2_HEADER_SIZE:
+        # The common case, a small batch whose records fit one chunk, in one call and without
+        # generators; anything else goes the general way, which starts over and words the errors.
+        data: Buffer | None = buf[batch.position + V2_HEADER_SIZE:batch.end]
+        codec_id = batch.attributes & 0x07
+        if codec_id:
+            data = _single_chunk(data, codec_id, batch) if codec_id < len(_CODECS) else None
+        if data is not None:
+            decoded = fast(data, count, batch.base_offset, batch.base_timestamp, batch.log_append_time,
+                           batch.base_sequence, Record)
+            if decoded is not None and decoded[1] == len(data):
+                return iter((decoded[0],))
+    return _iter_records(buf, batch, values)
+
+
+_CODECS = tuple(Codec)
+
+
+def _single_chunk(area: Buffer, codec_id: int, batch: Batch) -> Buffer | None:
+    """The decompressed records area if it is a single chunk, else None."""
+    chunks = decompress_chunks(_CODECS[codec_id], area, magic=2)
+    try:
+        first = next(chunks, b"")
+        if next(chunks, None) is not None:
+            return None
+    except FormatError as err:
+        err.position = batch.position
+        raise
+    return first
+
+
+def _iter_records(buf: Buffer, batch: Batch, values: bool) -> Iterator[list[Record]]:
     try:
         if batch.is_legacy:
             yield from legacy_records(buf, batch, Record)

@@ -169,7 +169,7 @@ def test_data_after_the_declared_records_fails_without_reading_it_all(codec: Cod
     monkeypatch.setattr(records_module, "decompress_chunks", counting)
     with pytest.raises(InvalidRecordError, match="Incorrect declared batch size, records still remaining in file$"):
         decode_records(data, only_batch(data))
-    assert sum(pulled) <= 2 * CHUNK_SIZE + 128 * 1024
+    assert sum(pulled) <= 4 * CHUNK_SIZE + 256 * 1024  # a few chunks, not the 64 MiB
 
 
 @pytest.mark.parametrize("codec", COMPRESSED)

@@ -247,20 +247,26 @@ def _fail(reader: ChunkReader, end: int, reason: str) -> None:
 
 
 def stream_v2_records(chunks: Iterator[Buffer], count: int, batch: Batch,
-                      decode_group: Callable[[bytes, int, int], tuple[list, int]], *, values: bool,
+                      decode_group: Callable[[bytes, int, int], tuple[list, int, Exception | None]], *,
+                      values: bool,
                       reopen: Callable[[], Callable[[], Iterator[Buffer]]], new_record: Callable[[tuple], object],
                       group_size: int = GROUP_SIZE) -> Iterator[list]:
     """The ``count`` records of a compressed batch in groups of at most ``group_size``.
 
     ``reopen()`` returns what a ``LazyValue`` calls to read the batch again. ``decode_group(data, start, n)`` decodes up to ``n`` whole records of ``data`` from ``start``
-    (stopping before one the window does not hold entirely) and returns them with the next position.
+    (stopping before one the window does not hold entirely) and returns them with the next position,
+    and the error that stopped it, if any (then the records are those before the failing one).
     """
     reader = ChunkReader(chunks)
     reader.more()  # the first chunk, which holds the whole of most batches
     left = count
     while left:
-        records, pos = decode_group(reader.data, reader.pos, min(left, group_size))
+        records, pos, error = decode_group(reader.data, reader.pos, min(left, group_size))
         reader.pos = pos
+        if error is not None:
+            if records:  # Kafka prints the records before the one that fails
+                yield records
+            raise error
         if records:
             left -= len(records)
             yield records

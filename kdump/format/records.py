@@ -156,7 +156,13 @@ def _v2_records(buf: Buffer, batch: Batch, values: bool) -> Iterator[list[Record
             if decoded is None:  # no accelerator, or malformed records: the Python loop words the error
                 if type(data) is not bytes:
                     data = bytes(data)
-                decoded = decode_v2_record_area(data, n, batch, start=pos)
+                before: list[Record] = []
+                try:
+                    decoded = decode_v2_record_area(data, n, batch, start=pos, into=before)
+                except (FormatError, IndexError, ValueError, OverflowError):
+                    if before:  # Kafka prints the records before the one that fails
+                        yield before
+                    raise
             records, pos = decoded
             left -= n
             yield records
@@ -164,11 +170,17 @@ def _v2_records(buf: Buffer, batch: Batch, values: bool) -> Iterator[list[Record
             raise InvalidRecordError(RECORDS_REMAINING_UNCOMPRESSED)
         return
 
-    def decode_group(window: bytes, start: int, n: int) -> tuple[list[Record], int]:
+    def decode_group(window: bytes, start: int, n: int) -> tuple[list[Record], int, Exception | None]:
         decoded = None if fast is None else fast(window, n, *args, start, False)
-        if decoded is None:
-            decoded = decode_v2_record_area(window, n, batch, start=start, final=False, bounded=True)
-        return decoded
+        if decoded is not None:
+            return decoded[0], decoded[1], None
+        before: list[Record] = []
+        try:
+            records, pos = decode_v2_record_area(window, n, batch, start=start, final=False, bounded=True,
+                                                 into=before)
+        except (FormatError, IndexError, ValueError, OverflowError) as err:
+            return before, start, err  # the records before the failing one are still handed out
+        return records, pos, None
 
     saved: list[bytes] = []
 
@@ -192,7 +204,7 @@ _ZIGZAG = [(u >> 1) ^ -(u & 1) for u in range(128)]
 
 
 def decode_v2_record_area(data: bytes, count: int, batch: Batch, *, start: int = 0, final: bool = True,
-                          bounded: bool = False) -> tuple[list[Record], int]:
+                          bounded: bool = False, into: list[Record] | None = None) -> tuple[list[Record], int]:
     """Decode up to ``count`` DefaultRecords of ``data`` from ``start``; returns them and the end position.
 
     ``final=False``: ``data`` is a window over a stream, so stop before a record it does not hold
@@ -201,6 +213,7 @@ def decode_v2_record_area(data: bytes, count: int, batch: Batch, *, start: int =
     Written for speed: one-byte varints are a table lookup, two-byte offset deltas (records 64+ of a
     batch) are decoded inline, and only longer ones call ``decode_uvarint``. Varints wrap to 32 and
     varlongs to 64 bits, and offsets and timestamps to 64 bits, like Java arithmetic.
+    Records are appended to ``into`` when given, so after an error it holds the ones before it.
     """
     base_offset = batch.base_offset
     base_ts = batch.base_timestamp
@@ -209,7 +222,7 @@ def decode_v2_record_area(data: bytes, count: int, batch: Batch, *, start: int =
     offsets_wrap = not _SAFE_LOW < base_offset < _SAFE_HIGH
     zz = _ZIGZAG
     new = _new_record
-    out: list[Record] = []
+    out: list[Record] = [] if into is None else into
     append = out.append
     pos = start
     size = len(data)

@@ -241,3 +241,64 @@ def test_varint_longer_than_five_bytes_is_kafkas_error() -> None:
     with pytest.raises(InvalidRecordError, match="Varint is too long, the most significant bit in the 5th byte is "
                                                  "set, converted value: ffffffff$"):
         decode_records(data, only_batch(data))
+
+
+@pytest.mark.skipif(c_decode is None, reason="C extension not built")
+@SETTINGS
+@given(rows=rows, edits=st.lists(st.tuples(st.integers(0, 3000), st.integers(0, 255)), min_size=1, max_size=4),
+       cut=st.integers(0, 3000), want=st.integers(1, 20))
+def test_damaged_windows_are_agreed_or_handed_back(rows, edits, cut, want) -> None:
+    records = [Record(i, 7 + i, k, v, tuple(h)) for i, (k, v, h) in enumerate(rows)]
+    data = encode_batch_v2(records, base_offset=0)
+    batch = only_batch(data)
+    area = bytearray(data[V2_HEADER_SIZE:])
+    for where, byte in edits:
+        area[where % len(area)] = byte
+    window = bytes(area[:cut])
+    fast = c_decode(window, want, batch.base_offset, batch.base_timestamp, None, batch.base_sequence, Record, 0, False)
+    try:
+        slow = decode_v2_record_area(window, want, batch, final=False, bounded=True)
+    except InvalidRecordError:
+        assert fast is None
+    else:
+        assert fast is None or fast == slow
+
+
+@pytest.mark.parametrize("codec", COMPRESSED)
+def test_cli_reports_a_stream_ending_inside_a_record_in_one_line(codec: Codec, tmp_path) -> None:
+    from tests.kdump_testing import run_kdump
+
+    area = encode_record_v2(0, 0, b"k", b"v") + encode_record_v2(1, 0, b"key", b"value" * 10)[:-5]
+    path = tmp_path / "00000000000000000000.log"
+    path.write_bytes(raw_batch(area, 2, codec))
+    result = run_kdump("--files", str(path), "--deep-iteration")
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (f"Error: {path}: position 0: "
+                                     "Incorrect declared batch size, premature EOF reached")
+    # Kafka prints the batch line and the records before the one it fails on.
+    lines = result.stdout.splitlines()
+    assert lines[-2].startswith("baseOffset: 0 lastOffset: 0 count: 2 ")
+    assert lines[-1] == "| offset: 0 CreateTime: 0 keySize: 1 valueSize: 1 sequence: -1 headerKeys: []"
+
+
+@pytest.mark.parametrize("codec", [Codec.NONE, Codec.GZIP, Codec.ZSTD])
+@pytest.mark.parametrize("accelerated", [True, False])
+def test_records_before_a_malformed_one_are_printed(codec: Codec, accelerated: bool, tmp_path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # DumpLogSegments prints each record as the batch's iterator reads it, so the records before a bad
+    # one come out before the error. Record 2 here has a negative header key size.
+    if not accelerated:  # run_kdump runs in this process
+        monkeypatch.setattr(records_module, "_accelerated_decode", None)
+    bad = bytearray(encode_record_v2(2, 0, b"k", b"v", ((b"h", b"x"),)))
+    bad[9] = 0x01  # the header key length: zig-zag -1
+    area = encode_record_v2(0, 0, b"a", b"b") + encode_record_v2(1, 0, b"c", b"d") + bytes(bad)
+    path = tmp_path / "00000000000000000000.log"
+    path.write_bytes(raw_batch(area, 3, codec))
+    from tests.kdump_testing import run_kdump
+
+    result = run_kdump("--files", str(path), "--deep-iteration")
+    assert result.exit_code == 1
+    assert result.stderr.strip() == f"Error: {path}: position 0: Invalid negative header key size -1"
+    lines = result.stdout.splitlines()
+    assert lines[-3].startswith("baseOffset: 0 lastOffset: 0 count: 3 ")
+    assert [line.split(" CreateTime")[0] for line in lines[-2:]] == ["| offset: 0", "| offset: 1"]

@@ -73,23 +73,16 @@ def dump_log(run: DumpRun, path: str) -> None:
                 if options.json:
                     out.writelines(log_json.batch_text(path, batch, groups, tracker.feed))
                 else:
-                    batch_text = line_of(batch)
-                    for n, records in enumerate(groups or ()):
-                        if n == 0:  # Kafka prints the batch line once the first record is read
-                            pending.append(batch_text)
-                            pending_lines += 1
-                            batch_text = None
-                            printed = batch
+                    pending.append(line_of(batch))
+                    pending_lines += 1
+                    printed = batch
+                    for records in groups or ():
                         _check_control(batch, records)
                         pending.extend(record_lines(batch, records, options.records, run.dialect))
                         pending_lines += len(records)
                         tracker.feed(records)
                         if pending_lines >= _LINES_PER_WRITE:
                             flush()
-                    if batch_text is not None:
-                        pending.append(batch_text)
-                        pending_lines += 1
-                        printed = batch
                     if pending_lines >= _LINES_PER_WRITE:
                         flush()
                 valid_bytes += batch.size

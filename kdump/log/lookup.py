@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import bisect
 import os
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from kdump.errors import KdumpError

@@ -16,7 +16,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kdump.errors import InvalidRecordError
-from kdump.format import codecs as codecs_module
 from kdump.format import record_stream
 from kdump.format import records as records_module
 from kdump.format.batch import V2_ATTRIBUTES_OFFSET, V2_HEADER, V2_HEADER_SIZE, scan_batches

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from kdump.cli.run import INT32_MAX, DumpRun
-from kdump.errors import InputError, InvalidRecordError, KdumpError
+from kdump.errors import InputError, KdumpError
 from kdump.format.control import parse_control_record
 from kdump.log.batches import LogBatches
 from kdump.log.files import base_offset_of, java_absolute_path, parse_java_long, split_temp_suffix
@@ -65,31 +65,36 @@ def dump_log(run: DumpRun, path: str) -> None:
                 pending.clear()
                 pending_lines = 0
 
+        # Records come a group at a time (a compressed batch may hold millions); a large value is read
+        # only when it is printed (or written out as JSON, piece by piece).
+        values = options.records.print_contents
+        written = None   # the batch whose own line is already out
         try:
             for batch in batches:
-                records = batches.records(batch) if options.deep else None
+                groups = batches.iter_records(batch, values=values) if options.deep else None
                 if options.json:
-                    for chunk in log_json.batch_chunks(path, batch, records, options.records):
+                    for chunk in log_json.batch_chunks(path, batch, groups, options.records, tracker.feed):
                         out.write(chunk)
-                else:
-                    pending.append(line_of(batch))
-                    pending_lines += 1
-                    if records is not None:
-                        _check_control(batch, records)
-                        pending.extend(record_lines(batch, records, options.records, run.dialect))
-                        pending_lines += len(records)
+                        written = batch
+                    continue
+                pending.append(line_of(batch))
+                pending_lines += 1
+                for records in groups or ():
+                    _check_control(batch, records)
+                    pending.extend(record_lines(batch, records, options.records, run.dialect))
+                    pending_lines += len(records)
+                    tracker.feed(records)
                     if pending_lines >= _LINES_PER_WRITE:
                         flush()
-                if records is not None:
-                    tracker.feed(records)
+                if pending_lines >= _LINES_PER_WRITE:
+                    flush()
         except KdumpError as err:
             flush()
-            if batch is not None and err.position == batch.position:  # the batch was read, its records not
-                if options.json:
-                    out.write(log_json.dumps(log_json.batch_object(path, batch, err.reason)) + "\n")
-                elif isinstance(err, InvalidRecordError):
-                    # Kafka prints the batch line before it fails on the records; so do we.
-                    out.write(line_of(batch) + "\n")
+            # In text the batch line and the records before the bad one are out now, as Kafka prints them.
+            if options.json and batch is not None and err.position == batch.position:
+                # The batch was read, its records not (all of them): keep it, with the error.
+                out.write(log_json.dumps(log_json.batch_object(path, batch, err.reason) if written is not batch
+                                         else log_json.records_error_object(path, batch, err.reason)) + "\n")
             tracker.close(path)
             raise
         flush()

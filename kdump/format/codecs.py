@@ -20,6 +20,7 @@ import enum
 import struct
 import threading
 import zlib
+from collections.abc import Iterator
 
 import cramjam
 import lz4.frame
@@ -58,23 +59,46 @@ def codec_from_id(codec_id: int) -> Codec:
         raise CodecError(f"Unknown compression type id: {codec_id}") from None
 
 
+CHUNK_SIZE = 1 << 20
+"""Most bytes one step of ``decompress_chunks`` hands out (snappy's raw blocks aside, see there)."""
+
+
 def decompress(codec: Codec, data: Buffer, *, magic: int = 2) -> bytes:
     """Decompress one batch's (v2) or wrapper value's (v0/v1) payload, as Kafka reads it.
 
     ``magic`` matters for lz4 (magic 0 ignores the frame header checksum) and zstd (magic 2 only).
-    Raises CodecError, and nothing else, for any input bytes.
+    Raises CodecError, and nothing else, for any input bytes. Holds the whole output: readers of
+    batches that may be large use ``decompress_chunks``.
     """
     if codec is Codec.NONE:
         return bytes(data)
+    return b"".join(decompress_chunks(codec, data, magic=magic))
+
+
+def decompress_chunks(codec: Codec, data: Buffer, *, magic: int = 2,
+                      chunk_size: int = CHUNK_SIZE) -> Iterator[Buffer]:
+    """The decompressed bytes of ``data`` as a stream of non-empty pieces of at most ``chunk_size``.
+
+    Memory stays bounded whatever the compression ratio: a few kilobytes that inflate to
+    gigabytes are read a chunk at a time, never whole. The one exception is a raw snappy block,
+    which the library only decodes whole; snappy cannot inflate more than ~21 times, so such a
+    piece is bounded by the input's size. Raises CodecError, and nothing else, for any input.
+    """
+    if codec is Codec.NONE:
+        view = memoryview(data)
+        for start in range(0, len(view), chunk_size):
+            yield view[start:start + chunk_size]
+        return
     _check_magic(codec, magic)
     try:
         if codec is Codec.GZIP:
-            return _gzip_decompress(data)
-        if codec is Codec.SNAPPY:
-            return _snappy_decompress(data)
-        if codec is Codec.LZ4:
-            return _lz4_decompress(data, magic)
-        return _zstd_decompress(data)
+            yield from _gzip_chunks(data, chunk_size)
+        elif codec is Codec.SNAPPY:
+            yield from _snappy_chunks(data)
+        elif codec is Codec.LZ4:
+            yield from _lz4_chunks(data, magic, chunk_size)
+        else:
+            yield from _zstd_chunks(data, chunk_size)
     except CodecError:
         raise
     # The libraries signal bad input with all of these (zlib.error, RuntimeError from lz4,
@@ -120,21 +144,26 @@ def _one_line(err: BaseException) -> str:
 
 # --- gzip --------------------------------------------------------------------------------------
 
-def _gzip_decompress(data: Buffer) -> bytes:
-    parts: list[bytes] = []
+def _gzip_chunks(data: Buffer, chunk_size: int) -> Iterator[bytes]:
     rest: Buffer = data
     while True:
-        # wbits 31: gzip wrapper, checks the CRC-32 and ISIZE trailer. zlib reads memoryviews
-        # without copying; unused_data is the (rare) tail after this member.
+        # wbits 31: gzip wrapper, checks the CRC-32 and ISIZE trailer. max_length bounds each
+        # output; the input it did not reach waits in unconsumed_tail.
         member = zlib.decompressobj(31)
-        parts.append(member.decompress(rest))
-        if not member.eof:
-            raise CodecError("gzip: truncated data (no complete gzip member)")
+        pending: Buffer = rest
+        while not member.eof:
+            out = member.decompress(pending, chunk_size)
+            left = len(pending)
+            pending = member.unconsumed_tail
+            if out:
+                yield out
+            elif not member.eof and (not pending or len(pending) == left):
+                raise CodecError("gzip: truncated data (no complete gzip member)")
         rest = member.unused_data
         # KafkaGZIPInputStream goes on while the rest starts with a well-formed member header
         # and silently ignores anything else.
         if not rest or not _gzip_header_complete(rest):
-            return b"".join(parts)  # a single part comes back as is, not copied
+            return
 
 
 def _gzip_header_complete(buf: bytes) -> bool:
@@ -166,15 +195,18 @@ _XERIAL_MAGIC_HEAD = struct.unpack(">i", _XERIAL_MAGIC[:4])[0]  # as a block len
 _XERIAL_BLOCK = 32 * 1024  # snappy-java's default block size
 
 
-def _snappy_decompress(data: Buffer) -> bytes:
-    # Mirrors snappy-java's SnappyInputStream (readHeader, hasNextChunk).
+def _snappy_chunks(data: Buffer) -> Iterator[Buffer]:
+    # Mirrors snappy-java's SnappyInputStream (readHeader, hasNextChunk). One xerial block is
+    # at most ~21 times its compressed size (snappy's densest copy: 3 bytes for 64).
     size = len(data)
     if size == 0:
         raise CodecError("snappy: empty input")
     if size < len(_XERIAL_HEADER) or data[:8] != _XERIAL_MAGIC:
-        return bytes(cramjam.snappy.decompress_raw(data))
+        block = cramjam.snappy.decompress_raw(data)
+        if len(block):
+            yield memoryview(block)  # the library's buffer as is: no copy of a possibly large block
+        return
     # The first header's version fields are not checked (some producers write them little-endian).
-    parts: list[bytes] = []
     pos = len(_XERIAL_HEADER)
     while size - pos >= 4:  # snappy-java stops quietly at a tail shorter than a length field
         length = struct.unpack_from(">i", data, pos)[0]
@@ -191,9 +223,10 @@ def _snappy_decompress(data: Buffer) -> bytes:
         if length < 0 or length > size - pos:
             raise CodecError(f"snappy: block length {length} at byte {pos - 4} exceeds the "
                              f"{size - pos} bytes left")
-        parts.append(bytes(cramjam.snappy.decompress_raw(data[pos:pos + length])))
+        block = cramjam.snappy.decompress_raw(data[pos:pos + length])
+        if len(block):
+            yield memoryview(block)
         pos += length
-    return b"".join(parts)
 
 
 def _snappy_compress(data: bytes) -> bytes:
@@ -212,7 +245,7 @@ _LZ4_MAGIC = b"\x04\x22\x4d\x18"  # 0x184D2204 little-endian
 _LZ4_CONTENT_SIZE = 0x08  # FLG bit 3: 8-byte content size follows BD
 
 
-def _lz4_decompress(data: Buffer, magic: int) -> bytes:
+def _lz4_chunks(data: Buffer, magic: int, chunk_size: int) -> Iterator[bytes]:
     # The header is checked here as Lz4BlockInputStream.readHeader does; the blocks, block and
     # content checksums are left to lz4.frame (C). Like Kafka, lz4.frame reads one frame and
     # ignores bytes after its end mark.
@@ -233,15 +266,25 @@ def _lz4_decompress(data: Buffer, magic: int) -> bytes:
     if len(data) <= hc_pos:
         raise CodecError("lz4: stream ended prematurely (no complete frame header)")
     if magic != 0 and not flg & _LZ4_CONTENT_SIZE:
-        return lz4.frame.decompress(data)  # fast path, Kafka's own frames: lz4.frame checks HC
-    if magic != 0 and data[hc_pos] != _lz4_hc(bytes(data[4:hc_pos])):
-        raise CodecError("lz4: frame descriptor checksum mismatch")
-    # Rebuild the header before handing over to lz4.frame: with magic 0 Kafka ignores the HC
-    # byte (old clients computed it wrongly), and Kafka always skips the content size, which
-    # lz4.frame would trust for its output allocation (a forged one raises MemoryError).
-    descriptor = bytes((flg & ~_LZ4_CONTENT_SIZE, bd))
-    return lz4.frame.decompress(b"".join((_LZ4_MAGIC, descriptor, bytes((_lz4_hc(descriptor),)),
-                                          data[hc_pos + 1:])))
+        frame: Buffer = data  # Kafka's own frames: lz4.frame checks HC
+    else:
+        if magic != 0 and data[hc_pos] != _lz4_hc(bytes(data[4:hc_pos])):
+            raise CodecError("lz4: frame descriptor checksum mismatch")
+        # Rebuild the header before handing over to lz4.frame: with magic 0 Kafka ignores the HC
+        # byte (old clients computed it wrongly), and Kafka always skips the content size, which
+        # lz4.frame would trust for its output allocation (a forged one raises MemoryError).
+        descriptor = bytes((flg & ~_LZ4_CONTENT_SIZE, bd))
+        frame = b"".join((_LZ4_MAGIC, descriptor, bytes((_lz4_hc(descriptor),)), data[hc_pos + 1:]))
+    reader = lz4.frame.LZ4FrameDecompressor()
+    out = reader.decompress(frame, max_length=chunk_size)
+    while True:
+        if out:
+            yield out
+        if reader.eof:
+            return
+        if reader.needs_input:
+            raise CodecError("lz4: invalid compressed data (frame incomplete: no end mark)")
+        out = reader.decompress(b"", max_length=chunk_size)
 
 
 def _lz4_compress(data: bytes, magic: int, level: int | None) -> bytes:
@@ -309,18 +352,66 @@ def _zstd_compressor(level: int) -> zstandard.ZstdCompressor:
     return cctx
 
 
-def _zstd_decompress(data: Buffer) -> bytes:
-    # One decompressobj per frame: it reports eof (so truncation is detected, which
-    # read_across_frames=True cannot do) and hands back the next frame as unused_data.
-    # Skippable frames count as frames and decode to nothing.
+_ZSTD_MAGIC = 0xFD2FB528
+_ZSTD_SKIPPABLE = 0x184D2A50  # the low 4 bits are free
+_ZSTD_BLOCK_MAX = 128 * 1024  # no block decodes to more (Block_Maximum_Size)
+_ZSTD_TRUNCATED = "zstd: truncated data (no complete zstd frame)"
+
+
+def _zstd_chunks(data: Buffer, chunk_size: int) -> Iterator[bytes]:
+    # zstandard's decompressobj writes out all it can of its input at once, so it is fed whole
+    # blocks, a few at a time: a block never decodes to more than 128 KiB. Walking the frame
+    # layout (RFC 8878) here also finds each frame's end, so truncation is detected, like
+    # zstd-jni's stream, which reads across frames. Skippable frames decode to nothing.
     dctx = _zstd_decompressor()
-    parts: list[bytes] = []
-    rest: Buffer = data
+    size = len(data)
+    pos = 0
     while True:
+        if size - pos < 4:
+            if pos and pos == size:
+                return
+            raise CodecError(_ZSTD_TRUNCATED)
+        magic = int.from_bytes(data[pos:pos + 4], "little")
+        if magic & 0xFFFFFFF0 == _ZSTD_SKIPPABLE:
+            if size - pos < 8:
+                raise CodecError(_ZSTD_TRUNCATED)
+            pos += 8 + int.from_bytes(data[pos + 4:pos + 8], "little")
+            if pos > size:
+                raise CodecError(_ZSTD_TRUNCATED)
+            continue
         frame = dctx.decompressobj()
-        parts.append(frame.decompress(rest))
+        if magic != _ZSTD_MAGIC or size - pos < 5:
+            frame.decompress(data[pos:pos + 5])  # the library words the error for a bad magic
+            raise CodecError(_ZSTD_TRUNCATED if magic == _ZSTD_MAGIC else "zstd: unsupported frame format")
+        descriptor = data[pos + 4]
+        single_segment = descriptor >> 5 & 1
+        content_size_bytes = (1 if single_segment else 0, 2, 4, 8)[descriptor >> 6]
+        block = pos + 5 + (0 if single_segment else 1) + (0, 1, 2, 4)[descriptor & 3] + content_size_bytes
+        fed = pos  # data[pos:fed] has been given to the decompressor
+        budget = chunk_size
+        while True:
+            if size - block < 3:
+                raise CodecError(_ZSTD_TRUNCATED)
+            header = int.from_bytes(data[block:block + 3], "little")
+            kind = header >> 1 & 3
+            length = header >> 3
+            block += 3 + (1 if kind == 1 else length)  # an RLE block stores one byte
+            if block > size:
+                raise CodecError(_ZSTD_TRUNCATED)
+            budget -= length if kind < 2 else _ZSTD_BLOCK_MAX
+            last = header & 1
+            if last and descriptor & 0x04:  # content checksum
+                block += 4
+                if block > size:
+                    raise CodecError(_ZSTD_TRUNCATED)
+            if budget <= 0 or last:
+                out = frame.decompress(data[fed:block])
+                fed = block
+                budget = chunk_size
+                if out:
+                    yield out
+            if last:
+                break
         if not frame.eof:
-            raise CodecError("zstd: truncated data (no complete zstd frame)")
-        rest = frame.unused_data
-        if not rest:
-            return b"".join(parts)
+            raise CodecError(_ZSTD_TRUNCATED)
+        pos = block

@@ -1,6 +1,8 @@
 """Records inside a log entry: v2 records (DefaultRecord) and legacy inner messages.
 
-``decode_records(buf, batch)`` returns every record of one entry, decompressing as needed.
+``iter_records(buf, batch)`` yields the records of one entry in groups of a few thousand; a
+compressed batch is decompressed as a stream (``record_stream``), so memory does not grow with
+the batch, and ``decode_records`` returns them in one list for batches known to be small.
 The v2 loop is the hot path of deep iteration. ``decode_v2_record_area`` is the reference: it
 decodes the one-byte varint case inline (a function call per varint is what makes Python decoders
 slow, PERFORMANCE-NOTES.md) and builds plain tuples typed as ``Record``. When the optional C
@@ -11,25 +13,23 @@ and hands anything malformed back to the Python loop, which words the error
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from kdump.accelerators import load
 from kdump.errors import CodecError, FormatError, InvalidRecordError
-from kdump.format.batch import (
-    FRAMING,
-    LEGACY_CRC_START,
-    LEGACY_V0_HEADER,
-    LOG_OVERHEAD,
-    MIN_RECORD_OVERHEAD,
-    V2_HEADER_SIZE,
-    Batch,
-    TimestampType,
-    increment_sequence,
-    read_batch,
+from kdump.format.batch import V2_HEADER_SIZE, Batch, increment_sequence, read_batch
+from kdump.format.codecs import Codec, decompress_chunks
+from kdump.format.legacy_records import legacy_records
+from kdump.format.record_stream import (
+    GROUP_SIZE,
+    INVALID_STRUCTURE,
+    PREMATURE_EOF,
+    LazyValue,
+    stream_v2_records,
+    wrap64,
 )
-from kdump.format.codecs import Codec, decompress
-from kdump.format.crc import crc32
 from kdump.format.varint import decode_uvarint
 
 Buffer = bytes | bytearray | memoryview
@@ -53,7 +53,7 @@ class Record(NamedTuple):
 
 _new_record = tuple.__new__  # Record(...) goes through a Python-level __new__; this does not.
 
-_AcceleratedDecode = Callable[[Buffer, int, int, int, "int | None", int, type], "tuple[list[Record], int] | None"]
+_AcceleratedDecode = Callable[..., "tuple[list[Record], int] | None"]
 
 
 _accelerated_decode: _AcceleratedDecode | None = load("kdump.format._v2records", "decode")
@@ -62,11 +62,65 @@ RECORD_DECODER = "C extension" if _accelerated_decode is not None else "pure Pyt
 
 
 def decode_records(buf: Buffer, batch: Batch) -> list[Record]:
-    """All records of ``batch`` (whose bytes lie in ``buf`` at ``batch.position``)."""
+    """All records of ``batch`` (whose bytes lie in ``buf`` at ``batch.position``) in one list.
+
+    For batches known to be small; anything that reads untrusted files uses ``iter_records``.
+    """
+    groups = iter_records(buf, batch)
+    records = next(groups, [])
+    for group in groups:
+        records.extend(group)  # the decoder's own lists: extending the first one is safe
+    return records
+
+
+def iter_records(buf: Buffer, batch: Batch, *, values: bool = True) -> Iterator[list[Record]]:
+    """The records of ``batch`` in groups of a few thousand, decompressing as a stream.
+
+    Memory stays bounded whatever the batch holds. With ``values=False`` a value of
+    ``LAZY_VALUE_MIN`` bytes or more may come as a ``LazyValue`` (``len()`` works, ``bytes()``
+    reads it again), for callers that need sizes only. Errors are raised by the call or while
+    iterating.
+    """
+    fast = _accelerated_decode
+    count = batch.records_count
+    if fast is not None and count is not None and 0 <= count <= GROUP_SIZE and batch.size >= V2_HEADER_SIZE:
+        # The common case, a small batch whose records fit one chunk, in one call and without
+        # generators; anything else goes the general way, which starts over and words the errors.
+        data: Buffer | None = buf[batch.position + V2_HEADER_SIZE:batch.end]
+        codec_id = batch.attributes & 0x07
+        if codec_id:
+            data = _single_chunk(data, codec_id, batch) if codec_id < len(_CODECS) else None
+        if data is not None:
+            decoded = fast(data, count, batch.base_offset, batch.base_timestamp, batch.log_append_time,
+                           batch.base_sequence, Record)
+            if decoded is not None and decoded[1] == len(data):
+                return iter((decoded[0],))
+    return _iter_records(buf, batch, values)
+
+
+_CODECS = tuple(Codec)
+
+
+def _single_chunk(area: Buffer, codec_id: int, batch: Batch) -> Buffer | None:
+    """The decompressed records area if it is a single chunk, else None."""
+    chunks = decompress_chunks(_CODECS[codec_id], area, magic=2)
+    try:
+        first = next(chunks, b"")
+        if next(chunks, None) is not None:
+            return None
+    except FormatError as err:
+        err.position = batch.position
+        raise
+    return first
+
+
+def _iter_records(buf: Buffer, batch: Batch, values: bool) -> Iterator[list[Record]]:
     try:
         if batch.is_legacy:
-            return _legacy_records(buf, batch)
-        return _v2_records(buf, batch)
+            yield from legacy_records(buf, batch, Record)
+        else:
+            # Control records are parsed, so their values are always read.
+            yield from _v2_records(buf, batch, values or batch.is_control)
     except FormatError as err:
         # Positions inside decompressed data mean nothing in the file: name the batch instead.
         err.position = batch.position
@@ -75,7 +129,12 @@ def decode_records(buf: Buffer, batch: Batch) -> list[Record]:
         raise InvalidRecordError(f"unreadable records: {err}", position=batch.position) from None
 
 
-def _v2_records(buf: Buffer, batch: Batch) -> list[Record]:
+def count_records(buf: Buffer, batch: Batch) -> int:
+    """How many records ``batch`` really holds (decoding them, without keeping any)."""
+    return sum(len(group) for group in iter_records(buf, batch, values=False))
+
+
+def _v2_records(buf: Buffer, batch: Batch, values: bool) -> Iterator[list[Record]]:
     count = batch.records_count or 0
     if count < 0:
         raise InvalidRecordError(f"Found invalid record count {count} in magic v2 batch")
@@ -84,125 +143,226 @@ def _v2_records(buf: Buffer, batch: Batch) -> list[Record]:
                                  f"minimum batch header size {V2_HEADER_SIZE}")
     area = buf[batch.position + V2_HEADER_SIZE:batch.end]
     codec = batch.codec
-    data = area if codec is Codec.NONE else decompress(codec, area, magic=2)
-    decoded = None
-    if _accelerated_decode is not None:
-        decoded = _accelerated_decode(data, count, batch.base_offset, batch.base_timestamp, batch.log_append_time,
-                                      batch.base_sequence, Record)
-    if decoded is None:  # no accelerator, or malformed records: the Python loop raises the precise error
-        decoded = decode_v2_record_area(bytes(data), count, batch)
-    records, pos = decoded
-    if pos != len(data):
-        if codec is Codec.NONE:
-            raise InvalidRecordError("Incorrect declared batch size, records still remaining in file")
-        raise InvalidRecordError(f"Compressed batch has {len(data) - pos} bytes left after its "
-                                 f"{count} declared records")
-    return records
+    fast = _accelerated_decode
+    args = (batch.base_offset, batch.base_timestamp, batch.log_append_time, batch.base_sequence, Record)
+    if codec is Codec.NONE:
+        # Uncompressed: the records are read in place, a group at a time.
+        data: Buffer = area
+        pos = 0
+        left = count
+        while left:
+            n = min(left, GROUP_SIZE)
+            decoded = None if fast is None else fast(data, n, *args, pos, True)
+            if decoded is None:  # no accelerator, or malformed records: the Python loop words the error
+                if type(data) is not bytes:
+                    data = bytes(data)
+                before: list[Record] = []
+                try:
+                    decoded = decode_v2_record_area(data, n, batch, start=pos, into=before)
+                except (FormatError, IndexError, ValueError, OverflowError):
+                    if before:  # Kafka prints the records before the one that fails
+                        yield before
+                    raise
+            records, pos = decoded
+            left -= n
+            yield records
+        if pos != len(data):
+            raise InvalidRecordError(RECORDS_REMAINING_UNCOMPRESSED)
+        return
+
+    def decode_group(window: bytes, start: int, n: int) -> tuple[list[Record], int, Exception | None]:
+        decoded = None if fast is None else fast(window, n, *args, start, False)
+        if decoded is not None:
+            return decoded[0], decoded[1], None
+        before: list[Record] = []
+        try:
+            records, pos = decode_v2_record_area(window, n, batch, start=start, final=False, bounded=True,
+                                                 into=before)
+        except (FormatError, IndexError, ValueError, OverflowError) as err:
+            return before, start, err  # the records before the failing one are still handed out
+        return records, pos, None
+
+    saved: list[bytes] = []
+
+    def reopen() -> Callable[[], Iterator[Buffer]]:
+        # A LazyValue reads its batch again, maybe after the file is closed: it keeps a copy of
+        # the compressed bytes (no larger than the batch in the file), shared by the batch's values.
+        if not saved:
+            saved.append(bytes(area))
+        return functools.partial(decompress_chunks, codec, saved[0], magic=2)
+
+    yield from stream_v2_records(decompress_chunks(codec, area, magic=2), count, batch, decode_group,
+                                 values=values, reopen=reopen, new_record=lambda fields: _new_record(Record, fields),
+                                 group_size=GROUP_SIZE)
+
+
+RECORDS_REMAINING_UNCOMPRESSED = "Incorrect declared batch size, records still remaining in file"
 
 
 _ZIGZAG = [(u >> 1) ^ -(u & 1) for u in range(128)]
 """Zig-zag decoding of every one-byte varint: one list lookup instead of four operations."""
 
 
-def decode_v2_record_area(data: bytes, count: int, batch: Batch) -> tuple[list[Record], int]:
-    """Decode ``count`` DefaultRecords from ``data``; returns the records and the end position.
+def decode_v2_record_area(data: bytes, count: int, batch: Batch, *, start: int = 0, final: bool = True,
+                          bounded: bool = False, into: list[Record] | None = None) -> tuple[list[Record], int]:
+    """Decode up to ``count`` DefaultRecords of ``data`` from ``start``; returns them and the end position.
 
+    ``final=False``: ``data`` is a window over a stream, so stop before a record it does not hold
+    whole. ``bounded=True`` (compressed batches): like Kafka's DefaultRecord.readFrom(DataInput),
+    a record is parsed within its declared length only.
     Written for speed: one-byte varints are a table lookup, two-byte offset deltas (records 64+ of a
-    batch) are decoded inline, and only longer ones call ``decode_uvarint``.
+    batch) are decoded inline, and only longer ones call ``decode_uvarint``. Varints wrap to 32 and
+    varlongs to 64 bits, and offsets and timestamps to 64 bits, like Java arithmetic.
+    Records are appended to ``into`` when given, so after an error it holds the ones before it.
     """
     base_offset = batch.base_offset
     base_ts = batch.base_timestamp
     log_append_ts = batch.log_append_time
     base_seq = batch.base_sequence
+    offsets_wrap = not _SAFE_LOW < base_offset < _SAFE_HIGH
     zz = _ZIGZAG
     new = _new_record
-    out: list[Record] = []
+    out: list[Record] = [] if into is None else into
     append = out.append
-    pos = 0
-    for _ in range(count):
-        start = pos
-        u = data[pos]  # length
-        if u < 0x80:
-            length = zz[u]
-            pos += 1
-        else:
-            u, pos = decode_uvarint(data, pos)
-            length = (u >> 1) ^ -(u & 1)
-        end = pos + length
-        u = data[pos + 1]  # timestampDelta, after the unused attributes byte
-        if u < 0x80:
-            ts_delta = zz[u]
-            pos += 2
-        else:
-            u, pos = decode_uvarint(data, pos + 1, 10)
-            ts_delta = (u >> 1) ^ -(u & 1)
-        u = data[pos]  # offsetDelta
-        if u < 0x80:
-            offset_delta = zz[u]
-            pos += 1
-        else:
-            v = data[pos + 1]
-            if v < 0x80:
-                u = (u & 0x7F) | (v << 7)
-                pos += 2
+    pos = start
+    size = len(data)
+    try:
+        for _ in range(count):
+            start = pos
+            if bounded and not _record_is_whole(data, pos):
+                if not final:
+                    break
+                raise InvalidRecordError(PREMATURE_EOF)
+            u = data[pos]  # length
+            if u < 0x80:
+                length = zz[u]
+                pos += 1
             else:
                 u, pos = decode_uvarint(data, pos)
-            offset_delta = (u >> 1) ^ -(u & 1)
-        u = data[pos]  # keyLength
-        if u < 0x80:
-            n = zz[u]
-            pos += 1
-        else:
-            u, pos = decode_uvarint(data, pos)
-            n = (u >> 1) ^ -(u & 1)
-        if n >= 0:
-            key = data[pos:pos + n]
-            pos += n
-        else:
-            key = None
-        u = data[pos]  # valueLength
-        if u < 0x80:
-            n = zz[u]
-            pos += 1
-        else:
-            u, pos = decode_uvarint(data, pos)
-            n = (u >> 1) ^ -(u & 1)
-        if n >= 0:
-            value = data[pos:pos + n]
-            pos += n
-        else:
-            value = None
-        if data[pos] == 0:  # headersCount, almost always 0
-            headers: tuple[Header, ...] = ()
-            pos += 1
-        else:
-            u, pos = decode_uvarint(data, pos)
-            headers, pos = _headers(data, pos, (u >> 1) ^ -(u & 1))
-        if pos != end or pos > len(data):
-            raise InvalidRecordError(f"Invalid record size: expected to read {length} bytes in record "
-                                     f"payload, but instead read {pos - end + length} (record at byte {start} "
-                                     f"of the batch's records)")
-        append(new(Record, (base_offset + offset_delta,
-                            base_ts + ts_delta if log_append_ts is None else log_append_ts,
-                            key, value, headers,
-                            -1 if base_seq < 0 else increment_sequence(base_seq, offset_delta), None, None)))
+                u &= _M32
+                length = (u >> 1) ^ -(u & 1)
+            end = pos + length
+            u = data[pos + 1]  # timestampDelta, after the unused attributes byte
+            if u < 0x80:
+                ts_delta = zz[u]
+                pos += 2
+            else:
+                u, pos = decode_uvarint(data, pos + 1, 10)
+                u &= _M64
+                ts_delta = (u >> 1) ^ -(u & 1)
+            u = data[pos]  # offsetDelta
+            if u < 0x80:
+                offset_delta = zz[u]
+                pos += 1
+            else:
+                v = data[pos + 1]
+                if v < 0x80:
+                    u = (u & 0x7F) | (v << 7)
+                    pos += 2
+                else:
+                    u, pos = decode_uvarint(data, pos)
+                    u &= _M32
+                offset_delta = (u >> 1) ^ -(u & 1)
+            u = data[pos]  # keyLength
+            if u < 0x80:
+                n = zz[u]
+                pos += 1
+            else:
+                u, pos = decode_uvarint(data, pos)
+                u &= _M32
+                n = (u >> 1) ^ -(u & 1)
+            if n >= 0:
+                key = data[pos:pos + n]
+                pos += n
+            else:
+                key = None
+            u = data[pos]  # valueLength
+            if u < 0x80:
+                n = zz[u]
+                pos += 1
+            else:
+                u, pos = decode_uvarint(data, pos)
+                u &= _M32
+                n = (u >> 1) ^ -(u & 1)
+            if n >= 0:
+                value = data[pos:pos + n]
+                pos += n
+            else:
+                value = None
+            if bounded and pos > end:  # Kafka's buffer holds this record only: reading on underflows
+                raise InvalidRecordError(INVALID_STRUCTURE)
+            if data[pos] == 0:  # headersCount, almost always 0
+                headers: tuple[Header, ...] = ()
+                pos += 1
+            else:
+                u, pos = decode_uvarint(data, pos)
+                u &= _M32
+                headers, pos = _headers(data, pos, (u >> 1) ^ -(u & 1), end if bounded else size)
+            if pos != end or pos > size:
+                if bounded and pos > end:
+                    raise InvalidRecordError(INVALID_STRUCTURE)
+                raise InvalidRecordError(f"Invalid record size: expected to read {length} bytes in record "
+                                         f"payload, but instead read {pos - end + length} (record at byte "
+                                         f"{start} of the batch's records)")
+            if log_append_ts is None:
+                timestamp = base_ts + ts_delta
+                if not _I64_MIN <= timestamp <= _I64_MAX:
+                    timestamp = wrap64(timestamp)
+            else:
+                timestamp = log_append_ts
+            offset = base_offset + offset_delta
+            if offsets_wrap:
+                offset = wrap64(offset)
+            append(new(Record, (offset, timestamp, key, value, headers,
+                                -1 if base_seq < 0 else increment_sequence(base_seq, offset_delta), None, None)))
+    except IndexError:
+        if not bounded:
+            raise
+        raise InvalidRecordError(INVALID_STRUCTURE) from None
     return out, pos
 
 
-def _headers(data: bytes, pos: int, count: int) -> tuple[tuple[Header, ...], int]:
+_M32 = 0xFFFFFFFF
+_M64 = 0xFFFFFFFFFFFFFFFF
+_I64_MIN = -(1 << 63)
+_I64_MAX = (1 << 63) - 1
+_SAFE_LOW = _I64_MIN + (1 << 31)  # no int32 offset delta takes a base offset in here out of range
+_SAFE_HIGH = _I64_MAX - (1 << 31)
+
+
+def _record_is_whole(data: bytes, pos: int) -> bool:
+    """True if ``data[pos:]`` holds the record's length field and as many bytes as it says.
+
+    A length field that is too long or negative counts as whole: decoding it words the error."""
+    size = len(data)
+    u = shift = 0
+    for i in range(pos, min(pos + 5, size)):
+        b = data[i]
+        u |= (b & 0x7F) << shift
+        if b < 0x80:
+            u &= _M32
+            length = (u >> 1) ^ -(u & 1)
+            return length < 0 or i + 1 + length <= size
+        shift += 7
+    return pos + 5 <= size
+
+
+def _headers(data: bytes, pos: int, count: int, limit: int) -> tuple[tuple[Header, ...], int]:
     if count < 0:
         raise InvalidRecordError(f"Found invalid number of record headers {count}")
-    if count > len(data) - pos:
+    if count > limit - pos:
         raise InvalidRecordError(f"Found invalid number of record headers {count}: more than the bytes left")
     headers = []
     for _ in range(count):
         u, pos = decode_uvarint(data, pos)
+        u &= _M32
         n = (u >> 1) ^ -(u & 1)
         if n < 0:
             raise InvalidRecordError(f"Invalid negative header key size {n}")
         hkey = data[pos:pos + n]
         pos += n
         u, pos = decode_uvarint(data, pos)
+        u &= _M32
         n = (u >> 1) ^ -(u & 1)
         if n >= 0:
             hval: bytes | None = data[pos:pos + n]
@@ -213,86 +373,5 @@ def _headers(data: bytes, pos: int, count: int) -> tuple[tuple[Header, ...], int
     return tuple(headers), pos
 
 
-# ---- legacy v0/v1 ---------------------------------------------------------------------------
-
-def _legacy_message(buf: Buffer, pos: int, size: int) -> tuple[int, int, int, int, bytes | None, bytes | None]:
-    """(crc, magic, attributes, timestamp, key, value) of the message whose framing starts at ``pos``."""
-    crc, magic, attributes = LEGACY_V0_HEADER.unpack_from(buf, pos + LOG_OVERHEAD)
-    p = pos + LOG_OVERHEAD + LEGACY_V0_HEADER.size
-    timestamp = -1
-    if magic == 1:
-        timestamp = int.from_bytes(buf[p:p + 8], "big", signed=True)
-        p += 8
-    end = pos + LOG_OVERHEAD + size
-    key, p = _legacy_bytes(buf, p, end)
-    value, p = _legacy_bytes(buf, p, end)
-    if p != end:
-        raise InvalidRecordError(f"legacy message has {end - p} bytes after its value", position=pos)
-    return crc, magic, attributes, timestamp, key, value
-
-
-def _legacy_bytes(buf: Buffer, p: int, end: int) -> tuple[bytes | None, int]:
-    if p + 4 > end:
-        raise InvalidRecordError("legacy message is too short for its length fields", position=p)
-    n = int.from_bytes(buf[p:p + 4], "big", signed=True)
-    p += 4
-    if n < 0:
-        return None, p
-    if p + n > end:
-        raise InvalidRecordError(f"legacy message field of {n} bytes runs past the message end", position=p)
-    return bytes(buf[p:p + n]), p + n
-
-
-def _legacy_records(buf: Buffer, batch: Batch) -> list[Record]:
-    size = batch.size - LOG_OVERHEAD
-    crc, magic, attributes, timestamp, key, value = _legacy_message(buf, batch.position, size)
-    codec = batch.codec
-    if codec is Codec.NONE:
-        return [Record(batch.last_offset, timestamp, key, value, (), -1, crc, batch.is_valid
-                       if batch.is_valid is not None else _legacy_valid(buf, batch.position, size))]
-    if value is None:
-        raise InvalidRecordError("compressed legacy wrapper has a null value")
-    inner = decompress(codec, value, magic=magic)
-    return _inner_messages(inner, batch, magic, timestamp)
-
-
-def _legacy_valid(buf: Buffer, pos: int, size: int) -> bool:
-    return size >= MIN_RECORD_OVERHEAD and crc32(buf[pos + LEGACY_CRC_START:pos + LOG_OVERHEAD + size]) == \
-        LEGACY_V0_HEADER.unpack_from(buf, pos + LOG_OVERHEAD)[0]
-
-
-def _inner_messages(inner: bytes, wrapper: Batch, wrapper_magic: int, wrapper_ts: int) -> list[Record]:
-    """Inner message set of a compressed wrapper (AbstractLegacyRecordBatch.DeepRecordsIterator)."""
-    entries = []
-    pos = 0
-    while pos < len(inner):
-        if pos + LOG_OVERHEAD > len(inner):
-            raise InvalidRecordError("truncated inner message framing in compressed legacy wrapper")
-        offset, size = FRAMING.unpack_from(inner, pos)
-        if size < MIN_RECORD_OVERHEAD or pos + LOG_OVERHEAD + size > len(inner):
-            raise InvalidRecordError(f"invalid inner message size {size} in compressed legacy wrapper")
-        crc, magic, attributes, ts, key, value = _legacy_message(inner, pos, size)
-        if attributes & 0x07:
-            raise InvalidRecordError("Compressed message set contains a compressed inner message")
-        entries.append((offset, crc, ts, key, value, _legacy_valid(inner, pos, size)))
-        pos += LOG_OVERHEAD + size
-    if wrapper_magic == 0:
-        absolute = [e[0] for e in entries]              # v0: inner offsets are absolute
-    else:
-        last_inner = entries[-1][0] if entries else 0
-        wrapper_offset = wrapper.last_offset
-        if wrapper_offset == 0:                          # some librdkafka producers
-            base = 0
-        elif wrapper_offset < last_inner:
-            raise InvalidRecordError(f"Found invalid wrapper offset in compressed v1 message set, wrapper "
-                                     f"offset '{wrapper_offset}' is less than the last inner message "
-                                     f"offset '{last_inner}' and it is not zero")
-        else:
-            base = wrapper_offset - last_inner
-        absolute = [base + e[0] for e in entries]
-    log_append = wrapper.timestamp_type is TimestampType.LOG_APPEND_TIME
-    return [Record(off, wrapper_ts if log_append else ts, key, value, (), -1, crc, valid)
-            for off, (_, crc, ts, key, value, valid) in zip(absolute, entries)]
-
-
-__all__ = ["Header", "Record", "RECORD_DECODER", "decode_records", "decode_v2_record_area", "read_batch", "CodecError"]
+__all__ = ["Header", "LazyValue", "Record", "RECORD_DECODER", "count_records", "decode_records", "decode_v2_record_area",
+           "iter_records", "read_batch", "CodecError"]

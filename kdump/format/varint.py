@@ -17,7 +17,10 @@ _MAX_VARLONG_BYTES = 10
 
 
 def decode_uvarint(buf: Buffer, pos: int, max_bytes: int = _MAX_VARINT_BYTES) -> tuple[int, int]:
-    """Unsigned base-128 varint starting at ``pos``."""
+    """Unsigned base-128 varint starting at ``pos``, at most ``max_bytes`` long (5 or 10).
+
+    The value is not cut to 32 or 64 bits: callers that mirror Java's int/long (ByteUtils keeps the
+    low bits of an overlong varint) mask it; ``decode_varint``/``decode_varlong`` do."""
     value = 0
     shift = 0
     start = pos
@@ -30,22 +33,27 @@ def decode_uvarint(buf: Buffer, pos: int, max_bytes: int = _MAX_VARINT_BYTES) ->
                 return value, pos
             shift += 7
             if pos - start >= max_bytes:
-                kind = "Varint" if max_bytes == _MAX_VARINT_BYTES else "Varlong"
-                raise InvalidRecordError(f"{kind} is too long, the most significant bit in the "
-                                         f"{max_bytes}th byte is set", position=start)
+                # ByteUtils' texts; the converted value is what Java's int/long had gathered.
+                if max_bytes == _MAX_VARINT_BYTES:
+                    raise InvalidRecordError(f"Varint is too long, the most significant bit in the 5th byte is "
+                                             f"set, converted value: {value & 0xFFFFFFFF:x}", position=start)
+                raise InvalidRecordError(f"Varlong is too long, most significant bit in the 10th byte is set, "
+                                         f"converted value: {value & 0xFFFFFFFFFFFFFFFF:x}", position=start)
     except IndexError:
         raise InvalidRecordError("varint runs past the end of the data", position=start) from None
 
 
 def decode_varint(buf: Buffer, pos: int) -> tuple[int, int]:
-    """Zig-zag int32 varint."""
+    """Zig-zag int32 varint, wrapped to 32 bits like ByteUtils.readVarint."""
     u, pos = decode_uvarint(buf, pos, _MAX_VARINT_BYTES)
+    u &= 0xFFFFFFFF
     return (u >> 1) ^ -(u & 1), pos
 
 
 def decode_varlong(buf: Buffer, pos: int) -> tuple[int, int]:
-    """Zig-zag int64 varlong."""
+    """Zig-zag int64 varlong, wrapped to 64 bits like ByteUtils.readVarlong."""
     u, pos = decode_uvarint(buf, pos, _MAX_VARLONG_BYTES)
+    u &= 0xFFFFFFFFFFFFFFFF
     return (u >> 1) ^ -(u & 1), pos
 
 

@@ -31,7 +31,7 @@ from kdump.format.batch import (
     scan_batches,
 )
 from kdump.format.crc import crc32, crc32c
-from kdump.format.records import Record, decode_records
+from kdump.format.records import Record, count_records, decode_records, iter_records
 from kdump.log.segment import ReadOnlyFile
 
 WINDOW_BYTES = 1 << 20
@@ -60,7 +60,8 @@ class LogBatches:
         self.check_crc = check_crc
         self.window_bytes = window_bytes
         self.valid_end = start
-        self._buf = bytearray(min(window_bytes, max(0, self.end - start)))
+        # At least a v2 header's worth, so an oversized entry's header always fits.
+        self._buf = bytearray(min(max(window_bytes, V2_HEADER_SIZE), max(0, self.end - start)))
         self._base = start          # file position of self._buf[0]
         self._held: Batch | None = None   # an oversized entry whose bytes are not in the window
 
@@ -93,16 +94,18 @@ class LogBatches:
             if base + filled >= end:
                 return  # all of [start, end) was in the window: what is left is a partial tail
             tail = filled - done
-            need = len(buf)
+            need = len(buf)          # unless the next entry's size says otherwise: refill the window
+            oversized = False
             if tail >= LOG_OVERHEAD:
                 size = FRAMING.unpack_from(buf, done)[1]
                 if size >= MIN_RECORD_OVERHEAD:
-                    need = LOG_OVERHEAD + size
-                    if need > end - position:
+                    if LOG_OVERHEAD + size > end - position:
                         return  # the entry runs past the end: a partial tail, as scan_batches stops
-            if need > MAX_HELD_ENTRY_BYTES and tail < V2_HEADER_SIZE:
-                need = len(buf)  # first bring the whole header into the window
-            if need > MAX_HELD_ENTRY_BYTES:
+                    oversized = LOG_OVERHEAD + size > MAX_HELD_ENTRY_BYTES
+                    if not oversized:
+                        need = LOG_OVERHEAD + size
+            if oversized and tail >= V2_HEADER_SIZE:   # its header is in the window: enough to go on
+                need = LOG_OVERHEAD + size
                 batch = self._oversized(buf, done, position, need)
                 self.valid_end = position + need
                 self._held = batch
@@ -148,6 +151,26 @@ class LogBatches:
         start = batch.position - self._base
         return memoryview(self._buf)[start:start + batch.size]
 
+    def iter_records(self, batch: Batch, *, values: bool = True) -> Iterator[list[Record]]:
+        """The records of the batch just yielded, a group at a time (see format.records.iter_records).
+
+        Valid, like the window, until the next batch is requested; so are lazy values.
+        """
+        data = self.view(batch)
+        try:
+            yield from iter_records(data, batch._replace(position=0), values=values)
+        except FormatError as err:
+            err.position = batch.position
+            raise
+
+    def count_records(self, batch: Batch) -> int:
+        """How many records the batch just yielded holds (decoded as a stream, none kept)."""
+        try:
+            return count_records(self.view(batch), batch._replace(position=0))
+        except FormatError as err:
+            err.position = batch.position
+            raise
+
     def records(self, batch: Batch) -> list[Record]:
         """The records of the batch just yielded; errors name file positions."""
         data = self.view(batch)
@@ -169,11 +192,11 @@ def batch_at(file: ReadOnlyFile, position: int, end: int | None = None, *,
     return None
 
 
-def records_at(file: ReadOnlyFile, batch: Batch) -> list[Record]:
-    """The records of ``batch`` read from ``file`` on their own (lookups, index checks)."""
+def iter_records_at(file: ReadOnlyFile, batch: Batch) -> Iterator[list[Record]]:
+    """The records of ``batch`` read from ``file`` on their own, a group at a time."""
     data = file.read(batch.position, batch.size)
     try:
-        return decode_records(data, batch._replace(position=0))
+        yield from iter_records(data, batch._replace(position=0))
     except FormatError as err:
         err.position = batch.position
         raise

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import bisect
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from kdump.errors import KdumpError
 from kdump.format.batch import Batch
 from kdump.format.records import Record
-from kdump.log.batches import LogBatches, batch_at, records_at
+from kdump.log.batches import LogBatches, batch_at, iter_records_at
 from kdump.log.indexes import open_offset_index, open_time_index
 from kdump.log.logdir import PartitionDir, SegmentFiles
 from kdump.log.segment import ReadOnlyFile
@@ -170,9 +171,18 @@ def _answer_offset(result: LookupResult, seg: SegmentFiles, log: ReadOnlyFile, b
                 position=batch.position, base_offset=batch.base_offset, last_offset=batch.last_offset)
     result.segment = seg
     result.batch = batch
-    result.records = records_at(log, batch)
-    result.record = next((r for r in result.records if r.offset >= target), None)
+    result.records, result.record = _find_record(iter_records_at(log, batch), lambda r: r.offset >= target)
     _summarise(result)
+
+
+def _find_record(groups: Iterator[list[Record]], wanted: Callable[[Record], bool]) -> tuple[list[Record], Record | None]:
+    """The first record that is ``wanted``, and the group of records it was decoded in."""
+    group: list[Record] = []
+    for group in groups:
+        record = next((r for r in group if wanted(r)), None)
+        if record is not None:
+            return group, record
+    return group, None
 
 
 def _summarise(result: LookupResult) -> None:
@@ -250,8 +260,8 @@ def find_timestamp(partition: PartitionDir, target: int) -> LookupResult:
                 if batch.max_timestamp < target:
                     _skipped(result, batch)
                     continue
-                records = batches.records(batch)
-                record = next((r for r in records if r.timestamp >= target and r.offset >= log_start), None)
+                records, record = _find_record(batches.iter_records(batch),
+                                               lambda r: r.timestamp >= target and r.offset >= log_start)
                 if record is None:
                     _skipped(result, batch)
                 else:

@@ -2,19 +2,20 @@
 
 Bytes (keys, values, header keys and values) are standard base64 so nothing is lost; every field
 of the text output is present under a stable camelCase name. A batch is one line and each of its
-records another, so no line grows with the number of records in a batch.
+records another, so no line grows with the number of records in a batch; a value too large to hold
+(a ``LazyValue``) is base64-encoded piece by piece as it is read.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from kdump.format.batch import Batch
 from kdump.format.control import parse_control_record
-from kdump.format.records import Record
+from kdump.format.records import LazyValue, Record
 from kdump.render.log_text import RecordTextOptions
 
 JSON_SCHEMA_VERSION = 2
@@ -69,6 +70,11 @@ def batch_object(path: str, batch: Batch, error: str | None = None) -> dict[str,
     return obj
 
 
+def records_error_object(path: str, batch: Batch, error: str) -> dict[str, Any]:
+    """The records of a batch whose line (and first records) are already out failed further on."""
+    return {"type": "recordsError", "path": path, "batchPosition": batch.position, "error": error}
+
+
 def record_object(batch: Batch, record: Record, contents: RecordTextOptions | None = None) -> dict[str, Any]:
     """One record; with ``contents.print_contents`` also the decoders' text beside the base64."""
     obj: dict[str, Any] = {
@@ -102,30 +108,64 @@ def decoded_texts(record: Record, contents: RecordTextOptions) -> tuple[str | No
             None if record.value is None else contents.value_decoder(record.value))
 
 
-def _record_lines(path: str, batch: Batch, records: Sequence[Record],
-                  contents: RecordTextOptions | None) -> list[str]:
-    """One line per record: ``type``, ``path`` and the batch's ``batchPosition`` (encoded once), then
-    ``record_object``'s fields."""
-    prefix = f'{{"type":"record","path":{_ENCODER.encode(path)},"batchPosition":{batch.position},'
-    encode = _ENCODER.encode
-    return [prefix + encode(record_object(batch, r, contents))[1:] for r in records]
+def _record_prefix(path: str, batch: Batch) -> str:
+    """``type``, ``path`` and the batch's ``batchPosition``, encoded once per batch."""
+    return f'{{"type":"record","path":{_ENCODER.encode(path)},"batchPosition":{batch.position},'
 
 
-def batch_chunks(path: str, batch: Batch, records: Sequence[Record] | None,
-                 contents: RecordTextOptions | None = None) -> Iterator[str]:
+def batch_chunks(path: str, batch: Batch, groups: Iterable[Sequence[Record]] | None,
+                 contents: RecordTextOptions | None = None,
+                 feed: Callable[[Sequence[Record]], None] | None = None) -> Iterator[str]:
     """The batch line, then one line per record, as newline-terminated strings of a few hundred lines.
 
-    The first records are rendered before anything is yielded, so a record that cannot be rendered
-    (a malformed control record, a decoder that rejects the bytes) in a small batch fails before
-    anything of the batch is written."""
-    if records is None:
-        yield dumps(batch_object(path, batch)) + "\n"
+    ``groups`` are the batch's records a group at a time (kdump.format.records.iter_records), so a
+    batch of millions of records is written as it is decoded; ``feed`` sees each group. The first
+    group is rendered before anything is yielded, so a record that cannot be rendered (a malformed
+    control record, a decoder that rejects the bytes) in a small batch fails before anything of the
+    batch is written."""
+    head = dumps(batch_object(path, batch))
+    if groups is None:
+        yield head + "\n"
         return
-    first = _record_lines(path, batch, records[:_RECORDS_PER_WRITE], contents)
-    first.insert(0, dumps(batch_object(path, batch)))
-    first.append("")
-    yield "\n".join(first)
-    for start in range(_RECORDS_PER_WRITE, len(records), _RECORDS_PER_WRITE):
-        chunk = _record_lines(path, batch, records[start:start + _RECORDS_PER_WRITE], contents)
-        chunk.append("")
-        yield "\n".join(chunk)
+    prefix = _record_prefix(path, batch)
+    encode = _ENCODER.encode
+    lines: list[str] = [head]
+    for records in groups:
+        if feed is not None:
+            feed(records)
+        for record in records:
+            if isinstance(record.value, LazyValue):
+                lines.append("")
+                yield "\n".join(lines)
+                lines = []
+                yield from _lazy_record_line(prefix, batch, record, contents)
+                continue
+            lines.append(prefix + encode(record_object(batch, record, contents))[1:])
+            if len(lines) >= _RECORDS_PER_WRITE:
+                lines.append("")
+                yield "\n".join(lines)
+                lines = []
+    if lines:
+        lines.append("")
+        yield "\n".join(lines)
+
+
+_PLACEHOLDER = "\u0000lazy\u0000"
+
+
+def _lazy_record_line(prefix: str, batch: Batch, record: Record, contents: RecordTextOptions | None) -> Iterator[str]:
+    """A record's line with its large value base64-encoded piece by piece, as it is read again."""
+    value = record.value
+    assert isinstance(value, LazyValue)
+    obj = record_object(batch, record._replace(value=b""), contents)
+    obj["valueSize"] = len(value)
+    obj["value"] = _PLACEHOLDER
+    before, after = (prefix + _ENCODER.encode(obj)[1:]).split(_ENCODER.encode(_PLACEHOLDER)[1:-1], 1)
+    yield before
+    carry = b""
+    for piece in value.chunks():
+        data = carry + piece
+        cut = len(data) - len(data) % 3  # base64 of whole 3-byte groups concatenates cleanly
+        carry = data[cut:]
+        yield base64.b64encode(data[:cut]).decode("ascii")
+    yield base64.b64encode(carry).decode("ascii") + after + "\n"

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from kdump.errors import KdumpError
 from kdump.format.batch import Batch
-from kdump.log.batches import LogBatches, batch_at, records_at
+from kdump.log.batches import LogBatches, batch_at, iter_records_at
 from kdump.log.segment import ReadOnlyFile
 
 
@@ -84,4 +84,4 @@ def _first_record_offset(log: ReadOnlyFile, batch: Batch) -> int | None:
 
 def max_record_timestamp(log: ReadOnlyFile, batch: Batch) -> int:
     """The dump tool recomputes a batch's max timestamp from its records (-1 when it has none)."""
-    return max((r.timestamp for r in records_at(log, batch)), default=-1)
+    return max((r.timestamp for group in iter_records_at(log, batch) for r in group), default=-1)

@@ -119,7 +119,7 @@ def summarize_segment(base_offset: int, log_path: str, findings: list[LogFinding
                     if batch.records_count is not None:
                         seg.records += batch.records_count
                     else:
-                        seg.records += len(batches.records(batch)) if batch.codec_id else 1
+                        seg.records += batches.count_records(batch) if batch.codec_id else 1
                     seg.first_offset = batch.base_offset if seg.first_offset is None else seg.first_offset
                     seg.last_offset = batch.last_offset
                     seg.magics.add(batch.magic)

@@ -91,7 +91,7 @@ class TxnReport:
 
 
 def _control_type(batches: LogBatches, batch: Batch) -> tuple[int, int | None] | None:
-    records = batches.records(batch)
+    records = next(batches.iter_records(batch), [])
     if not records:
         return None
     info = parse_control_record(records[0].key, records[0].value)
@@ -101,7 +101,7 @@ def _control_type(batches: LogBatches, batch: Batch) -> tuple[int, int | None] |
 def _record_count(batches: LogBatches, batch: Batch) -> int:
     if batch.records_count is not None:
         return batch.records_count
-    return len(batches.records(batch)) if batch.codec_id else 1
+    return batches.count_records(batch) if batch.codec_id else 1
 
 
 class _Replay:

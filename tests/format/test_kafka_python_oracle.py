@@ -6,6 +6,7 @@ must agree. Direction 2: kdump encodes, kafka-python reads. kafka-python is a te
 
 from __future__ import annotations
 
+import functools
 import struct
 
 import pytest
@@ -19,6 +20,9 @@ from kdump.format.batch import TimestampType, scan_batches
 from kdump.format.codecs import Codec
 from kdump.format.control import encode_control_key, encode_end_txn_marker
 from kdump.format.encode import encode_batch_v2, encode_legacy_message, encode_legacy_wrapper
+from kdump.format import codecs as codecs_module
+from kdump.format import legacy_records as legacy_module
+from kdump.format import record_stream as stream_module
 from kdump.format import records as records_module
 from kdump.format.records import Record, decode_records
 
@@ -31,14 +35,24 @@ codecs_legacy = st.sampled_from([Codec.NONE, Codec.GZIP, Codec.SNAPPY, Codec.LZ4
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@pytest.fixture(scope="module", autouse=True, params=["c-extension", "pure-python"])
+@pytest.fixture(scope="module", autouse=True,
+                params=["c-extension", "pure-python", "c-extension-streamed", "pure-python-streamed"])
 def record_decoder(request):
-    """Every test here runs against both v2 record decoders (the C one, when built, and the Python one)."""
-    saved = records_module._accelerated_decode
-    if request.param == "pure-python":
+    """Every test here runs against both v2 record decoders (the C one, when built, and the Python one),
+    and again with compressed batches decompressed 5 bytes at a time, in groups of 3 records, with every
+    record over 16 bytes read field by field: streamed decoding must give what whole decoding gives."""
+    saved = (records_module._accelerated_decode, records_module.decompress_chunks, records_module.GROUP_SIZE,
+             legacy_module.decompress_chunks, legacy_module.GROUP_SIZE, stream_module.WINDOW_RECORD_LIMIT)
+    if request.param.startswith("pure-python"):
         records_module._accelerated_decode = None
+    if request.param.endswith("streamed"):
+        tiny = functools.partial(codecs_module.decompress_chunks, chunk_size=5)
+        records_module.decompress_chunks = legacy_module.decompress_chunks = tiny
+        records_module.GROUP_SIZE = legacy_module.GROUP_SIZE = 3
+        stream_module.WINDOW_RECORD_LIMIT = 16
     yield request.param
-    records_module._accelerated_decode = saved
+    (records_module._accelerated_decode, records_module.decompress_chunks, records_module.GROUP_SIZE,
+     legacy_module.decompress_chunks, legacy_module.GROUP_SIZE, stream_module.WINDOW_RECORD_LIMIT) = saved
 
 
 def _only_batch(data: bytes):

@@ -10,6 +10,7 @@ from kdump.format.control import parse_control_record
 from kdump.log.batches import LogBatches
 from kdump.log.files import base_offset_of, java_absolute_path, parse_java_long, split_temp_suffix
 from kdump.log.segment import MAX_SEGMENT_BYTES, ReadOnlyFile
+from kdump.log.spill import PairList
 from kdump.render import log_json
 from kdump.render.log_text import batch_line_renderer, record_lines
 
@@ -48,7 +49,7 @@ def dump_log(run: DumpRun, path: str) -> None:
             run.warn(f"Note: {path}: {segment.size} bytes is past Kafka's segment limit of {MAX_SEGMENT_BYTES} "
                      f"(Integer.MAX_VALUE): Kafka's tool and broker refuse to open it (\"The size of segment ... is "
                      f"larger than the maximum allowed segment size\"); kdump reads all of it")
-        tracker = _OffsetTracker(run)
+        tracker = _OffsetTracker(run, path)
         batches = LogBatches(segment, 0, window)
         batch = None
         # Lines are written a few hundred at a time: one write per line halves the speed
@@ -128,23 +129,29 @@ def _check_control(batch, records) -> None:  # type: ignore[no-untyped-def]
 
 
 class _OffsetTracker:
-    """Non-consecutive offsets of one file (spec §2.7), recorded in the run at ``close``."""
+    """Non-consecutive offsets of one file, recorded in the run's summaries.
 
-    def __init__(self, run: DumpRun) -> None:
+    Kept in a ``PairList``, which spills to a temporary file: a crafted batch of millions of
+    records at one offset gives millions of pairs, and Kafka's tool prints every one of them.
+    """
+
+    def __init__(self, run: DumpRun, path: str) -> None:
         self.run = run
+        self.path = path
         self.previous = -1 if run.dialect.non_consecutive_from_minus_one else None
-        self.gaps: list[tuple[int, int]] = []
+        self.gaps: PairList | None = None
 
     def feed(self, records) -> None:  # type: ignore[no-untyped-def]
         previous = self.previous
-        gaps = self.gaps
         for record in records:
             offset = record.offset
             if previous is not None and offset != previous + 1:
-                gaps.append((previous, offset))
+                if self.gaps is None:
+                    self.gaps = self.run.summaries.non_consecutive.setdefault(java_absolute_path(self.path),
+                                                                              PairList())
+                self.gaps.append(previous, offset)
             previous = offset
         self.previous = previous
 
     def close(self, path: str) -> None:
-        if self.gaps:
-            self.run.summaries.non_consecutive.setdefault(java_absolute_path(path), []).extend(self.gaps)
+        """Nothing left to do: gaps go to the run's summaries as they are found."""

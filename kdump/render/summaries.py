@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from kdump.log.spill import PairList
 from kdump.render.dialect import Dialect
 
 
@@ -25,29 +26,31 @@ class DumpSummaries:
     out_of_order_timestamps: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     # [(index offset, found log offset or -1)]
     offsets_not_found: list[tuple[int, int]] = field(default_factory=list)
-    # log path (absolute) -> [(previous offset, offset)]
-    non_consecutive: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    # log path (absolute) -> (previous offset, offset) pairs, spilled to a temporary file when many
+    non_consecutive: dict[str, PairList] = field(default_factory=dict)
 
-    def lines(self, dialect: Dialect) -> list[str]:
-        lines: list[str] = []
+    def lines(self, dialect: Dialect) -> Iterator[str]:
+        """Kafka's stderr lines, produced one at a time (the offset gaps of a file can be millions)."""
         for path, pairs in self.index_mismatches.items():
-            lines.append(f"Mismatches in :{path}")
-            lines.extend(f"  Index offset: {index}, log offset: {log}"
-                         for index, log in _index_mismatch_order(pairs, dialect))
+            yield f"Mismatches in :{path}"
+            for index, log in _index_mismatch_order(pairs, dialect):
+                yield f"  Index offset: {index}, log offset: {log}"
         for path, pairs in self.timestamp_mismatches.items():
-            lines.append(f"Found timestamp mismatch in :{path}")
-            lines.extend(f"  Index timestamp: {index}, log timestamp: {log}" for index, log in pairs)
+            yield f"Found timestamp mismatch in :{path}"
+            for index, log in pairs:
+                yield f"  Index timestamp: {index}, log timestamp: {log}"
         for path, pairs in self.out_of_order_timestamps.items():
-            lines.append(f"Found out of order timestamp in :{path}")
-            lines.extend(f"  Index timestamp: {index}, Previously indexed timestamp: {prev}"
-                         for index, prev in pairs)
+            yield f"Found out of order timestamp in :{path}"
+            for index, prev in pairs:
+                yield f"  Index timestamp: {index}, Previously indexed timestamp: {prev}"
         if self.offsets_not_found:
-            lines.append("The following indexed offsets are not found in the log.")
-            lines.extend(f"Indexed offset: {index}, found log offset: {log}" for index, log in self.offsets_not_found)
-        for path, pairs in self.non_consecutive.items():
-            lines.append(f"{dialect.non_consecutive_header}{path}")
-            lines.extend(f"  {prev} is followed by {offset}" for prev, offset in _gap_order(pairs, dialect))
-        return lines
+            yield "The following indexed offsets are not found in the log."
+            for index, log in self.offsets_not_found:
+                yield f"Indexed offset: {index}, found log offset: {log}"
+        for path, gaps in self.non_consecutive.items():
+            yield f"{dialect.non_consecutive_header}{path}"
+            for prev, offset in _gap_order(gaps, dialect):
+                yield f"  {prev} is followed by {offset}"
 
     def json_objects(self, dialect: Dialect) -> Iterator[dict[str, Any]]:
         """The entries of ``lines`` in the same order, one object each (headings become ``type``/``path``)."""
@@ -74,5 +77,5 @@ def _index_mismatch_order(pairs: list[tuple[int, int]], dialect: Dialect) -> lis
     return sorted(set(pairs) if dialect.is_java else pairs, key=lambda p: p[0], reverse=True)
 
 
-def _gap_order(pairs: list[tuple[int, int]], dialect: Dialect) -> list[tuple[int, int]]:
-    return sorted(pairs) if dialect.non_consecutive_ascending else list(reversed(pairs))
+def _gap_order(pairs: PairList, dialect: Dialect) -> Iterator[tuple[int, int]]:
+    return pairs.sorted() if dialect.non_consecutive_ascending else pairs.reversed()

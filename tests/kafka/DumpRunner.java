@@ -1,0 +1,108 @@
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+
+/**
+ * Runs Kafka's DumpLogSegments many times in one JVM, so one JVM start serves a whole test corpus.
+ *
+ * Usage: java -cp "LIB/*:DIR" DumpRunner MAIN_CLASS REQUESTS OUT_DIR
+ * REQUESTS holds one run per line, its arguments separated by TAB. For run i the runner writes
+ * OUT_DIR/i.out, OUT_DIR/i.err (the bytes the tool wrote) and OUT_DIR/i.rc (its exit code).
+ *
+ * System.out/err are replaced before any Kafka or Scala class loads, by streams whose target is
+ * switched per run: Scala's Console captures System.out once, so a later System.setOut would miss it.
+ * Kafka's Exit procedures throw instead of ending the JVM; an exception escaping main is printed as
+ * the JVM prints it ("Exception in thread "main" " + stack trace) with exit code 1.
+ */
+public final class DumpRunner {
+    private static final class Switch extends OutputStream {
+        private ByteArrayOutputStream target = new ByteArrayOutputStream();
+
+        @Override
+        public synchronized void write(int b) {
+            target.write(b);
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            target.write(b, off, len);
+        }
+
+        synchronized byte[] take() {
+            byte[] bytes = target.toByteArray();
+            target = new ByteArrayOutputStream();
+            return bytes;
+        }
+    }
+
+    private static final class ExitSignal extends RuntimeException {
+        final int code;
+
+        ExitSignal(int code) {
+            super("exit " + code, null, false, false);
+            this.code = code;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Switch out = new Switch();
+        Switch err = new Switch();
+        PrintStream realErr = System.err;
+        PrintStream outStream = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8);
+        System.setOut(outStream);
+        System.setErr(errStream);
+
+        org.apache.kafka.common.utils.Exit.setExitProcedure((code, message) -> {
+            throw new ExitSignal(code);
+        });
+        org.apache.kafka.common.utils.Exit.setHaltProcedure((code, message) -> {
+            throw new ExitSignal(code);
+        });
+        Method main = Class.forName(args[0]).getMethod("main", String[].class);
+        List<String> requests = Files.readAllLines(Paths.get(args[1]), StandardCharsets.UTF_8);
+        Path outDir = Paths.get(args[2]);
+        Files.createDirectories(outDir);
+        out.take();
+        err.take();
+        for (int i = 0; i < requests.size(); i++) {
+            String line = requests.get(i);
+            String[] toolArgs = line.isEmpty() ? new String[0] : line.split("\t", -1);
+            int code = 0;
+            try {
+                main.invoke(null, (Object) toolArgs);
+            } catch (InvocationTargetException wrapped) {
+                Throwable cause = wrapped.getCause();
+                if (cause instanceof ExitSignal) {
+                    code = ((ExitSignal) cause).code;
+                } else {
+                    errStream.print("Exception in thread \"main\" ");
+                    cause.printStackTrace(errStream);
+                    code = 1;
+                }
+            } catch (ExitSignal signal) {
+                code = signal.code;
+            } catch (Throwable unexpected) {
+                realErr.println("DumpRunner: run " + i + " failed outside the tool: " + unexpected);
+                throw unexpected;
+            }
+            outStream.flush();
+            errStream.flush();
+            write(outDir.resolve(i + ".out"), out.take());
+            write(outDir.resolve(i + ".err"), err.take());
+            write(outDir.resolve(i + ".rc"), Integer.toString(code).getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private static void write(Path path, byte[] bytes) throws IOException {
+        Files.write(path, bytes);
+    }
+}

@@ -1,0 +1,137 @@
+"""The inputs diffed against the real DumpLogSegments: which files, with which options, in which releases.
+
+Files are the committed fixtures plus segments built here with kafka-python (an independent encoder)
+whose keys, values and header keys are malformed UTF-8, so the StringDecoder rules are exercised.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "fixtures"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    args: tuple[str, ...]
+    first: tuple[int, int] = (2, 2)   # the oldest release that has every option used
+    last: tuple[int, int] = (99, 0)
+
+    def applies_to(self, release: str) -> bool:
+        major_minor = tuple(int(part) for part in release.split(".")[:2])
+        return self.first <= major_minor <= self.last
+
+
+LOG_OPTIONS: tuple[tuple[tuple[str, ...], tuple[int, int]], ...] = (
+    ((), (2, 2)),
+    (("--deep-iteration",), (2, 2)),
+    (("--print-data-log",), (2, 2)),
+    (("--print-data-log", "--skip-record-metadata"), (2, 8)),
+    (("--deep-iteration", "--skip-record-metadata"), (2, 8)),
+    (("--max-bytes", "1500"), (3, 3)),
+    (("--key-decoder-class", "kafka.serializer.StringDecoder",
+      "--value-decoder-class", "kafka.serializer.StringDecoder"), (2, 2)),
+    (("--key-decoder-class", "kafka.serializer.IntegerDecoder"), (2, 2)),
+    (("--key-decoder-class", "org.apache.kafka.tools.api.IntegerDecoder",
+      "--value-decoder-class", "org.apache.kafka.tools.api.StringDecoder"), (3, 5)),
+)
+INDEX_OPTIONS: tuple[tuple[str, ...], ...] = ((), ("--verify-index-only",), ("--index-sanity-check",))
+
+
+def _files(paths: list[Path]) -> str:
+    return ",".join(str(path) for path in paths)
+
+
+def partition_cases(directory: Path) -> list[Case]:
+    label = f"{directory.parent.name}/{directory.name}"
+    files = sorted(directory.iterdir())
+    logs = [f for f in files if f.suffix == ".log"]
+    indexes = [f for f in files if f.suffix in (".index", ".timeindex")]
+    states = [f for f in files if f.suffix in (".snapshot", ".txnindex")]
+    others = [f for f in files if f not in logs + indexes + states]
+    cases: list[Case] = []
+    if logs:
+        for options, first in LOG_OPTIONS:
+            cases.append(Case(f"{label} logs {' '.join(options)}".strip(), ("--files", _files(logs), *options),
+                              first=first))
+    if indexes:
+        for options in INDEX_OPTIONS:
+            cases.append(Case(f"{label} indexes {' '.join(options)}".strip(),
+                              ("--files", _files(indexes), *options)))
+    if states:
+        cases.append(Case(f"{label} snapshots+txnindex", ("--files", _files(states))))
+    for other in others:
+        cases.append(Case(f"{label}/{other.name}", ("--files", str(other))))
+    return cases
+
+
+def fixture_cases() -> list[Case]:
+    cases: list[Case] = []
+    for group in ("logdirs", "corrupt-index"):
+        root = FIXTURES / group
+        for entry in sorted(root.iterdir()):
+            if entry.is_dir():
+                cases.extend(partition_cases(entry))
+            elif group == "logdirs":
+                cases.append(Case(f"{group}/{entry.name}", ("--files", str(entry))))
+    return cases
+
+
+# Keys, values and header keys that Java's and Python's UTF-8 decoders replace differently: a
+# surrogate (ED A0 80), overlong forms, truncated sequences, stray continuation bytes, > U+10FFFF.
+MALFORMED_UTF8: tuple[bytes, ...] = (
+    b"\xed\xa0\x80", b"a\xed\xa0\x80b", b"\xc0\xaf", b"\xe0\x80\xaf", b"\xf0\x80\x80\xaf", b"\xf4\x90\x80\x80",
+    b"\xe2\x82", b"\xe2\x82x", b"\xf0\x9f\x98", b"\x80\x80", b"\xff\xfe", b"caf\xc3", b"\xc3\x28",
+    b"\xf8\x88\x80\x80\x80", b"\xed\xbf\xbf\xed\xa0\x80", b"ok \xf0\x9f\x99\x82",
+)
+
+
+def _kafka_python_log(magic: int, compression: int) -> bytes:
+    """A segment built by kafka-python's encoders: one record per malformed string, as key and value
+    (kafka-python takes header keys as str, so they stay valid UTF-8)."""
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+    from kafka.record.legacy_records import LegacyRecordBatchBuilder
+
+    out = bytearray()
+    offset = 0
+    for start in range(0, len(MALFORMED_UTF8), 4):
+        chunk = MALFORMED_UTF8[start:start + 4]
+        if magic == 2:
+            builder = DefaultRecordBatchBuilder(magic=2, compression_type=compression, is_transactional=False,
+                                                producer_id=-1, producer_epoch=-1, base_sequence=-1,
+                                                batch_size=1 << 20)
+            for i, text in enumerate(chunk):
+                builder.append(i, timestamp=1700000000000 + offset + i, key=text, value=b"v" + text + b"." * 64,
+                               headers=[(text.decode("latin-1"), b"h")])
+            batch = bytearray(builder.build())
+            batch[0:8] = offset.to_bytes(8, "big")  # base offset
+        else:
+            builder = LegacyRecordBatchBuilder(magic=magic, compression_type=compression, batch_size=1 << 20)
+            for i, text in enumerate(chunk):
+                builder.append(i if compression and magic == 1 else offset + i, timestamp=1700000000000 + i if magic else None,
+                               key=text, value=b"v" + text + b"." * 64)
+            batch = bytearray(builder.build())
+            if compression:  # the wrapper carries the last inner offset
+                batch[0:8] = (offset + len(chunk) - 1).to_bytes(8, "big")
+        out += batch
+        offset += len(chunk)
+    return bytes(out)
+
+
+def generated_cases(root: Path) -> list[Case]:
+    """Segments with malformed UTF-8 in every magic, uncompressed and gzip, under ``root``."""
+    cases: list[Case] = []
+    for magic in (0, 1, 2):
+        for compression, codec in ((0, "none"), (1, "gzip")):
+            directory = root / f"utf8-v{magic}-{codec}-0"
+            directory.mkdir(parents=True, exist_ok=True)
+            log = directory / "00000000000000000000.log"
+            log.write_bytes(_kafka_python_log(magic, compression))
+            label = f"generated/{directory.name}"
+            for options in (("--print-data-log",), ("--print-data-log", "--skip-record-metadata")):
+                cases.append(Case(f"{label} {' '.join(options)}", ("--files", str(log), *options),
+                                  first=(2, 8) if "--skip-record-metadata" in options else (2, 2)))
+    return cases

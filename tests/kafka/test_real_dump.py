@@ -1,0 +1,110 @@
+"""kdump against the real DumpLogSegments of one release per dialect: stdout, stderr and exit code.
+
+Every case of corpus.py runs through Kafka's own tool (one JVM per release, DumpRunner.java) and
+through ``kdump ... --kafka-version <release>``; the three must be equal, except for the deliberate
+differences listed in docs/real-kafka.md, each of which is asserted exactly here (DELIBERATE).
+Without java/mvn the module skips; with CI=true in the environment it fails instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+from click.testing import CliRunner
+
+import corpus
+import real_kafka
+from real_kafka import Outcome
+
+DOC = corpus.REPO / "docs" / "real-kafka.md"
+GENERATED = real_kafka.cache_dir() / "corpus"  # rebuilt at every collection, outside the repository
+
+
+def _all_cases() -> list[corpus.Case]:
+    return corpus.fixture_cases() + corpus.generated_cases(GENERATED)
+
+
+CASES = _all_cases()
+_REAL: dict[str, dict[str, Outcome]] = {}
+
+
+def real_outcome(release: str, case: corpus.Case) -> Outcome:
+    if release not in _REAL:
+        cases = [c for c in CASES if c.applies_to(release)]
+        warmup = list(cases[0].args)
+        outcomes = real_kafka.run_dump_log_segments(release, [list(c.args) for c in cases], warmup)
+        _REAL[release] = {c.name: o for c, o in zip(cases, outcomes)}
+    return _REAL[release][case.name]
+
+
+def kdump_outcome(release: str, case: corpus.Case) -> Outcome:
+    from kdump.cli.main import cli
+
+    result = CliRunner().invoke(cli, [*case.args, "--kafka-version", release], catch_exceptions=False)
+    return Outcome(result.stdout_bytes.decode("utf-8"), result.stderr_bytes.decode("utf-8"), result.exit_code)
+
+
+# --- the deliberate differences: each takes Kafka's and kdump's outcome and returns True when the
+# pair is exactly that difference (anything else is a failure). Names match docs/real-kafka.md. ---
+
+_JAVA_CRASH = re.compile(r'\AException in thread "main" (\S+?)(?::|\n)')
+_EXTRA_FILE = re.compile(r"(checkpoint|partition\.metadata|meta\.properties|quorum-state)$")
+
+
+def _dumping(stdout: str) -> str | None:
+    files = re.findall(r"^Dumping (.*)$", stdout, flags=re.M)
+    return files[-1] if files else None
+
+
+def crash_becomes_error_line(kafka: Outcome, kdump: Outcome) -> bool:
+    """Kafka dies with a Java stack trace; kdump prints what Kafka printed up to there, then one
+    ``Error: <file>: ...`` line for that file, carries on with the next files, and exits 1."""
+    if not _JAVA_CRASH.match(kafka.stderr) or kafka.exit_code != 1 or kdump.exit_code != 1:
+        return False
+    if not kdump.stdout.startswith(kafka.stdout):
+        return False
+    failing = _dumping(kafka.stdout)
+    errors = [line for line in kdump.stderr.splitlines() if line.startswith("Error: ")]
+    return bool(errors) and failing is not None and errors[0].startswith(f"Error: {failing}: ")
+
+
+def extra_file_is_dumped(kafka: Outcome, kdump: Outcome) -> bool:
+    """Checkpoint files, partition.metadata, meta.properties: Kafka ignores them (or, for a name
+    without a dot before 4.3, crashes); kdump prints their contents and exits 0."""
+    dumped = _dumping(kdump.stdout)
+    if dumped is None or not _EXTRA_FILE.search(dumped) or kdump.exit_code != 0 or kdump.stderr:
+        return False
+    ignored = kafka.stderr == f"Ignoring unknown file {dumped}\n" and kafka.exit_code == 0
+    crashed = bool(_JAVA_CRASH.match(kafka.stderr)) and "StringIndexOutOfBoundsException" in kafka.stderr
+    return (ignored or crashed) and kdump.stdout.startswith(kafka.stdout) and len(kdump.stdout) > len(kafka.stdout)
+
+
+DELIBERATE: dict[str, Callable[[Outcome, Outcome], bool]] = {
+    "crash-becomes-error-line": crash_becomes_error_line,
+    "extra-file-is-dumped": extra_file_is_dumped,
+}
+
+
+def _params() -> list[object]:
+    return [pytest.param(release, case, id=f"{release}:{case.name}")
+            for release in real_kafka.RELEASES for case in CASES if case.applies_to(release)]
+
+
+@pytest.mark.parametrize(("release", "case"), _params())
+def test_kdump_prints_what_kafka_prints(release: str, case: corpus.Case) -> None:
+    kafka = real_outcome(release, case)
+    kdump = kdump_outcome(release, case)
+    if kdump == kafka:
+        return
+    explained = [name for name, matches in DELIBERATE.items() if matches(kafka, kdump)]
+    assert explained, (f"kdump differs from Kafka {release} for {case.args}:\n"
+                       f"--- Kafka (exit {kafka.exit_code})\n{kafka.stdout[-3000:]}\n{kafka.stderr[:2000]}\n"
+                       f"--- kdump (exit {kdump.exit_code})\n{kdump.stdout[-3000:]}\n{kdump.stderr[:2000]}")
+
+
+def test_the_documented_table_lists_exactly_the_asserted_differences() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    documented = re.findall(r"^\| `([a-z0-9-]+)` \|", text, flags=re.M)
+    assert documented == list(DELIBERATE)

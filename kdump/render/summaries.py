@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kdump.render.dialect import Dialect
+from kdump.render.kafka_maps import kafka_map_order
 
 
 @dataclass
@@ -23,23 +24,27 @@ class DumpSummaries:
     non_consecutive: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
     def lines(self, dialect: Dialect) -> list[str]:
+        def in_kafka_order(by_path: dict[str, list[tuple[int, int]]]) -> list[tuple[str, list[tuple[int, int]]]]:
+            # Kafka keeps these in hash maps keyed by path: files come out in hash order.
+            return [(path, by_path[path]) for path in kafka_map_order(by_path, dialect.major_minor)]
+
         lines: list[str] = []
-        for path, pairs in self.index_mismatches.items():
+        for path, pairs in in_kafka_order(self.index_mismatches):
             lines.append(f"Mismatches in :{path}")
             # Both tools print a file's mismatches by descending index offset; J drops duplicates.
             ordered = sorted(set(pairs) if dialect.is_java else pairs, key=lambda p: p[0], reverse=True)
             lines.extend(f"  Index offset: {index}, log offset: {log}" for index, log in ordered)
-        for path, pairs in self.timestamp_mismatches.items():
+        for path, pairs in in_kafka_order(self.timestamp_mismatches):
             lines.append(f"Found timestamp mismatch in :{path}")
             lines.extend(f"  Index timestamp: {index}, log timestamp: {log}" for index, log in pairs)
-        for path, pairs in self.out_of_order_timestamps.items():
+        for path, pairs in in_kafka_order(self.out_of_order_timestamps):
             lines.append(f"Found out of order timestamp in :{path}")
             lines.extend(f"  Index timestamp: {index}, Previously indexed timestamp: {prev}"
                          for index, prev in pairs)
         if self.offsets_not_found:
             lines.append("The following indexed offsets are not found in the log.")
             lines.extend(f"Indexed offset: {index}, found log offset: {log}" for index, log in self.offsets_not_found)
-        for path, pairs in self.non_consecutive.items():
+        for path, pairs in in_kafka_order(self.non_consecutive):
             lines.append(f"{dialect.non_consecutive_header}{path}")
             ordered = sorted(pairs) if dialect.non_consecutive_ascending else list(reversed(pairs))
             lines.extend(f"  {prev} is followed by {offset}" for prev, offset in ordered)

@@ -12,6 +12,7 @@ import json
 import struct
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from kdump.errors import InvalidRecordError, UsageError
 
@@ -81,7 +82,10 @@ _DECODERS: dict[str, BytesDecoder] = {
 }
 _ALIASES = {"string": "StringDecoder", "integer": "IntegerDecoder", "int": "IntegerDecoder",
             "long": "LongDecoder", "default": "DefaultDecoder", "bytes": "DefaultDecoder"}
-_PACKAGES = ("org.apache.kafka.tools.api.", "kafka.serializer.")
+TOOLS_API = "org.apache.kafka.tools.api."
+SERIALIZER = "kafka.serializer."
+_PACKAGES = (TOOLS_API, SERIALIZER)
+_KAFKA_CLASSES = ("StringDecoder", "IntegerDecoder", "LongDecoder", "DefaultDecoder")
 
 DECODER_NAMES = tuple(_DECODERS) + tuple(_ALIASES)
 
@@ -100,3 +104,35 @@ def bytes_decoder(name: str) -> BytesDecoder:
         known = ", ".join(sorted(set(_DECODERS)))
         raise UsageError(f"unknown decoder class {name!r} (known: {known}, with or without the "
                          f"org.apache.kafka.tools.api. prefix)") from None
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaDecoderClass:
+    """A ``--key/value-decoder-class`` as the given Kafka release loads it."""
+
+    name: str
+    decode: BytesDecoder | None        # None: that release has no such class (loading it fails)
+    notice: str | None = None          # what that release prints each time it creates the decoder
+
+
+def kafka_decoder_class(name: str, major_minor: tuple[int, int]) -> KafkaDecoderClass:
+    """Resolve a decoder class the way that release's tool does.
+
+    ``kafka.serializer.*`` exists until 3.9 (3.8 and 3.9 print a deprecation line and use the
+    ``org.apache.kafka.tools.api`` twin, which exists from 3.8 on). Any other Java class name cannot
+    be loaded by kdump, like a class missing from Kafka's classpath. Names without a package are
+    kdump's own (short names, hex, base64, json, schema-registry) and work in every dialect.
+    """
+    if "." not in name:
+        return KafkaDecoderClass(name, bytes_decoder(name))
+    for package in _PACKAGES:
+        short = name[len(package):] if name.startswith(package) else None
+        if short not in _KAFKA_CLASSES:
+            continue
+        if package == SERIALIZER and major_minor < (4, 0):
+            notice = (f"{name} is deprecated. Please use {TOOLS_API}{short} instead"
+                      if major_minor >= (3, 8) else None)
+            return KafkaDecoderClass(name, _DECODERS[short], notice)
+        if package == TOOLS_API and major_minor >= (3, 8):
+            return KafkaDecoderClass(name, _DECODERS[short])
+    return KafkaDecoderClass(name, None)

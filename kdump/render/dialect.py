@@ -25,6 +25,15 @@ class Dialect:
         return self.version[0], self.version[1]
 
     @property
+    def label(self) -> str:
+        return ".".join(str(part) for part in self.version)
+
+    @property
+    def decoders_created_per_file(self) -> bool:
+        """2.2 created the key/value decoders once, before the first file; 2.3+ for every .log file."""
+        return self.major_minor >= (2, 3)
+
+    @property
     def is_java(self) -> bool:
         """4.3+: org.apache.kafka.tools.DumpLogSegments (Java port)."""
         return self.major_minor >= (4, 3)

@@ -37,6 +37,10 @@ class RecordTextOptions:
     key_decoder: BytesDecoder = string_decoder
     value_decoder: BytesDecoder = string_decoder
     record_decoder: RecordDecoder | None = None   # --offsets-decoder and friends take precedence
+    # Kafka creates the key/value decoders again for every .log file: lines it prints then, and
+    # the class it fails to load (the file then fails right after its "Dumping" line).
+    decoder_notices: tuple[str, ...] = ()
+    decoder_load_error: str | None = None
 
 
 def codec_text(batch: Batch, dialect: Dialect) -> str:

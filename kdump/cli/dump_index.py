@@ -217,9 +217,9 @@ def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: MappedFile 
         if batches is not None:
             batch = batches.first_ending_at_or_after(entry.offset)
             if batch is None:
-                summaries.offsets_not_found.append((entry.offset, -1))
+                summaries.offsets_not_found.setdefault(abs_path, []).append((entry.offset, -1))
             elif batch.last_offset != entry.offset:
-                summaries.offsets_not_found.append((entry.offset, batch.last_offset))
+                summaries.offsets_not_found.setdefault(abs_path, []).append((entry.offset, batch.last_offset))
             else:
                 max_ts = _max_record_timestamp(run, path, slot, batch, batches.log)
                 if max_ts is not None and max_ts != entry.timestamp:

@@ -18,8 +18,8 @@ class DumpSummaries:
     timestamp_mismatches: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     # time index path -> [(index ts, previous ts)]
     out_of_order_timestamps: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    # [(index offset, found log offset or -1)]
-    offsets_not_found: list[tuple[int, int]] = field(default_factory=list)
+    # time index path -> [(index offset, found log offset or -1)]
+    offsets_not_found: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     # log path (absolute) -> [(previous offset, offset)]
     non_consecutive: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
@@ -41,9 +41,11 @@ class DumpSummaries:
             lines.append(f"Found out of order timestamp in :{path}")
             lines.extend(f"  Index timestamp: {index}, Previously indexed timestamp: {prev}"
                          for index, prev in pairs)
-        if self.offsets_not_found:
-            lines.append("The following indexed offsets are not found in the log.")
-            lines.extend(f"Indexed offset: {index}, found log offset: {log}" for index, log in self.offsets_not_found)
+        for path, pairs in in_kafka_order(self.offsets_not_found):
+            # One block per file; only the Java tool names it.
+            lines.append(f"The following indexed offsets are not found in :{path}" if dialect.is_java
+                         else "The following indexed offsets are not found in the log.")
+            lines.extend(f"Indexed offset: {index}, found log offset: {log}" for index, log in pairs)
         for path, pairs in in_kafka_order(self.non_consecutive):
             lines.append(f"{dialect.non_consecutive_header}{path}")
             ordered = sorted(pairs) if dialect.non_consecutive_ascending else list(reversed(pairs))

@@ -8,14 +8,19 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * Runs Kafka's DumpLogSegments many times in one JVM, so one JVM start serves a whole test corpus.
  *
- * Usage: java -cp "LIB/*:DIR" DumpRunner MAIN_CLASS REQUESTS OUT_DIR
+ * Usage: java -cp "LIB/*:DIR" DumpRunner MAIN_CLASS REQUESTS OUT_DIR [PRISTINE WORK]
  * REQUESTS holds one run per line, its arguments separated by TAB. For run i the runner writes
  * OUT_DIR/i.out, OUT_DIR/i.err (the bytes the tool wrote) and OUT_DIR/i.rc (its exit code).
+ * Some releases rewrite the files they dump (an index whose size is not a multiple of its entry
+ * size is truncated), so with PRISTINE and WORK every file of PRISTINE is copied over WORK before
+ * each run and after the last: every run sees the original bytes.
  *
  * System.out/err are replaced before any Kafka or Scala class loads, by streams whose target is
  * switched per run: Scala's Console captures System.out once, so a later System.setOut would miss it.
@@ -73,7 +78,10 @@ public final class DumpRunner {
         Files.createDirectories(outDir);
         out.take();
         err.take();
+        Path pristine = args.length > 4 ? Paths.get(args[3]) : null;
+        Path work = args.length > 4 ? Paths.get(args[4]) : null;
         for (int i = 0; i < requests.size(); i++) {
+            restore(pristine, work);
             String line = requests.get(i);
             String[] toolArgs = line.isEmpty() ? new String[0] : line.split("\t", -1);
             int code = 0;
@@ -99,6 +107,22 @@ public final class DumpRunner {
             write(outDir.resolve(i + ".out"), out.take());
             write(outDir.resolve(i + ".err"), err.take());
             write(outDir.resolve(i + ".rc"), Integer.toString(code).getBytes(StandardCharsets.UTF_8));
+        }
+        restore(pristine, work);
+    }
+
+    private static void restore(Path pristine, Path work) throws IOException {
+        if (pristine == null) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(pristine)) {
+            for (Path source : (Iterable<Path>) files::iterator) {
+                if (Files.isRegularFile(source)) {
+                    Path target = work.resolve(pristine.relativize(source).toString());
+                    Files.createDirectories(target.getParent());
+                    Files.copy(source, target, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
         }
     }
 

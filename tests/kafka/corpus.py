@@ -36,9 +36,12 @@ LOG_OPTIONS: tuple[tuple[tuple[str, ...], tuple[int, int]], ...] = (
       "--value-decoder-class", "kafka.serializer.StringDecoder"), (2, 2)),
     (("--key-decoder-class", "kafka.serializer.IntegerDecoder"), (2, 2)),
     (("--key-decoder-class", "org.apache.kafka.tools.api.IntegerDecoder",
-      "--value-decoder-class", "org.apache.kafka.tools.api.StringDecoder"), (3, 5)),
+      "--value-decoder-class", "org.apache.kafka.tools.api.StringDecoder"), (2, 2)),
+    (("--value-decoder-class", "kafka.serializer.LongDecoder"), (2, 2)),
+    (("--value-decoder-class", "com.example.NoSuchDecoder"), (2, 2)),
 )
-INDEX_OPTIONS: tuple[tuple[str, ...], ...] = ((), ("--verify-index-only",), ("--index-sanity-check",))
+INDEX_OPTIONS: tuple[tuple[str, ...], ...] = (
+    (), ("--verify-index-only",), ("--index-sanity-check",), ("--value-decoder-class", "com.example.NoSuchDecoder"))
 
 
 def _files(paths: list[Path]) -> str:
@@ -68,10 +71,11 @@ def partition_cases(directory: Path) -> list[Case]:
     return cases
 
 
-def fixture_cases() -> list[Case]:
+def fixture_cases(fixtures: Path) -> list[Case]:
+    """Cases over a copy of fixtures/ at ``fixtures`` (the real tool may rewrite what it dumps)."""
     cases: list[Case] = []
     for group in ("logdirs", "corrupt-index"):
-        root = FIXTURES / group
+        root = fixtures / group
         for entry in sorted(root.iterdir()):
             if entry.is_dir():
                 cases.extend(partition_cases(entry))

@@ -82,8 +82,12 @@ class Outcome:
     exit_code: int
 
 
-def run_dump_log_segments(release: str, runs: list[list[str]], warmup: list[str]) -> list[Outcome]:
+def run_dump_log_segments(release: str, runs: list[list[str]], warmup: list[str],
+                          restore: tuple[Path, Path] | None = None) -> list[Outcome]:
     """Every run of ``runs`` through the release's DumpLogSegments in one JVM.
+
+    ``restore`` = (pristine, work): the files of ``work`` are copied back from ``pristine`` before
+    every run and after the last, since some releases rewrite what they dump.
 
     ``warmup`` is run first and dropped: it absorbs the logging framework's one-time start-up
     notices, which kafka-dump-log.sh's log4j configuration keeps off the console.
@@ -97,7 +101,8 @@ def run_dump_log_segments(release: str, runs: list[list[str]], warmup: list[str]
         requests.write_text("".join("\t".join(run) + "\n" for run in [warmup, *runs]), encoding="utf-8")
         out = Path(tmp) / "out"
         subprocess.run(["java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", f"{lib}/*:{classes}",
-                        "DumpRunner", tool_class(release), str(requests), str(out)],
+                        "DumpRunner", tool_class(release), str(requests), str(out),
+                        *([str(restore[0]), str(restore[1])] if restore else [])],
                        check=True, capture_output=True, timeout=600)
         return [Outcome((out / f"{i}.out").read_bytes().decode("utf-8"),
                         (out / f"{i}.err").read_bytes().decode("utf-8"),

@@ -20,8 +20,90 @@ BytesDecoder = Callable[[bytes], str]
 
 
 def string_decoder(data: bytes) -> str:
-    # Java's new String(bytes, UTF_8): malformed input becomes U+FFFD.
-    return data.decode("utf-8", errors="replace")
+    """Java's ``new String(bytes, UTF_8)``, which Kafka's StringDecoder and header keys use."""
+    try:
+        return data.decode("utf-8")  # well-formed input decodes the same in both languages
+    except UnicodeDecodeError:
+        return java_utf8_replace(data)
+
+
+def _continuation(byte: int) -> bool:
+    return byte & 0xC0 == 0x80
+
+
+def java_utf8_replace(data: bytes) -> str:
+    """JDK 17's UTF-8 decoding with replacement (String.decodeUTF8_UTF16), step by step.
+
+    It differs from Python's ``errors="replace"`` in how many bytes one U+FFFD stands for: an
+    encoded surrogate (``ED A0 80``) or an out-of-range 4-byte form is one U+FFFD in Java and
+    three or four in Python, and a truncated sequence at the end is one U+FFFD with its
+    continuation bytes swallowed. Well-formed sequences are copied; ``_v2lines.c`` mirrors this.
+    """
+    out: list[str] = []
+    n = len(data)
+    sp = 0
+    while sp < n:
+        b1 = data[sp]
+        sp += 1
+        if b1 < 0x80:
+            out.append(chr(b1))
+        elif 0xC2 <= b1 <= 0xDF:
+            if sp < n:
+                if _continuation(data[sp]):
+                    out.append(data[sp - 1:sp + 1].decode("utf-8"))
+                    sp += 1
+                else:
+                    out.append("\ufffd")  # the second byte is read again
+                continue
+            out.append("\ufffd")
+            break
+        elif 0xE0 <= b1 <= 0xEF:
+            if sp + 1 < n:
+                b2, b3 = data[sp], data[sp + 1]
+                if (b1 == 0xE0 and b2 & 0xE0 == 0x80) or not _continuation(b2) or not _continuation(b3):
+                    out.append("\ufffd")
+                    sp += 0 if (b1 == 0xE0 and b2 & 0xE0 == 0x80) or not _continuation(b2) else 1
+                else:
+                    code = (b1 & 0x0F) << 12 | (b2 & 0x3F) << 6 | (b3 & 0x3F)
+                    out.append("\ufffd" if 0xD800 <= code <= 0xDFFF else chr(code))
+                    sp += 2
+                continue
+            if sp < n and ((b1 == 0xE0 and data[sp] & 0xE0 == 0x80) or not _continuation(data[sp])):
+                out.append("\ufffd")
+                continue
+            out.append("\ufffd")
+            break
+        elif 0xF0 <= b1 <= 0xF7:
+            if sp + 2 < n:
+                b2, b3, b4 = data[sp], data[sp + 1], data[sp + 2]
+                code = (b1 & 0x07) << 18 | (b2 & 0x3F) << 12 | (b3 & 0x3F) << 6 | (b4 & 0x3F)
+                if (not _continuation(b2) or not _continuation(b3) or not _continuation(b4)
+                        or not 0x10000 <= code <= 0x10FFFF):
+                    out.append("\ufffd")
+                    if (b1 > 0xF4 or (b1 == 0xF0 and not 0x90 <= b2 <= 0xBF)
+                            or (b1 == 0xF4 and b2 & 0xF0 != 0x80) or not _continuation(b2)):
+                        pass                      # only the lead byte is consumed
+                    elif not _continuation(b3):
+                        sp += 1
+                    else:
+                        sp += 2
+                else:
+                    out.append(chr(code))
+                    sp += 3
+                continue
+            if b1 > 0xF4 or (sp < n and ((b1 == 0xF0 and not 0x90 <= data[sp] <= 0xBF)
+                                         or (b1 == 0xF4 and data[sp] & 0xF0 != 0x80)
+                                         or not _continuation(data[sp]))):
+                out.append("\ufffd")
+                continue
+            sp += 1
+            out.append("\ufffd")
+            if sp < n and not _continuation(data[sp]):
+                continue
+            break
+        else:
+            out.append("\ufffd")
+    return "".join(out)
 
 
 def _fixed(fmt: str, name: str) -> BytesDecoder:

@@ -6,12 +6,13 @@ import java.nio.charset.StandardCharsets;
 /**
  * Reads hex lines from stdin and, for each, prints the hex of new String(bytes, UTF_8) re-encoded
  * as UTF-8: the JDK's own decoding (with its replacement rules), for kdump's property tests.
- * The decoded string holds no lone surrogates, so the re-encoding is lossless.
+ * The decoded string holds no lone surrogates, so the re-encoding is lossless. Each answer is
+ * flushed at once, so one process can serve a whole test session over a pipe.
  */
 public final class JavaUtf8 {
     public static void main(String[] args) throws Exception {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
-        PrintStream out = new PrintStream(System.out, false, StandardCharsets.US_ASCII);
+        PrintStream out = new PrintStream(System.out, true, StandardCharsets.US_ASCII);
         StringBuilder hex = new StringBuilder();
         String line;
         while ((line = in.readLine()) != null) {
@@ -26,6 +27,5 @@ public final class JavaUtf8 {
             }
             out.println(hex);
         }
-        out.flush();
     }
 }

@@ -110,13 +110,22 @@ def run_dump_log_segments(release: str, runs: list[list[str]], warmup: list[str]
                 for i in range(1, len(runs) + 1)]
 
 
-def java_utf8_decode(inputs: list[bytes]) -> list[str]:
-    """``new String(bytes, StandardCharsets.UTF_8)`` for each input, computed by the JDK itself."""
-    require_java()
-    classes = compiled("JavaUtf8.java")
-    stdin = "".join(data.hex() + "\n" for data in inputs)
-    done = subprocess.run(["java", "-cp", str(classes), "JavaUtf8"], input=stdin, capture_output=True,
-                          text=True, check=True, timeout=300)
-    lines = done.stdout.splitlines()
-    assert len(lines) == len(inputs)
-    return [bytes.fromhex(line).decode("utf-8") for line in lines]
+class JavaUtf8:
+    """``new String(bytes, StandardCharsets.UTF_8)`` computed by the JDK: one process, many questions."""
+
+    def __init__(self) -> None:
+        require_java()
+        classes = compiled("JavaUtf8.java")
+        self._process = subprocess.Popen(["java", "-cp", str(classes), "JavaUtf8"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def decode(self, data: bytes) -> str:
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._process.stdin.write(data.hex() + "\n")
+        self._process.stdin.flush()
+        return bytes.fromhex(self._process.stdout.readline().strip()).decode("utf-8")
+
+    def close(self) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.close()
+        self._process.wait(timeout=60)

@@ -163,11 +163,45 @@ def _first_record_offset(log: MappedFile, batch: Batch) -> int | None:
 
 
 def dump_time_index(run: DumpRun, path: str) -> None:
-    with _index_and_log(run, path, TimeIndex) as (index, log):
+    with _index_and_log(run, path, TimeIndex) as (index, log), ExitStack() as stack:
+        offsets: OffsetIndex | None = None
         if log is not None and not os.path.exists(sibling(path, ".index")):
             run.warn(f"Note: {java_path(path)}: offset index missing; Kafka's tool would create an empty "
                      f"one and crash, kdump scans the log from its start instead")
-        _time_index_body(run, path, index, log)
+        elif log is not None:
+            mapped = stack.enter_context(MappedFile(sibling(path, ".index")))
+            offsets = OffsetIndex(mapped.buf, index.base_offset)
+            stack.callback(setattr, offsets, "buf", b"")  # drop the view before the map closes
+        _time_index_body(run, path, index, log, offsets)
+
+
+def _kafka_lookup_position(index: OffsetIndex | None, target: int) -> int:
+    """OffsetIndex.lookup(target).position as Kafka computes it: a read-only index counts every slot
+    (zero padding included), and its binary search returns the first exact match it meets."""
+    if index is None or index.slots == 0:
+        return 0
+
+    def relative(slot: int) -> int:
+        return index.entry(slot).offset - index.base_offset
+
+    key = target - index.base_offset
+    first_hot = max(0, index.slots - 1 - 8192 // OffsetIndex.entry_size)
+    if relative(first_hot) < key:
+        lo, hi = first_hot, index.slots - 1
+    elif relative(0) > key:
+        return 0
+    else:
+        lo, hi = 0, first_hot
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        found = relative(mid)
+        if found > key:
+            hi = mid - 1
+        elif found < key:
+            lo = mid
+        else:
+            return index.entry(mid).position
+    return index.entry(lo).position
 
 
 class _LogBatches:
@@ -185,14 +219,16 @@ class _LogBatches:
         except KdumpError as err:
             self.error = err
 
-    def first_ending_at_or_after(self, offset: int) -> Batch | None:
-        i = bisect.bisect_left(self.last_offsets, offset)
+    def first_ending_at_or_after(self, offset: int, start: int = 0) -> Batch | None:
+        """The first batch at or after position ``start`` whose lastOffset >= ``offset``."""
+        i = bisect.bisect_left(self.last_offsets, offset, lo=bisect.bisect_left(self.positions, start))
         if i == len(self.positions):
             return None
         return read_batch(self.log.buf, self.positions[i], check_crc=False)
 
 
-def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: MappedFile | None) -> None:
+def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: MappedFile | None,
+                     offsets: OffsetIndex | None = None) -> None:
     options = run.options
     if options.json:
         _json(run, log_json.file_object(path, "timeindex", size=index.size, baseOffset=index.base_offset,
@@ -215,7 +251,8 @@ def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: MappedFile 
         if stop and (not stop_inside_found or batches is None):
             break
         if batches is not None:
-            batch = batches.first_ending_at_or_after(entry.offset)
+            # Kafka starts at the position the offset index gives for this offset.
+            batch = batches.first_ending_at_or_after(entry.offset, _kafka_lookup_position(offsets, entry.offset))
             if batch is None:
                 summaries.offsets_not_found.setdefault(abs_path, []).append((entry.offset, -1))
             elif batch.last_offset != entry.offset:

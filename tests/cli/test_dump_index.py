@@ -253,3 +253,15 @@ def test_index_of_a_deleted_segment_is_checked_against_the_deleted_log(tmp_path:
     without_notes = [line.replace(".deleted", "") for line in out if not line.startswith("kdump: ")]
     assert without_notes == live.stdout.splitlines()
     assert files_snapshot(tmp_path / d) == before
+
+
+def test_time_index_starts_where_the_offset_index_points(tmp_path: Path) -> None:
+    """Kafka looks each time-index offset up in the .index first: with the .index entry for 14
+    pointing at the batch of 20 (fixture bad-offset-not-increasing), Kafka 3.9 and 4.3 both report
+    `Indexed offset: 14, found log offset: 20` for the time index (seen with the real tools)."""
+    d = case("bad-offset-not-increasing", tmp_path)
+    for version, header in (("4.3", f"The following indexed offsets are not found in :{tmp_path}/{d}/{SEG}.timeindex"),
+                            ("3.9", "The following indexed offsets are not found in the log.")):
+        result = run_kdump("--files", f"{d}/{SEG}.timeindex", "--verify-index-only", "--kafka-version", version,
+                           cwd=tmp_path)
+        assert result.stderr.splitlines() == [header, "Indexed offset: 14, found log offset: 20"]

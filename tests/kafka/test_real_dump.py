@@ -92,8 +92,20 @@ def extra_file_is_dumped(kafka: Outcome, kdump: Outcome) -> bool:
     return (ignored or crashed) and kdump.stdout.startswith(kafka.stdout) and len(kdump.stdout) > len(kafka.stdout)
 
 
+def crash_becomes_note(kafka: Outcome, kdump: Outcome) -> bool:
+    """An index entry Kafka cannot follow (a position inside or past the log, a preallocated empty
+    active segment, a missing .log): Kafka dies; kdump prints a ``Note: <file>: ...`` line naming the
+    file Kafka died on, dumps every entry, and exits 0."""
+    if not _JAVA_CRASH.match(kafka.stderr) or kafka.exit_code != 1 or kdump.exit_code != 0:
+        return False
+    failing = _dumping(kafka.stdout)
+    return (failing is not None and kdump.stdout.startswith(kafka.stdout)
+            and any(line.startswith(f"Note: {failing}: ") for line in kdump.stderr.splitlines()))
+
+
 DELIBERATE: dict[str, Callable[[Outcome, Outcome], bool]] = {
     "crash-becomes-error-line": crash_becomes_error_line,
+    "crash-becomes-note": crash_becomes_note,
     "extra-file-is-dumped": extra_file_is_dumped,
 }
 

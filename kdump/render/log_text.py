@@ -163,7 +163,7 @@ def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOpt
     is_control = batch.is_control
     legacy = batch.is_legacy
     show_meta = not options.skip_metadata
-    superset = _superset_fields(batch, dialect) if dialect.superset_record_line else None
+    superset = _superset_fields(batch, records, dialect) if dialect.superset_record_line else None
     if not legacy and not is_control and show_meta and superset is None and options.record_decoder is None:
         return _v2_data_lines(records, options, dialect, ts_name, key_name, value_name)
     lines = []
@@ -226,9 +226,11 @@ def _v2_data_lines(records: Sequence[Record], options: RecordTextOptions, dialec
     return lines
 
 
-def _superset_fields(batch: Batch, dialect: Dialect) -> str:
+def _superset_fields(batch: Batch, records: Sequence[Record], dialect: Dialect) -> str:
     """The batch fields 2.8.x repeated on each record line, after the timestamp."""
-    return (f"baseOffset: {batch.base_offset} lastOffset: {batch.last_offset} "
+    # A legacy batch's baseOffset() is its first inner record's offset (the wrapper holds the last).
+    base_offset = records[0].offset if batch.is_legacy and records else batch.base_offset
+    return (f"baseOffset: {base_offset} lastOffset: {batch.last_offset} "
             f"baseSequence: {batch.base_sequence} lastSequence: {batch.last_sequence} "
             f"producerEpoch: {batch.producer_epoch} partitionLeaderEpoch: {batch.partition_leader_epoch} "
             f"batchSize: {batch.size} magic: {batch.magic} compressType: {codec_text(batch, dialect)} "

@@ -31,8 +31,10 @@ class DumpSummaries:
         lines: list[str] = []
         for path, pairs in in_kafka_order(self.index_mismatches):
             lines.append(f"Mismatches in :{path}")
-            # Both tools print a file's mismatches by descending index offset; J drops duplicates.
-            ordered = sorted(set(pairs) if dialect.is_java else pairs, key=lambda p: p[0], reverse=True)
+            # S prepends to a list (newest first); J keeps a TreeMap by descending index offset,
+            # where a repeated index offset keeps the log offset put last.
+            ordered = (sorted(dict(pairs).items(), reverse=True) if dialect.is_java
+                       else list(reversed(pairs)))
             lines.extend(f"  Index offset: {index}, log offset: {log}" for index, log in ordered)
         for path, pairs in in_kafka_order(self.timestamp_mismatches):
             lines.append(f"Found timestamp mismatch in :{path}")

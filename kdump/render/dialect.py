@@ -124,6 +124,11 @@ class Dialect:
         return "Non-consecutive offsets in :" if self.major_minor < (2, 3) else "Non-consecutive offsets in "
 
     @property
+    def generated_snapshot_reader(self) -> bool:
+        """4.0+ read producer snapshots with a generated message class (its own schema-error texts)."""
+        return self.major_minor >= (4, 0)
+
+    @property
     def snapshot_optional_long(self) -> bool:
         """3.5+ print currentTxnFirstOffset as OptionalLong[...]; older as Scala Some(...)/None."""
         return self.major_minor >= (3, 5)

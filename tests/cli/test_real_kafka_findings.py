@@ -34,3 +34,22 @@ def test_kafka_28_legacy_base_offset_is_the_first_inner_record() -> None:
     line = result.stdout.splitlines()[3]
     assert line.startswith("| offset: 0 isValid: true crc: 1222858701 keySize: 5 valueSize: 78 "
                            "LogAppendTime: 1700000002831 baseOffset: 0 lastOffset: 4 ")
+
+
+def test_kafka_40_snapshot_schema_errors_are_the_generated_readers(tmp_path: Path) -> None:
+    """4.0+ read producer snapshots with a generated class; 3.x with a Struct schema."""
+    cases = {
+        b"\x00\x01" + b"\x00" * 7: ("Error reading field 'producer_entries': java.nio.BufferUnderflowException", "null"),
+        b"\x00\x01" + b"\x00" * 4 + b"\xff\xff\xff\xff": (
+            "Error reading field 'producer_entries': Array size -1 cannot be negative",
+            "non-nullable field producerEntries was serialized as null"),
+        b"\x00\x01" + b"\x00" * 4 + (1000).to_bytes(4, "big") + b"\x00" * 20: (
+            "Error reading field 'producer_entries': Error reading array of size 1000, only 20 bytes available",
+            "Tried to allocate a collection of size 1000, but there are only 20 bytes remaining."),
+    }
+    for i, (data, (scala, generated)) in enumerate(cases.items()):
+        path = tmp_path / f"{i:020d}.snapshot"
+        path.write_bytes(data)
+        for version, detail in (("3.9.2", scala), ("4.0.2", generated), ("4.3.0", generated)):
+            result = run_kdump("--files", str(path), "--kafka-version", version)
+            assert result.stderr == f"Snapshot failed schema validation: {detail}\n", (version, data)

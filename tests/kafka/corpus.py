@@ -139,3 +139,43 @@ def generated_cases(root: Path) -> list[Case]:
                 cases.append(Case(f"{label} {' '.join(options)}", ("--files", str(log), *options),
                                   first=(2, 8) if "--skip-record-metadata" in options else (2, 2)))
     return cases
+
+
+def odd_file_cases(root: Path) -> list[Case]:
+    """Files Kafka's tool crashes on or reports specially, derived from fixtures under ``root``."""
+    directory = root / "odd-0"
+    directory.mkdir(parents=True, exist_ok=True)
+    cases: list[Case] = []
+
+    no_dot = directory / "notes"
+    no_dot.write_text("not a Kafka file\n")
+    cases.append(Case("odd/notes (no dot)", ("--files", str(no_dot))))
+
+    snapshot = (FIXTURES / "logdirs" / "txn-0" / "00000000000000000027.snapshot").read_bytes()
+    bad_crc = directory / "00000000000000000001.snapshot"
+    bad_crc.write_bytes(snapshot[:-1] + bytes([snapshot[-1] ^ 0xFF]))
+    short = directory / "00000000000000000002.snapshot"
+    short.write_bytes(snapshot[:9])
+    negative = directory / "00000000000000000003.snapshot"
+    negative.write_bytes(b"\x00\x01" + b"\x00" * 4 + b"\xff\xff\xff\xff")  # version 1, crc, count -1
+    oversized = directory / "00000000000000000004.snapshot"
+    oversized.write_bytes(b"\x00\x01" + b"\x00" * 4 + (1000).to_bytes(4, "big") + b"\x00" * 20)
+    for path in (bad_crc, short, negative, oversized):
+        cases.append(Case(f"odd/{path.name}", ("--files", str(path))))
+
+    # A batch whose second record's body is cut: Kafka has printed part of that record's line.
+    log = bytearray((FIXTURES / "logdirs" / "plain-0" / "00000000000000000000.log").read_bytes())
+    first_batch = int.from_bytes(log[8:12], "big") + 12
+    broken = directory / "00000000000000000000.log"
+    record_start = 61 + 1 + log[61] // 2 if False else 61  # records start after the 61-byte batch header
+    first_record = (log[record_start] >> 1) if log[record_start] < 0x80 else None
+    assert first_record is not None
+    second = record_start + 1 + first_record
+    log[second] = 0x7E  # the second record's length varint: 63, more than the record has
+    broken.write_bytes(bytes(log[:first_batch]))
+    for options in ((), ("--deep-iteration",), ("--print-data-log",)):
+        cases.append(Case(f"odd/broken-record.log {' '.join(options)}".strip(), ("--files", str(broken), *options)))
+
+    missing = directory / "00000000000000000099.log"
+    cases.append(Case("odd/missing.log", ("--files", str(missing))))
+    return cases

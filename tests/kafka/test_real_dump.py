@@ -31,7 +31,9 @@ def _all_cases() -> list[corpus.Case]:
         shutil.rmtree(root, ignore_errors=True)
         shutil.copytree(corpus.FIXTURES, root / "fixtures")
         corpus.generated_cases(root / "generated")
-    return corpus.fixture_cases(WORK / "fixtures") + corpus.generated_cases(WORK / "generated")
+        corpus.odd_file_cases(root / "generated")
+    return (corpus.fixture_cases(WORK / "fixtures") + corpus.generated_cases(WORK / "generated")
+            + corpus.odd_file_cases(WORK / "generated"))
 
 
 CASES = _all_cases()

@@ -118,8 +118,13 @@ def dump_one(run: DumpRun, path: str) -> None:
         # .deleted/.cleaned/.swap segment files, which Kafka's tool crashes on or ignores.
         if dump_extra(run, path):
             return
+        if kafka_suffix(path) is None and run.dialect.ignores_names_without_dot:
+            run.out.flush()
+            run.err.write(f"Ignoring unknown file {java_path(path)}\n")
+            run.err.flush()
+            return
         if kafka_suffix(path) is None:
-            # Kafka dies here with StringIndexOutOfBoundsException; kdump names the file and goes on.
+            # Kafka <= 4.2 dies here with StringIndexOutOfBoundsException; kdump names the file and goes on.
             raise UsageError("the file name has no '.', so its type is unknown (Kafka's tool crashes on "
                              "such names; checkpoint files are read by `kdump summary`)")
         kind = file_kind(path)

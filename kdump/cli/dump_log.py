@@ -12,7 +12,7 @@ from kdump.format.records import decode_records
 from kdump.log.files import base_offset_of, java_absolute_path, parse_java_long, split_temp_suffix
 from kdump.log.segment import MappedFile, is_zero_padding
 from kdump.render import log_json
-from kdump.render.log_text import batch_line_renderer, record_lines
+from kdump.render.log_text import RecordLinesError, batch_line_renderer, record_lines
 
 
 _LINES_PER_WRITE = 256
@@ -39,6 +39,8 @@ def dump_log(run: DumpRun, path: str) -> None:
     options = run.options
     out = run.out
     header, header_fields = log_header(path, run)
+    if not options.json and not os.path.exists(path):
+        out.write(header + "\n")  # Kafka prints it before it opens the file
     with MappedFile(path) as segment:
         window = segment.size if options.max_bytes >= segment.size else options.max_bytes
         buf = segment.buf
@@ -96,6 +98,8 @@ def dump_log(run: DumpRun, path: str) -> None:
             return
         except KdumpError as err:
             flush()
+            if isinstance(err, RecordLinesError):  # what Kafka printed before it failed
+                out.write("\n".join(err.printed) + "\n")
             if isinstance(err, InvalidRecordError) and batch is not None and not options.json and \
                     err.position == batch.position:
                 # Kafka prints the batch line before it fails on the records; so do we.

@@ -124,6 +124,11 @@ class Dialect:
         return "Non-consecutive offsets in :" if self.major_minor < (2, 3) else "Non-consecutive offsets in "
 
     @property
+    def ignores_names_without_dot(self) -> bool:
+        """4.3 says ``Ignoring unknown file`` for a name without a dot; older tools crash on it."""
+        return self.is_java
+
+    @property
     def generated_snapshot_reader(self) -> bool:
         """4.0+ read producer snapshots with a generated message class (its own schema-error texts)."""
         return self.major_minor >= (4, 0)

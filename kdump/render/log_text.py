@@ -30,6 +30,16 @@ RecordDecoder = Callable[[int, bytes | None, bytes | None], tuple[str | None, st
 """(offset, key, value) -> (text after 'key: ' or None, text after 'payload: ' or None)."""
 
 
+class RecordLinesError(KdumpError):
+    """A record's key or value could not be decoded. ``printed`` holds what Kafka had printed of the
+    batch's record lines by then: the earlier lines, and the failing record's metadata (Kafka prints
+    the metadata, then decodes key and value, then prints them)."""
+
+    def __init__(self, cause: KdumpError, printed: list[str]) -> None:
+        super().__init__(cause.reason, path=cause.path, position=cause.position)
+        self.printed = printed
+
+
 @dataclass(frozen=True, slots=True)
 class RecordTextOptions:
     print_contents: bool = False
@@ -185,7 +195,10 @@ def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOpt
             if is_control:
                 parts.append(control_text(record, dialect))
         if options.print_contents and not is_control:
-            parts.append(_contents(record, options, dialect, show_meta))
+            try:
+                parts.append(_contents(record, options, dialect, show_meta))
+            except KdumpError as err:
+                raise RecordLinesError(err, lines + ["".join(parts)]) from err
         lines.append("".join(parts))
     return lines
 
@@ -215,13 +228,16 @@ def _v2_data_lines(records: Sequence[Record], options: RecordTextOptions, dialec
         line = (f"| offset: {offset}{head}{timestamp}{key_label}{-1 if key is None else len(key)}"
                 f"{value_label}{-1 if value is None else len(value)} sequence: {sequence} headerKeys: [{keys}]")
         if contents:
-            if value is None:
-                if key is not None and not null_value_hides_key:
-                    line = f"{line} key: {decode_key(key)}"
-            elif key is None:
-                line = f"{line} payload: {decode_value(value)}"
-            else:
-                line = f"{line} key: {decode_key(key)} payload: {decode_value(value)}"
+            try:
+                if value is None:
+                    if key is not None and not null_value_hides_key:
+                        line = f"{line} key: {decode_key(key)}"
+                elif key is None:
+                    line = f"{line} payload: {decode_value(value)}"
+                else:
+                    line = f"{line} key: {decode_key(key)} payload: {decode_value(value)}"
+            except KdumpError as err:
+                raise RecordLinesError(err, lines + [line]) from err
         append(line)
     return lines
 

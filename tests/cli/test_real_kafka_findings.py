@@ -53,3 +53,39 @@ def test_kafka_40_snapshot_schema_errors_are_the_generated_readers(tmp_path: Pat
         for version, detail in (("3.9.2", scala), ("4.0.2", generated), ("4.3.0", generated)):
             result = run_kdump("--files", str(path), "--kafka-version", version)
             assert result.stderr == f"Snapshot failed schema validation: {detail}\n", (version, data)
+
+
+def test_a_name_without_a_dot_is_ignored_by_the_java_tool(tmp_path: Path) -> None:
+    path = tmp_path / "notes"
+    path.write_text("not a Kafka file\n")
+    result = run_kdump("--files", str(path), "--kafka-version", "4.3.0")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, f"Dumping {path}\n", f"Ignoring unknown file {path}\n")
+    older = run_kdump("--files", str(path), "--kafka-version", "4.2.1")  # Kafka crashes: one error line
+    assert older.exit_code == 1 and older.stderr.startswith(f"Error: {path}: ")
+
+
+def test_a_key_the_decoder_cannot_read_leaves_the_metadata_kafka_printed(tmp_path: Path) -> None:
+    """Kafka prints a record's metadata, then decodes key and value: IntegerDecoder on a 2-byte key
+    dies after `... headerKeys: []` (BufferUnderflowException). kdump prints the same, then its error."""
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+
+    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False, producer_id=-1,
+                                        producer_epoch=-1, base_sequence=-1, batch_size=1 << 20)
+    builder.append(0, timestamp=1700000000000, key=b"\x00\x00\x00\x07", value=b"v", headers=[])
+    builder.append(1, timestamp=1700000000001, key=b"ab", value=b"w", headers=[])
+    path = tmp_path / f"{SEG}.log"
+    path.write_bytes(bytes(builder.build()))
+    result = run_kdump("--files", str(path), "--key-decoder-class", "org.apache.kafka.tools.api.IntegerDecoder",
+                       "--kafka-version", "4.3.0")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[3:] == [
+        "| offset: 0 CreateTime: 1700000000000 keySize: 4 valueSize: 1 sequence: -1 headerKeys: [] key: 7 payload: v",
+        "| offset: 1 CreateTime: 1700000000001 keySize: 2 valueSize: 1 sequence: -1 headerKeys: []"]
+    assert result.stderr.startswith(f"Error: {path}: ")
+
+
+def test_a_missing_log_still_gets_its_header_line(tmp_path: Path) -> None:
+    path = tmp_path / "00000000000000000099.log"
+    result = run_kdump("--files", str(path), "--kafka-version", "4.3.0")
+    assert result.stdout == f"Dumping {path}\nLog starting offset: 99\n"
+    assert result.exit_code == 1

@@ -135,9 +135,14 @@ def generated_cases(root: Path) -> list[Case]:
             log = directory / "00000000000000000000.log"
             log.write_bytes(_kafka_python_log(magic, compression))
             label = f"generated/{directory.name}"
-            for options in (("--print-data-log",), ("--print-data-log", "--skip-record-metadata")):
+            for options, first, last in (
+                    (("--print-data-log",), (2, 2), (99, 0)),
+                    (("--print-data-log", "--skip-record-metadata"), (2, 8), (99, 0)),
+                    # keys shorter than 4 bytes: the decoder fails in the middle of a record line
+                    (("--key-decoder-class", "kafka.serializer.IntegerDecoder"), (2, 2), (3, 9)),
+                    (("--key-decoder-class", "org.apache.kafka.tools.api.IntegerDecoder"), (3, 8), (99, 0))):
                 cases.append(Case(f"{label} {' '.join(options)}", ("--files", str(log), *options),
-                                  first=(2, 8) if "--skip-record-metadata" in options else (2, 2)))
+                                  first=first, last=last))
     return cases
 
 

@@ -7,7 +7,7 @@ import sys
 
 from kdump.cli.dump_extra import dump_extra, expand_paths
 from kdump.cli.handlers import handler_for
-from kdump.cli.run import EXIT_FILE_ERROR, EXIT_USAGE, DumpOptions, DumpRun
+from kdump.cli.run import EXIT_DUMP_USAGE, EXIT_FILE_ERROR, DumpOptions, DumpRun
 from kdump.errors import KdumpError, UsageError
 from kdump.format.crc import CRC32C_IS_SLOW, CRC32C_IMPLEMENTATION
 from kdump.log.files import FileKind, file_kind, java_path, kafka_suffix
@@ -83,13 +83,13 @@ def build_options(flags: dict[str, object], dialect: Dialect) -> DumpOptions:
 
 
 def dump_files(**flags: object) -> int:
-    """Run a dump; returns the exit code (0 ok, 1 some file failed, 2 usage)."""
+    """Run a dump; returns the exit code (0 ok, 1 some file failed or a usage error, as Kafka's tool)."""
     try:
         dialect = parse_kafka_version(str(flags.get("kafka_version")))
         options = build_options(flags, dialect)
     except UsageError as err:
         sys.stderr.write(f"Error: {err}\n")
-        return EXIT_USAGE
+        return EXIT_DUMP_USAGE
     run = DumpRun(options=options, dialect=dialect)
     load_error = options.records.decoder_load_error
     if load_error and not dialect.decoders_created_per_file:

@@ -15,7 +15,7 @@ import click
 from kdump import __version__
 from kdump.cli.dump_files import dump_files
 from kdump.cli.options import dump_options
-from kdump.cli.run import EXIT_USAGE
+from kdump.cli.run import EXIT_DUMP_USAGE
 
 # name -> "module:attribute"; each module holds one click command.
 SUBCOMMANDS: dict[str, str] = {
@@ -54,6 +54,13 @@ class KdumpGroup(click.Group):
         command = getattr(module, attr)
         assert isinstance(command, click.Command)
         return command
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as err:
+            err.exit_code = EXIT_DUMP_USAGE  # a bad top-level option: kafka-dump-log's usage exit
+            raise
 
     def resolve_command(self, ctx: click.Context,
                         args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
@@ -102,7 +109,7 @@ def cli(ctx: click.Context, **options: object) -> None:
         click.echo('Missing required argument "[files]"', err=True)
         click.echo(ctx.get_usage(), err=True)
         click.echo("Try 'kdump --help' for help.", err=True)
-        ctx.exit(EXIT_USAGE)
+        ctx.exit(EXIT_DUMP_USAGE)
     ctx.exit(dump_files(**options))  # type: ignore[arg-type]
 
 

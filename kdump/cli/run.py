@@ -16,6 +16,7 @@ INT32_MAX = 2**31 - 1
 EXIT_OK = 0
 EXIT_FILE_ERROR = 1   # at least one file could not be dumped completely (its error was printed)
 EXIT_USAGE = 2        # bad arguments (click's usage errors use 2 as well)
+EXIT_DUMP_USAGE = 1   # bad arguments to `kdump --files`: 1, as kafka-dump-log's printUsageAndExit
 
 
 @dataclass

@@ -184,3 +184,9 @@ def odd_file_cases(root: Path) -> list[Case]:
     missing = directory / "00000000000000000099.log"
     cases.append(Case("odd/missing.log", ("--files", str(missing))))
     return cases
+
+
+def usage_cases() -> list[Case]:
+    """Bad command lines: Kafka prints its usage (or joptsimple's exception) and exits 1."""
+    return [Case("usage: no options", ()), Case("usage: --files without a value", ("--files",)),
+            Case("usage: unknown option", ("--files", "x.log", "--bogus"))]

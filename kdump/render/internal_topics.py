@@ -206,7 +206,7 @@ class TransactionLogDecoder(CoordinatorDecoder):
 
     def decode(self, offset: int, key: bytes | None, value: bytes | None) -> Decoded:
         if self.kafka_version < (4, 1):  # KAFKA-18207 (JSON) missed the 4.0 branch
-            return _legacy_transaction(offset, key, value)
+            return _legacy_transaction(offset, key, value, self.kafka_version)
         return super().decode(offset, key, value)
 
     def value_tree(self, record_type: int, data: MessageData) -> Tree:
@@ -219,7 +219,8 @@ class TransactionLogDecoder(CoordinatorDecoder):
         return tree
 
 
-def _legacy_transaction(offset: int, key: bytes | None, value: bytes | None) -> Decoded:
+def _legacy_transaction(offset: int, key: bytes | None, value: bytes | None,
+                        kafka_version: tuple[int, int] = DEFAULT_VERSION) -> Decoded:
     """Kafka ≤ 4.0 (TransactionLog.formatRecordKeyAndValue)."""
     if key is None:
         # Kafka ≤ 4.0 dies with a NullPointerException here; kdump names the cause instead.
@@ -246,9 +247,16 @@ def _legacy_transaction(offset: int, key: bytes | None, value: bytes | None) -> 
                 if tp not in partitions:
                     partitions.append(tp)
     return key_text, (f"producerId:{v['ProducerId']},producerEpoch:{v['ProducerEpoch']},state={state},"
-                      f"partitions=[{','.join(partitions)}],"
+                      f"partitions={_partition_set(partitions, kafka_version)},"
                       f"txnLastUpdateTimestamp={v['TransactionLastUpdateTimestampMs']},"
                       f"txnTimeoutMs={v['TransactionTimeoutMs']}")
+
+
+def _partition_set(partitions: list[str], kafka_version: tuple[int, int]) -> str:
+    """Before 2.7 the partitions were a Scala Set (``Set(t-0, t-1)``); then a Java set (``[t-0,t-1]``)."""
+    if kafka_version < (2, 7):
+        return f"Set({', '.join(partitions)})"
+    return f"[{','.join(partitions)}]"
 
 
 class ShareGroupStateDecoder(CoordinatorDecoder):
@@ -273,11 +281,16 @@ class ShareGroupStateDecoder(CoordinatorDecoder):
 # -- frame-versioned records: KRaft metadata and remote-log metadata ---------------------------------------
 
 
-def read_framed(value: bytes, registry: dict[int, MessageSchema]) -> tuple[MessageSchema, int, MessageData]:
+def read_framed(value: bytes, registry: dict[int, MessageSchema],
+                kafka_version: tuple[int, int] = DEFAULT_VERSION) -> tuple[MessageSchema, int, MessageData]:
     """AbstractApiMessageSerde.read: uvarint frame version (1), api key, version, struct, no trailing bytes."""
     reader = Reader(value)
     frame = _framed_short(reader, "frame version")
-    if frame == 0:
+    if kafka_version < (3, 0) and frame != 0:
+        # The 2.8 KRaft preview wrote and read frame version 0 only.
+        raise FormatError(f"Could not deserialize metadata record due to unknown frame version {frame}"
+                          "(only frame version 0 is supported)")
+    if frame == 0 and kafka_version >= (3, 0):
         raise FormatError("Could not deserialize metadata record with frame version 0. Note that upgrades from "
                           "the preview release of KRaft in 2.8 to newer versions are not supported.")
     if frame != 1:
@@ -320,7 +333,7 @@ class ClusterMetadataDecoder:
         try:
             if value is None:
                 raise FormatError("null")
-            schema, version, data = read_framed(value, tables.metadata(self.kafka_version))
+            schema, version, data = read_framed(value, tables.metadata(self.kafka_version), self.kafka_version)
             text = dumps({"type": schema.type_name, "version": version, "data": to_tree(data)})
         except _UNDECODABLE as exc:
             text = f"Error at {offset}, skipping. {_message(exc)}"

@@ -89,3 +89,24 @@ def test_a_missing_log_still_gets_its_header_line(tmp_path: Path) -> None:
     result = run_kdump("--files", str(path), "--kafka-version", "4.3.0")
     assert result.stdout == f"Dumping {path}\nLog starting offset: 99\n"
     assert result.exit_code == 1
+
+
+def test_internal_topic_texts_of_24_to_28() -> None:
+    from kdump.format.messages import tables
+    from kdump.format.messages.encode import coordinator_key, coordinator_value, metadata_record
+    from kdump.render.internal_topics import ClusterMetadataDecoder, TransactionLogDecoder
+
+    topic = metadata_record(tables.METADATA[2], 0, {"name": "t", "topicId": "Uj5wn_FqTXirEASvVZRY1w"})
+    assert ClusterMetadataDecoder((2, 8)).decode(0, None, topic) == (None, (
+        "Error at 0, skipping. Could not deserialize metadata record due to unknown frame version 1"
+        "(only frame version 0 is supported)"))
+    key_schema, value_schema = tables.TRANSACTION_LOG[0]
+    key = coordinator_key(key_schema, 0, {"TransactionalId": "tx"})
+    value = coordinator_value(value_schema, 0, {"ProducerId": 5, "ProducerEpoch": 1, "TransactionTimeoutMs": 60000,
+                                                "TransactionStatus": 0, "TransactionPartitions": [],
+                                                "TransactionLastUpdateTimestampMs": 1700000000000,
+                                                "TransactionStartTimestampMs": -1})
+    expected = ("producerId:5,producerEpoch:1,state=Empty,partitions={},txnLastUpdateTimestamp=1700000000000,"
+                "txnTimeoutMs=60000")
+    assert TransactionLogDecoder((2, 4)).decode(0, key, value)[1] == expected.format("Set()")
+    assert TransactionLogDecoder((2, 7)).decode(0, key, value)[1] == expected.format("[]")

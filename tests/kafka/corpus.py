@@ -190,3 +190,58 @@ def usage_cases() -> list[Case]:
     """Bad command lines: Kafka prints its usage (or joptsimple's exception) and exits 1."""
     return [Case("usage: no options", ()), Case("usage: --files without a value", ("--files",)),
             Case("usage: unknown option", ("--files", "x.log", "--bogus"))]
+
+
+def _v2_segment(records: list[tuple[bytes | None, bytes | None]]) -> bytes:
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+
+    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False, producer_id=-1,
+                                        producer_epoch=-1, base_sequence=-1, batch_size=1 << 20)
+    for i, (key, value) in enumerate(records):
+        builder.append(i, timestamp=1700000000000 + i, key=key, value=value, headers=[])
+    return bytes(builder.build())
+
+
+def internal_topic_cases(root: Path) -> list[Case]:
+    """Segments of __consumer_offsets, __transaction_state and __cluster_metadata (payloads from
+    kdump's schema encoder, batches from kafka-python), dumped with their topic's decoder."""
+    from kdump.format.messages import tables
+    from kdump.format.messages.encode import coordinator_key, coordinator_value, metadata_record
+
+    gc = tables.GROUP_COORDINATOR
+    offsets = [
+        (coordinator_key(gc[1][0], 1, {"group": "g", "topic": "t", "partition": 0}),
+         coordinator_value(gc[1][1], 1, {"offset": 42, "metadata": "m", "commitTimestamp": 1700000000000,
+                                         "expireTimestamp": -1})),
+        (coordinator_key(gc[1][0], 1, {"group": "g", "topic": "t", "partition": 1}),
+         coordinator_value(gc[1][1], 3, {"offset": 7, "leaderEpoch": 2, "metadata": "",
+                                         "commitTimestamp": 1700000000001})),
+        (coordinator_key(gc[2][0], 2, {"group": "g"}),
+         coordinator_value(gc[2][1], 3, {"protocolType": "consumer", "generation": 1, "protocol": "range",
+                                         "leader": None, "currentStateTimestamp": -1, "members": []})),
+        (coordinator_key(gc[1][0], 1, {"group": "g", "topic": "t", "partition": 1}), None),
+    ]
+    txn_key, txn_value = tables.TRANSACTION_LOG[0]
+    transactions = [
+        (coordinator_key(txn_key, 0, {"TransactionalId": "tx"}),
+         coordinator_value(txn_value, 0, {"ProducerId": 5, "ProducerEpoch": 1, "TransactionTimeoutMs": 60000,
+                                          "TransactionStatus": 0, "TransactionPartitions": [],
+                                          "TransactionLastUpdateTimestampMs": 1700000000000,
+                                          "TransactionStartTimestampMs": -1})),
+        (coordinator_key(txn_key, 0, {"TransactionalId": "tx"}), None),
+    ]
+    md = tables.METADATA
+    metadata = [(None, metadata_record(md[2], 0, {"name": "t", "topicId": "Uj5wn_FqTXirEASvVZRY1w"}))]
+
+    cases: list[Case] = []
+    for topic, records, flag, first in (("__consumer_offsets-0", offsets, "--offsets-decoder", (2, 2)),
+                                        ("__transaction_state-0", transactions, "--transaction-log-decoder", (2, 2)),
+                                        ("__cluster_metadata-0", metadata, "--cluster-metadata-decoder", (2, 8))):
+        directory = root / topic
+        directory.mkdir(parents=True, exist_ok=True)
+        log = directory / "00000000000000000000.log"
+        log.write_bytes(_v2_segment(records))
+        for options in ((flag,), (flag, "--skip-record-metadata")):
+            cases.append(Case(f"{topic} {' '.join(options)}", ("--files", str(log), *options),
+                              first=max(first, (2, 8)) if "--skip-record-metadata" in options else first))
+    return cases

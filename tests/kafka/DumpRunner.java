@@ -9,7 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -111,22 +113,43 @@ public final class DumpRunner {
         restore(pristine, work);
     }
 
+    private static void write(Path path, byte[] bytes) throws IOException {
+        Files.write(path, bytes);
+    }
+
+    /** Work file -> its size and modification time right after the last copy. */
+    private static final Map<Path, List<Long>> COPIED = new HashMap<>();
+
     private static void restore(Path pristine, Path work) throws IOException {
         if (pristine == null) {
             return;
         }
-        try (Stream<Path> files = Files.walk(pristine)) {
-            for (Path source : (Iterable<Path>) files::iterator) {
-                if (Files.isRegularFile(source)) {
-                    Path target = work.resolve(pristine.relativize(source).toString());
-                    Files.createDirectories(target.getParent());
-                    Files.copy(source, target, StandardCopyOption.REPLACE_EXISTING);
+        if (COPIED.isEmpty()) {
+            try (Stream<Path> files = Files.walk(pristine)) {
+                for (Path source : (Iterable<Path>) files::iterator) {
+                    if (Files.isRegularFile(source)) {
+                        copy(source, work.resolve(pristine.relativize(source).toString()));
+                    }
                 }
+            }
+            return;
+        }
+        // Only what a run changed is copied back: a stat per file instead of a copy per file.
+        for (Map.Entry<Path, List<Long>> entry : COPIED.entrySet()) {
+            Path target = entry.getKey();
+            if (!Files.exists(target) || !stamp(target).equals(entry.getValue())) {
+                copy(pristine.resolve(work.relativize(target).toString()), target);
             }
         }
     }
 
-    private static void write(Path path, byte[] bytes) throws IOException {
-        Files.write(path, bytes);
+    private static void copy(Path source, Path target) throws IOException {
+        Files.createDirectories(target.getParent());
+        Files.copy(source, target, StandardCopyOption.REPLACE_EXISTING);
+        COPIED.put(target, stamp(target));
+    }
+
+    private static List<Long> stamp(Path file) throws IOException {
+        return List.of(Files.size(file), Files.getLastModifiedTime(file).toMillis());
     }
 }

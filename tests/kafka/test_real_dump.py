@@ -8,6 +8,8 @@ Without java/mvn the module skips; with CI=true in the environment it fails inst
 
 from __future__ import annotations
 
+import atexit
+import os
 import re
 import shutil
 from collections.abc import Callable
@@ -20,10 +22,13 @@ import real_kafka
 from real_kafka import Outcome
 
 DOC = corpus.REPO / "docs" / "real-kafka.md"
-# Outside the repository, rebuilt at every collection: PRISTINE holds the inputs, WORK the copy both
-# tools read (DumpRunner copies PRISTINE over WORK before every Kafka run).
-PRISTINE = real_kafka.cache_dir() / "corpus" / "pristine"
-WORK = real_kafka.cache_dir() / "corpus" / "work"
+# Outside the repository, built at collection, one directory per test process (sessions may run side
+# by side) and removed at exit: PRISTINE holds the inputs, WORK the copy both tools read (DumpRunner
+# copies PRISTINE over WORK before every Kafka run).
+_CORPUS = real_kafka.cache_dir() / "corpus" / f"session-{os.getpid()}"
+PRISTINE = _CORPUS / "pristine"
+WORK = _CORPUS / "work"
+atexit.register(shutil.rmtree, _CORPUS, ignore_errors=True)
 
 
 def _all_cases() -> list[corpus.Case]:

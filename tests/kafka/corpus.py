@@ -168,15 +168,15 @@ def odd_file_cases(root: Path) -> list[Case]:
     for path in (bad_crc, short, negative, oversized):
         cases.append(Case(f"odd/{path.name}", ("--files", str(path))))
 
-    # A batch whose second record's body is cut: Kafka has printed part of that record's line.
+    # An uncompressed batch whose second record claims more bytes than it has: Kafka prints the first
+    # record, then its record iterator fails.
     log = bytearray((FIXTURES / "logdirs" / "plain-0" / "00000000000000000000.log").read_bytes())
     first_batch = int.from_bytes(log[8:12], "big") + 12
     broken = directory / "00000000000000000000.log"
-    record_start = 61 + 1 + log[61] // 2 if False else 61  # records start after the 61-byte batch header
-    first_record = (log[record_start] >> 1) if log[record_start] < 0x80 else None
-    assert first_record is not None
-    second = record_start + 1 + first_record
-    log[second] = 0x7E  # the second record's length varint: 63, more than the record has
+    records_start = 61  # after the v2 batch header
+    assert log[records_start] < 0x80  # a one-byte zigzag varint length
+    second = records_start + 1 + (log[records_start] >> 1)
+    log[second] = 0x7E  # the second record's length varint: 63
     broken.write_bytes(bytes(log[:first_batch]))
     for options in ((), ("--deep-iteration",), ("--print-data-log",)):
         cases.append(Case(f"odd/broken-record.log {' '.join(options)}".strip(), ("--files", str(broken), *options)))

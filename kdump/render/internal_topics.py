@@ -128,7 +128,7 @@ class OffsetsDecoder(CoordinatorDecoder):
 
     def decode(self, offset: int, key: bytes | None, value: bytes | None) -> Decoded:
         if self.kafka_version <= (3, 7):
-            return _legacy_offsets(offset, key, value, self.registry)
+            return _legacy_offsets(offset, key, value, self.registry, self.kafka_version)
         return super().decode(offset, key, value)
 
     def value_tree(self, record_type: int, data: MessageData) -> Tree:
@@ -152,8 +152,12 @@ def _expand(node: dict[str, Tree], name: str, raw: bytes | None, schema: Message
 
 
 def _legacy_offsets(offset: int, key: bytes | None, value: bytes | None,
-                    registry: dict[int, tables.KeyValue]) -> Decoded:
-    """Kafka ≤ 3.7 (GroupMetadataManager.formatRecordKeyAndValue)."""
+                    registry: dict[int, tables.KeyValue], kafka_version: tuple[int, int] = DEFAULT_VERSION) -> Decoded:
+    """Kafka 2.4-3.7 (GroupMetadataManager.formatRecordKeyAndValue); 2.2-2.3 (DumpLogSegments'
+    own OffsetsMessageParser: ``offset::g:t:p``, ``{"metadata":"g"}``, tombstones print nothing)."""
+    before_24 = kafka_version < (2, 4)
+    if before_24 and value is None:
+        return None, None
     if key is None:
         raise InvalidRecordError("Failed to decode message using offset topic decoder (message had a missing key)")
     record_type, reader = _read_short(key, "key")
@@ -161,17 +165,26 @@ def _legacy_offsets(offset: int, key: bytes | None, value: bytes | None,
         key_schema, value_schema = registry[record_type]
         k = read_message(key_schema, reader, tables.key_version(key_schema, record_type))
         if record_type == 2:
-            key_text = f"group_metadata::group={k['group']}"
+            key_text = ('{"metadata":' + quote(k["group"]) + "}" if before_24
+                        else f"group_metadata::group={k['group']}")
+        elif before_24:
+            key_text = f"offset::{k['group']}:{k['topic']}:{k['partition']}"
         else:
             key_text = f"offset_commit::group={k['group']},partition={k['topic']}-{k['partition']}"
         if value is None:
             return key_text, "<DELETE>"
         version, vr = _read_short(value, "value")
+        if record_type == 2 and version > (2 if kafka_version < (2, 3) else 3):
+            raise InvalidRecordError(f"Unknown group metadata version {version}")  # Kafka dies here
         v = read_message(value_schema, vr, version)
         if record_type == 2:
             return key_text, _legacy_group_text(v)
         meta = v["metadata"]
+        if before_24:
+            return key_text, f"{v['offset']}:{meta}" if meta else str(v["offset"])
         return key_text, f"offset={v['offset']}" + (f",metadata={meta}" if meta else "")
+    if before_24:
+        raise InvalidRecordError("Failed to decode message using offset topic decoder (message had an invalid key)")
     return f"unknown::version={record_type}", None
 
 
@@ -230,7 +243,13 @@ def _legacy_transaction(offset: int, key: bytes | None, value: bytes | None,
     if key_version != 0:
         return f"unknown::version={key_version}", None
     txn_id = read_message(tables.TRANSACTION_LOG[0][0], reader, 0)["transactionalId"]
-    key_text = f"transaction_metadata::transactionalId={txn_id}"
+    if kafka_version < (2, 4):  # DumpLogSegments' own TransactionLogMessageParser
+        if value is None:
+            raise InvalidRecordError(f"Kafka {kafka_version[0]}.{kafka_version[1]} dies with a NullPointerException "
+                                     f"on a tombstone (offset {offset})")
+        key_text = f"transactionalId={txn_id}"
+    else:
+        key_text = f"transaction_metadata::transactionalId={txn_id}"
     if value is None:
         return key_text, "<DELETE>"
     version, vr = _read_short(value, "value")

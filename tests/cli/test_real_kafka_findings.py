@@ -110,3 +110,35 @@ def test_internal_topic_texts_of_24_to_28() -> None:
                 "txnTimeoutMs=60000")
     assert TransactionLogDecoder((2, 4)).decode(0, key, value)[1] == expected.format("Set()")
     assert TransactionLogDecoder((2, 7)).decode(0, key, value)[1] == expected.format("[]")
+
+
+def test_internal_topic_texts_before_24() -> None:
+    """2.2-2.3 DumpLogSegments had its own parsers (seen with the real 2.2.2 and 2.3.1 tools)."""
+    import pytest
+
+    from kdump.errors import InvalidRecordError
+    from kdump.format.messages import tables
+    from kdump.format.messages.encode import coordinator_key, coordinator_value
+    from kdump.render.internal_topics import OffsetsDecoder, TransactionLogDecoder
+
+    gc = tables.GROUP_COORDINATOR
+    commit_key = coordinator_key(gc[1][0], 1, {"group": "g", "topic": "t", "partition": 0})
+    commit = coordinator_value(gc[1][1], 1, {"offset": 42, "metadata": "m", "commitTimestamp": 1, "expireTimestamp": -1})
+    bare = coordinator_value(gc[1][1], 3, {"offset": 7, "leaderEpoch": 2, "metadata": "", "commitTimestamp": 1})
+    group = coordinator_value(gc[2][1], 3, {"protocolType": "consumer", "generation": 1, "protocol": "range",
+                                           "leader": None, "currentStateTimestamp": -1, "members": []})
+    for version in ((2, 2), (2, 3)):
+        d = OffsetsDecoder(version)
+        assert d.decode(0, commit_key, commit) == ("offset::g:t:0", "42:m")
+        assert d.decode(1, commit_key, bare) == ("offset::g:t:0", "7")
+        assert d.decode(3, commit_key, None) == (None, None)
+    assert OffsetsDecoder((2, 3)).decode(2, coordinator_key(gc[2][0], 2, {"group": "g"}), group) == (
+        '{"metadata":"g"}', '{"protocolType":"consumer","protocol":"range","generationId":1,"assignment":"{}"}')
+    with pytest.raises(InvalidRecordError, match="Unknown group metadata version 3"):
+        OffsetsDecoder((2, 2)).decode(2, coordinator_key(gc[2][0], 2, {"group": "g"}), group)
+    txn_key = coordinator_key(tables.TRANSACTION_LOG[0][0], 0, {"TransactionalId": "tx"})
+    assert TransactionLogDecoder((2, 3)).decode(0, txn_key, coordinator_value(
+        tables.TRANSACTION_LOG[0][1], 0, {"ProducerId": 5, "ProducerEpoch": 1, "TransactionTimeoutMs": 60000,
+                                          "TransactionStatus": 0, "TransactionPartitions": [],
+                                          "TransactionLastUpdateTimestampMs": 1, "TransactionStartTimestampMs": -1})
+    )[0] == "transactionalId=tx"

@@ -174,7 +174,7 @@ def _legacy_offsets(offset: int, key: bytes | None, value: bytes | None,
         if value is None:
             return key_text, "<DELETE>"
         version, vr = _read_short(value, "value")
-        if record_type == 2 and version > (2 if kafka_version < (2, 3) else 3):
+        if before_24 and record_type == 2 and version > (2 if kafka_version < (2, 3) else 3):
             raise InvalidRecordError(f"Unknown group metadata version {version}")  # Kafka dies here
         v = read_message(value_schema, vr, version)
         if record_type == 2:

@@ -30,7 +30,12 @@ from kdump.format.checkpoint import (
     parse_quorum_state,
 )
 from kdump.log.files import FileKind, file_kind, java_path
-from kdump.log.logdir import SUFFIX_ORDER, is_partition_dir, parse_partition_dir_name, read_partition_dir
+from kdump.log.logdir import (
+    SUFFIX_ORDER,
+    is_partition_dir,
+    parse_partition_dir_name,
+    read_partition_dir,
+)
 from kdump.log.segment import read_small_file
 from kdump.render import log_json
 

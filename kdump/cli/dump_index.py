@@ -23,7 +23,12 @@ from kdump.log.files import base_offset_of, java_absolute_path, java_path, sibli
 from kdump.log.indexes import OffsetIndex, TimeIndex
 from kdump.log.segment import ReadOnlyFile
 from kdump.render import log_json
-from kdump.verify.kafka_index_compare import BatchByLastOffset, max_record_timestamp, offset_at_position
+from kdump.verify.kafka_index_compare import (
+    BatchByLastOffset,
+    kafka_lookup_position,
+    max_record_timestamp,
+    offset_at_position,
+)
 
 
 def _open_log(run: DumpRun, path: str, what: str) -> ReadOnlyFile | None:
@@ -133,14 +138,18 @@ def _first_offset_at(run: DumpRun, path: str, slot: int, offset: int, position: 
 
 
 def dump_time_index(run: DumpRun, path: str) -> None:
-    with _index_and_log(run, path, TimeIndex) as (index, log):
+    with _index_and_log(run, path, TimeIndex) as (index, log), ExitStack() as stack:
+        offsets: OffsetIndex | None = None
         if log is not None and not os.path.exists(sibling(path, ".index")):
             run.warn(f"Note: {java_path(path)}: offset index missing; Kafka's tool would create an empty "
                      f"one and crash, kdump scans the log from its start instead")
-        _time_index_body(run, path, index, log)
+        elif log is not None:
+            offsets = stack.enter_context(OffsetIndex(ReadOnlyFile(sibling(path, ".index")), index.base_offset))
+        _time_index_body(run, path, index, log, offsets)
 
 
-def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: ReadOnlyFile | None) -> None:
+def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: ReadOnlyFile | None,
+                     offsets: OffsetIndex | None = None) -> None:
     options = run.options
     if options.json:
         _json(run, log_json.file_object(path, "timeindex", size=index.size, baseOffset=index.base_offset,
@@ -161,15 +170,16 @@ def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: ReadOnlyFil
         if stop and (not stop_inside_found or batches is None):
             break
         if batches is not None:
-            batch = batches.first_ending_at_or_after(entry.offset)
+            # Kafka starts at the position the offset index gives for this offset.
+            batch = batches.first_ending_at_or_after(entry.offset, kafka_lookup_position(offsets, entry.offset))
             if batches.error is not None and not framing_noted:
                 framing_noted = True
                 run.warn(f"Note: {java_path(path)}: the log's batches stop at position {batches.error.position}: "
                          f"{batches.error.reason}; later entries are reported as not found")
             if batch is None:
-                summaries.offsets_not_found.append((entry.offset, -1))
+                summaries.offsets_not_found.setdefault(abs_path, []).append((entry.offset, -1))
             elif batch.last_offset != entry.offset:
-                summaries.offsets_not_found.append((entry.offset, batch.last_offset))
+                summaries.offsets_not_found.setdefault(abs_path, []).append((entry.offset, batch.last_offset))
             else:
                 max_ts = _max_record_timestamp(run, path, slot, batch, batches.log)
                 if max_ts is not None and max_ts != entry.timestamp:

@@ -8,12 +8,16 @@ from kdump.cli.run import INT32_MAX, DumpRun
 from kdump.errors import InputError, KdumpError
 from kdump.format.control import parse_control_record
 from kdump.log.batches import LogBatches
-from kdump.log.files import base_offset_of, java_absolute_path, parse_java_long, split_temp_suffix
+from kdump.log.files import (
+    base_offset_of,
+    java_absolute_path,
+    parse_java_long,
+    split_temp_suffix,
+)
 from kdump.log.segment import MAX_SEGMENT_BYTES, ReadOnlyFile
 from kdump.log.spill import PairList
 from kdump.render import log_json
-from kdump.render.log_text import batch_line_renderer, record_lines
-
+from kdump.render.log_text import RecordLinesError, batch_line_renderer, record_lines
 
 _LINES_PER_WRITE = 256
 
@@ -38,6 +42,8 @@ def dump_log(run: DumpRun, path: str) -> None:
     options = run.options
     out = run.out
     header, header_fields = log_header(path, run)
+    if not options.json and not os.path.exists(path):
+        out.write(header + "\n")  # Kafka prints it before it opens the file
     with ReadOnlyFile(path) as segment:
         # --max-bytes defaults to Integer.MAX_VALUE; unless it was lowered, a segment past 2 GiB is read whole.
         window = segment.size if options.max_bytes >= min(segment.size, INT32_MAX) else options.max_bytes
@@ -92,6 +98,8 @@ def dump_log(run: DumpRun, path: str) -> None:
         except KdumpError as err:
             flush()
             # In text the batch line and the records before the bad one are out now, as Kafka prints them.
+            if isinstance(err, RecordLinesError):  # and what Kafka printed of the record it failed on
+                out.write("\n".join(err.printed) + "\n")
             if options.json and batch is not None and err.position == batch.position:
                 # The batch was read, its records not (all of them): keep it, with the error.
                 out.write(log_json.dumps(log_json.batch_object(path, batch, err.reason) if written is not batch

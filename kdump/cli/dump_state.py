@@ -14,6 +14,7 @@ Line formats by Kafka version (spec §2.5, §2.9):
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from kdump.cli.run import DumpRun
@@ -81,6 +82,27 @@ def _kafka_error(run: DumpRun, message: str) -> None:
     run.fail(message)
 
 
+_NEGATIVE_COUNT = re.compile(r"'producer_entries': Array size -?\d+ cannot be negative$")
+_COUNT_TOO_BIG = re.compile(r"'producer_entries': Error reading array of size (\d+), only (\d+) bytes available$")
+
+
+def _generated_reader_message(message: str) -> str:
+    """The 4.0+ text for a snapshot schema error: the generated reader's own messages, and
+    BufferUnderflowException's null message where the 3.x schema named the field."""
+    prefix = "Snapshot failed schema validation: "
+    if not message.startswith(prefix + "Error reading field"):
+        return message
+    if message.endswith("java.nio.BufferUnderflowException"):
+        return prefix + "null"
+    if _NEGATIVE_COUNT.search(message):
+        return prefix + "non-nullable field producerEntries was serialized as null"
+    too_big = _COUNT_TOO_BIG.search(message)
+    if too_big:
+        return (prefix + f"Tried to allocate a collection of size {too_big.group(1)}, but there are only "
+                f"{too_big.group(2)} bytes remaining.")
+    return message
+
+
 def dump_producer_snapshot(run: DumpRun, path: str) -> None:
     """Kafka prints a CorruptSnapshotException's message to stderr and goes on to the next file."""
     try:
@@ -88,6 +110,8 @@ def dump_producer_snapshot(run: DumpRun, path: str) -> None:
     except CorruptSnapshotError as err:
         message = err.message(wrap_unknown_version=run.dialect.is_java)
         run.out.flush()
+        if run.dialect.generated_snapshot_reader:
+            message = _generated_reader_message(message)
         if run.options.json:
             run.out.write(log_json.dumps({"type": "error", "path": path, "fileType": "producerSnapshot",
                                           "message": message}) + "\n")

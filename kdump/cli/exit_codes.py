@@ -15,6 +15,7 @@ class ExitCode(IntEnum):
     OK = 0
     PROBLEMS = 1        # verify-index / spark verify / summary / txn: problems found
     FILE_ERROR = 1      # --files: at least one file could not be dumped completely
+    DUMP_USAGE = 1      # --files: bad arguments, 1 as kafka-dump-log's CommandLineUtils.printUsageAndExit
     NOT_FOUND = 1       # find: no record at or after the target
     FAILED = 1          # gen / rebuild-index: the output could not be written
     DATA_LOST = 1       # recover: the broker would truncate or delete data

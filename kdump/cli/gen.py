@@ -18,7 +18,6 @@ import click
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.errors import Interrupted, UsageError
-from kdump.log.interrupts import SignalInterrupt
 from kdump.format.batch import TimestampType
 from kdump.format.codecs import Codec
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
@@ -32,6 +31,7 @@ from kdump.log.generator import (
     generate,
     topic_name_problem,
 )
+from kdump.log.interrupts import SignalInterrupt
 from kdump.log.writer import LogConfig
 
 PROGRESS_MIN_RECORDS = 200_000   # below this a run takes about a second: no bar
@@ -218,7 +218,12 @@ def _run(outdir: str, spec: GenSpec, force: bool) -> GenResult:
     if not (sys.stderr.isatty() and total >= PROGRESS_MIN_RECORDS):
         return generate(outdir, spec, force=force)
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TimeRemainingColumn,
+    )
 
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                   TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:

@@ -57,6 +57,13 @@ class TopLevelGroup(KdumpGroup):
         assert isinstance(command, click.Command)
         return command
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as err:
+            err.exit_code = ExitCode.DUMP_USAGE  # a bad top-level option: kafka-dump-log's usage exit
+            raise
+
     def resolve_command(self, ctx: click.Context,
                         args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
         if ctx.params.get("files") is not None and self.get_command(ctx, args[0]) is None:
@@ -104,7 +111,7 @@ def cli(ctx: click.Context, **options: object) -> None:
         click.echo('Missing required argument "[files]"', err=True)
         click.echo(ctx.get_usage(), err=True)
         click.echo("Try 'kdump --help' for help.", err=True)
-        ctx.exit(ExitCode.USAGE)
+        ctx.exit(ExitCode.DUMP_USAGE)
     ctx.exit(dump_files(**options))  # type: ignore[arg-type]
 
 

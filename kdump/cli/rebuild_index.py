@@ -22,10 +22,13 @@ from kdump.errors import KdumpError, UsageError
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
 from kdump.log.atomic import write_files
 from kdump.log.files import FileKind, base_offset_of, file_kind, segment_file_name
-from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES, IndexFullError, SegmentIndexBuilder
+from kdump.log.index_builder import (
+    DEFAULT_INDEX_INTERVAL_BYTES,
+    IndexFullError,
+    SegmentIndexBuilder,
+)
 from kdump.log.recovery import RecoveredBatches, check_fits_segment
 from kdump.log.segment import ReadOnlyFile
-
 
 
 @click.command("rebuild-index", cls=KdumpCommand, error_exit=ExitCode.FAILED)

@@ -13,10 +13,16 @@ from kdump.cli.options import json_option
 from kdump.errors import InputError, UsageError
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
-from kdump.log.loader import LogDirState, plan_log_dir, plan_partition, read_log_dir_state
-from kdump.log.salvage import write_recovered_copy
+from kdump.log.loader import (
+    LogDirState,
+    plan_log_dir,
+    plan_partition,
+    read_log_dir_state,
+)
 from kdump.log.logdir import is_partition_dir
+from kdump.log.salvage import write_recovered_copy
 from kdump.render.recover_text import log_dir_lines, plan_lines, plan_object
+
 
 @click.command("recover", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
 @click.argument("path", type=click.Path(exists=True, file_okay=False))

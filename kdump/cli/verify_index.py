@@ -19,7 +19,14 @@ from kdump.cli.options import json_option, traceback_option
 from kdump.errors import KdumpError
 from kdump.render import verify_text
 from kdump.render.verify_text import VerifyCounts
-from kdump.verify.engine import INDEX, Options, Tally, nothing_checked, plan, verify_target
+from kdump.verify.engine import (
+    INDEX,
+    Options,
+    Tally,
+    nothing_checked,
+    plan,
+    verify_target,
+)
 from kdump.verify.findings import Finding
 from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES
 

@@ -136,22 +136,120 @@ is_ascii(const unsigned char *p, Py_ssize_t n)
     return 1;
 }
 
-/* bytes.decode("utf-8", "replace"), appended as UTF-8. */
+static inline int
+is_continuation(unsigned char byte)
+{
+    return (byte & 0xC0) == 0x80;
+}
+
+/* Java's new String(bytes, UTF_8) (JDK 17 String.decodeUTF8_UTF16 with replacement), appended as
+   UTF-8: well-formed sequences are copied, each malformed one becomes one U+FFFD, with Java's rule
+   for how many bytes it covers. Mirrors decoders.java_utf8_replace, step for step. */
 static int
 put_decoded(Buffer *b, PyObject *bytes)
 {
-    const char *p = PyBytes_AS_STRING(bytes);
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(bytes);
     Py_ssize_t n = PyBytes_GET_SIZE(bytes);
-    if (is_ascii((const unsigned char *)p, n))
-        return put(b, p, n);
-    PyObject *text = PyUnicode_DecodeUTF8(p, n, "replace");
-    if (text == NULL)
+    if (is_ascii(s, n))
+        return put(b, (const char *)s, n);
+    /* At most 3 output bytes per input byte (U+FFFD is 3 bytes). */
+    if (b->len + 3 * n > b->cap && grow(b, 3 * n) < 0)
         return -1;
-    Py_ssize_t size;
-    const char *utf8 = PyUnicode_AsUTF8AndSize(text, &size);  /* "replace" never yields surrogates */
-    int status = utf8 == NULL ? -1 : put(b, utf8, size);
-    Py_DECREF(text);
-    return status;
+    unsigned char *out = (unsigned char *)b->data + b->len;
+#define REPLACEMENT() (*out++ = 0xEF, *out++ = 0xBF, *out++ = 0xBD)
+    Py_ssize_t sp = 0;
+    while (sp < n) {
+        unsigned char b1 = s[sp++];
+        if (b1 < 0x80) {
+            *out++ = b1;
+        }
+        else if (b1 >= 0xC2 && b1 <= 0xDF) {
+            if (sp < n) {
+                if (is_continuation(s[sp])) {
+                    *out++ = b1;
+                    *out++ = s[sp++];
+                }
+                else {
+                    REPLACEMENT();
+                }
+                continue;
+            }
+            REPLACEMENT();
+            break;
+        }
+        else if (b1 >= 0xE0 && b1 <= 0xEF) {
+            if (sp + 1 < n) {
+                unsigned char b2 = s[sp], b3 = s[sp + 1];
+                int bad2 = (b1 == 0xE0 && (b2 & 0xE0) == 0x80) || !is_continuation(b2);
+                if (bad2 || !is_continuation(b3)) {
+                    REPLACEMENT();
+                    sp += bad2 ? 0 : 1;
+                }
+                else {
+                    unsigned code = (unsigned)(b1 & 0x0F) << 12 | (unsigned)(b2 & 0x3F) << 6 | (b3 & 0x3F);
+                    if (code >= 0xD800 && code <= 0xDFFF) {
+                        REPLACEMENT();
+                    }
+                    else {
+                        *out++ = b1;
+                        *out++ = b2;
+                        *out++ = b3;
+                    }
+                    sp += 2;
+                }
+                continue;
+            }
+            if (sp < n && ((b1 == 0xE0 && (s[sp] & 0xE0) == 0x80) || !is_continuation(s[sp]))) {
+                REPLACEMENT();
+                continue;
+            }
+            REPLACEMENT();
+            break;
+        }
+        else if (b1 >= 0xF0 && b1 <= 0xF7) {
+            if (sp + 2 < n) {
+                unsigned char b2 = s[sp], b3 = s[sp + 1], b4 = s[sp + 2];
+                unsigned code = (unsigned)(b1 & 0x07) << 18 | (unsigned)(b2 & 0x3F) << 12
+                                | (unsigned)(b3 & 0x3F) << 6 | (b4 & 0x3F);
+                if (!is_continuation(b2) || !is_continuation(b3) || !is_continuation(b4)
+                    || code < 0x10000 || code > 0x10FFFF) {
+                    REPLACEMENT();
+                    if (b1 > 0xF4 || (b1 == 0xF0 && (b2 < 0x90 || b2 > 0xBF))
+                        || (b1 == 0xF4 && (b2 & 0xF0) != 0x80) || !is_continuation(b2))
+                        ;                         /* only the lead byte is consumed */
+                    else if (!is_continuation(b3))
+                        sp += 1;
+                    else
+                        sp += 2;
+                }
+                else {
+                    *out++ = b1;
+                    *out++ = b2;
+                    *out++ = b3;
+                    *out++ = b4;
+                    sp += 3;
+                }
+                continue;
+            }
+            if (b1 > 0xF4 || (sp < n && ((b1 == 0xF0 && (s[sp] < 0x90 || s[sp] > 0xBF))
+                                         || (b1 == 0xF4 && (s[sp] & 0xF0) != 0x80)
+                                         || !is_continuation(s[sp])))) {
+                REPLACEMENT();
+                continue;
+            }
+            sp++;
+            REPLACEMENT();
+            if (sp < n && !is_continuation(s[sp]))
+                continue;
+            break;
+        }
+        else {
+            REPLACEMENT();
+        }
+    }
+#undef REPLACEMENT
+    b->len = (Py_ssize_t)((char *)out - b->data);
+    return 0;
 }
 
 static int

@@ -12,6 +12,7 @@ import json
 import struct
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from kdump.errors import InvalidRecordError, UsageError
 
@@ -19,8 +20,90 @@ BytesDecoder = Callable[[bytes], str]
 
 
 def string_decoder(data: bytes) -> str:
-    # Java's new String(bytes, UTF_8): malformed input becomes U+FFFD.
-    return data.decode("utf-8", errors="replace")
+    """Java's ``new String(bytes, UTF_8)``, which Kafka's StringDecoder and header keys use."""
+    try:
+        return data.decode("utf-8")  # well-formed input decodes the same in both languages
+    except UnicodeDecodeError:
+        return java_utf8_replace(data)
+
+
+def _continuation(byte: int) -> bool:
+    return byte & 0xC0 == 0x80
+
+
+def java_utf8_replace(data: bytes) -> str:
+    """JDK 17's UTF-8 decoding with replacement (String.decodeUTF8_UTF16), step by step.
+
+    It differs from Python's ``errors="replace"`` in how many bytes one U+FFFD stands for: an
+    encoded surrogate (``ED A0 80``) or an out-of-range 4-byte form is one U+FFFD in Java and
+    three or four in Python, and a truncated sequence at the end is one U+FFFD with its
+    continuation bytes swallowed. Well-formed sequences are copied; ``_v2lines.c`` mirrors this.
+    """
+    out: list[str] = []
+    n = len(data)
+    sp = 0
+    while sp < n:
+        b1 = data[sp]
+        sp += 1
+        if b1 < 0x80:
+            out.append(chr(b1))
+        elif 0xC2 <= b1 <= 0xDF:
+            if sp < n:
+                if _continuation(data[sp]):
+                    out.append(data[sp - 1:sp + 1].decode("utf-8"))
+                    sp += 1
+                else:
+                    out.append("\ufffd")  # the second byte is read again
+                continue
+            out.append("\ufffd")
+            break
+        elif 0xE0 <= b1 <= 0xEF:
+            if sp + 1 < n:
+                b2, b3 = data[sp], data[sp + 1]
+                if (b1 == 0xE0 and b2 & 0xE0 == 0x80) or not _continuation(b2) or not _continuation(b3):
+                    out.append("\ufffd")
+                    sp += 0 if (b1 == 0xE0 and b2 & 0xE0 == 0x80) or not _continuation(b2) else 1
+                else:
+                    code = (b1 & 0x0F) << 12 | (b2 & 0x3F) << 6 | (b3 & 0x3F)
+                    out.append("\ufffd" if 0xD800 <= code <= 0xDFFF else chr(code))
+                    sp += 2
+                continue
+            if sp < n and ((b1 == 0xE0 and data[sp] & 0xE0 == 0x80) or not _continuation(data[sp])):
+                out.append("\ufffd")
+                continue
+            out.append("\ufffd")
+            break
+        elif 0xF0 <= b1 <= 0xF7:
+            if sp + 2 < n:
+                b2, b3, b4 = data[sp], data[sp + 1], data[sp + 2]
+                code = (b1 & 0x07) << 18 | (b2 & 0x3F) << 12 | (b3 & 0x3F) << 6 | (b4 & 0x3F)
+                if (not _continuation(b2) or not _continuation(b3) or not _continuation(b4)
+                        or not 0x10000 <= code <= 0x10FFFF):
+                    out.append("\ufffd")
+                    if (b1 > 0xF4 or (b1 == 0xF0 and not 0x90 <= b2 <= 0xBF)
+                            or (b1 == 0xF4 and b2 & 0xF0 != 0x80) or not _continuation(b2)):
+                        pass                      # only the lead byte is consumed
+                    elif not _continuation(b3):
+                        sp += 1
+                    else:
+                        sp += 2
+                else:
+                    out.append(chr(code))
+                    sp += 3
+                continue
+            if b1 > 0xF4 or (sp < n and ((b1 == 0xF0 and not 0x90 <= data[sp] <= 0xBF)
+                                         or (b1 == 0xF4 and data[sp] & 0xF0 != 0x80)
+                                         or not _continuation(data[sp]))):
+                out.append("\ufffd")
+                continue
+            sp += 1
+            out.append("\ufffd")
+            if sp < n and not _continuation(data[sp]):
+                continue
+            break
+        else:
+            out.append("\ufffd")
+    return "".join(out)
 
 
 def _fixed(fmt: str, name: str) -> BytesDecoder:
@@ -81,7 +164,10 @@ _DECODERS: dict[str, BytesDecoder] = {
 }
 _ALIASES = {"string": "StringDecoder", "integer": "IntegerDecoder", "int": "IntegerDecoder",
             "long": "LongDecoder", "default": "DefaultDecoder", "bytes": "DefaultDecoder"}
-_PACKAGES = ("org.apache.kafka.tools.api.", "kafka.serializer.")
+TOOLS_API = "org.apache.kafka.tools.api."
+SERIALIZER = "kafka.serializer."
+_PACKAGES = (TOOLS_API, SERIALIZER)
+_KAFKA_CLASSES = ("StringDecoder", "IntegerDecoder", "LongDecoder", "DefaultDecoder")
 
 DECODER_NAMES = tuple(_DECODERS) + tuple(_ALIASES)
 
@@ -100,3 +186,35 @@ def bytes_decoder(name: str) -> BytesDecoder:
         known = ", ".join(sorted(set(_DECODERS)))
         raise UsageError(f"unknown decoder class {name!r} (known: {known}, with or without the "
                          f"org.apache.kafka.tools.api. prefix)") from None
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaDecoderClass:
+    """A ``--key/value-decoder-class`` as the given Kafka release loads it."""
+
+    name: str
+    decode: BytesDecoder | None        # None: that release has no such class (loading it fails)
+    notice: str | None = None          # what that release prints each time it creates the decoder
+
+
+def kafka_decoder_class(name: str, major_minor: tuple[int, int]) -> KafkaDecoderClass:
+    """Resolve a decoder class the way that release's tool does.
+
+    ``kafka.serializer.*`` exists until 3.9 (3.8 and 3.9 print a deprecation line and use the
+    ``org.apache.kafka.tools.api`` twin, which exists from 3.8 on). Any other Java class name cannot
+    be loaded by kdump, like a class missing from Kafka's classpath. Names without a package are
+    kdump's own (short names, hex, base64, json, schema-registry) and work in every dialect.
+    """
+    if "." not in name:
+        return KafkaDecoderClass(name, bytes_decoder(name))
+    for package in _PACKAGES:
+        short = name[len(package):] if name.startswith(package) else None
+        if short not in _KAFKA_CLASSES:
+            continue
+        if package == SERIALIZER and major_minor < (4, 0):
+            notice = (f"{name} is deprecated. Please use {TOOLS_API}{short} instead"
+                      if major_minor >= (3, 8) else None)
+            return KafkaDecoderClass(name, _DECODERS[short], notice)
+        if package == TOOLS_API and major_minor >= (3, 8):
+            return KafkaDecoderClass(name, _DECODERS[short])
+    return KafkaDecoderClass(name, None)

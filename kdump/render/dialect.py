@@ -27,6 +27,15 @@ class Dialect:
         return self.version[0], self.version[1]
 
     @property
+    def label(self) -> str:
+        return ".".join(str(part) for part in self.version)
+
+    @property
+    def decoders_created_per_file(self) -> bool:
+        """2.2 created the key/value decoders once, before the first file; 2.3+ for every .log file."""
+        return self.major_minor >= (2, 3)
+
+    @property
     def is_java(self) -> bool:
         """4.3+: org.apache.kafka.tools.DumpLogSegments (Java port)."""
         return self.major_minor >= (4, 3)
@@ -117,11 +126,42 @@ class Dialect:
         return "Non-consecutive offsets in :" if self.major_minor < (2, 3) else "Non-consecutive offsets in "
 
     @property
+    def ignores_names_without_dot(self) -> bool:
+        """4.3 says ``Ignoring unknown file`` for a name without a dot; older tools crash on it."""
+        return self.is_java
+
+    @property
+    def generated_snapshot_reader(self) -> bool:
+        """4.0+ read producer snapshots with a generated message class (its own schema-error texts)."""
+        return self.major_minor >= (4, 0)
+
+    @property
     def snapshot_optional_long(self) -> bool:
         """3.5+ print currentTxnFirstOffset as OptionalLong[...]; older as Scala Some(...)/None."""
         return self.major_minor >= (3, 5)
 
     # -- internal-topic decoders (--offsets-decoder, --transaction-log-decoder, …) -------------------------
+
+    @property
+    def internal_topics_by_dump_tool(self) -> bool:
+        """2.2-2.3: DumpLogSegments' own OffsetsMessageParser / TransactionLogMessageParser texts
+        (``offset::g:t:p``, ``transactionalId=``), before it used the coordinators' formatters."""
+        return self.major_minor < (2, 4)
+
+    @property
+    def dump_tool_group_metadata_max_version(self) -> int:
+        """The newest GroupMetadata value version the 2.2 (2) and 2.3 (3) dump tool parses."""
+        return 2 if self.major_minor < (2, 3) else 3
+
+    @property
+    def transaction_partitions_scala_set(self) -> bool:
+        """Before 2.7 the transaction log text printed its partitions as a Scala ``Set(t-0, t-1)``."""
+        return self.major_minor < (2, 7)
+
+    @property
+    def metadata_frame_version(self) -> int:
+        """The metadata record frame version a release reads: 0 in the 2.8 KRaft preview, then 1."""
+        return 0 if self.major_minor < (3, 0) else 1
 
     @property
     def offsets_json(self) -> bool:

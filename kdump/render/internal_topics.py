@@ -149,7 +149,12 @@ def _expand(node: dict[str, Tree], name: str, raw: bytes | None, schema: Message
 
 def _legacy_offsets(offset: int, key: bytes | None, value: bytes | None,
                     registry: dict[int, tables.KeyValue], dialect: Dialect) -> Decoded:
-    """Kafka ≤ 3.7 (GroupMetadataManager.formatRecordKeyAndValue); ``registry`` holds types 0-2."""
+    """Kafka 2.4-3.7 (GroupMetadataManager.formatRecordKeyAndValue); 2.2-2.3 (DumpLogSegments'
+    own OffsetsMessageParser: ``offset::g:t:p``, ``{"metadata":"g"}``, tombstones print nothing).
+    ``registry`` holds types 0-2."""
+    before_24 = dialect.internal_topics_by_dump_tool
+    if before_24 and value is None:
+        return None, None
     if key is None:
         raise InvalidRecordError("Failed to decode message using offset topic decoder (message had a missing key)")
     record_type, reader = _read_short(key, "key")
@@ -157,17 +162,26 @@ def _legacy_offsets(offset: int, key: bytes | None, value: bytes | None,
         key_schema, value_schema = registry[record_type]
         k = read_message(key_schema, reader, tables.key_version(key_schema, record_type))
         if record_type == 2:
-            key_text = f"group_metadata::group={k['group']}"
+            key_text = ('{"metadata":' + quote(k["group"]) + "}" if before_24
+                        else f"group_metadata::group={k['group']}")
+        elif before_24:
+            key_text = f"offset::{k['group']}:{k['topic']}:{k['partition']}"
         else:
             key_text = f"offset_commit::group={k['group']},partition={k['topic']}-{k['partition']}"
         if value is None:
             return key_text, "<DELETE>"
         version, vr = _read_short(value, "value")
+        if before_24 and record_type == 2 and version > dialect.dump_tool_group_metadata_max_version:
+            raise InvalidRecordError(f"Unknown group metadata version {version}")  # Kafka dies here
         v = read_message(value_schema, vr, version)
         if record_type == 2:
             return key_text, _legacy_group_text(v, tables.consumer_protocol(dialect.major_minor)[1])
         meta = v["metadata"]
+        if before_24:
+            return key_text, f"{v['offset']}:{meta}" if meta else str(v["offset"])
         return key_text, f"offset={v['offset']}" + (f",metadata={meta}" if meta else "")
+    if before_24:
+        raise InvalidRecordError("Failed to decode message using offset topic decoder (message had an invalid key)")
     return f"unknown::version={record_type}", None
 
 
@@ -202,7 +216,7 @@ class TransactionLogDecoder(CoordinatorDecoder):
 
     def decode(self, offset: int, key: bytes | None, value: bytes | None) -> Decoded:
         if not self.dialect.transaction_log_json:
-            return _legacy_transaction(offset, key, value, self.registry[0])
+            return _legacy_transaction(offset, key, value, self.registry[0], self.dialect)
         return super().decode(offset, key, value)
 
     def value_tree(self, record_type: int, data: MessageData) -> Tree:
@@ -215,7 +229,8 @@ class TransactionLogDecoder(CoordinatorDecoder):
         return tree
 
 
-def _legacy_transaction(offset: int, key: bytes | None, value: bytes | None, schemas: tables.KeyValue) -> Decoded:
+def _legacy_transaction(offset: int, key: bytes | None, value: bytes | None, schemas: tables.KeyValue,
+                        dialect: Dialect) -> Decoded:
     """Kafka ≤ 4.0 (TransactionLog.formatRecordKeyAndValue)."""
     if key is None:
         # Kafka ≤ 4.0 dies with a NullPointerException here; kdump names the cause instead.
@@ -226,7 +241,13 @@ def _legacy_transaction(offset: int, key: bytes | None, value: bytes | None, sch
         return f"unknown::version={key_version}", None
     key_schema, value_schema = schemas
     txn_id = read_message(key_schema, reader, 0)["transactionalId"]
-    key_text = f"transaction_metadata::transactionalId={txn_id}"
+    if dialect.internal_topics_by_dump_tool:  # DumpLogSegments' own TransactionLogMessageParser
+        if value is None:
+            raise InvalidRecordError(f"Kafka {dialect.label} dies with a NullPointerException on a tombstone "
+                                     f"(offset {offset})")
+        key_text = f"transactionalId={txn_id}"
+    else:
+        key_text = f"transaction_metadata::transactionalId={txn_id}"
     if value is None:
         return key_text, "<DELETE>"
     version, vr = _read_short(value, "value")
@@ -243,9 +264,16 @@ def _legacy_transaction(offset: int, key: bytes | None, value: bytes | None, sch
                 if tp not in partitions:
                     partitions.append(tp)
     return key_text, (f"producerId:{v['ProducerId']},producerEpoch:{v['ProducerEpoch']},state={state},"
-                      f"partitions=[{','.join(partitions)}],"
+                      f"partitions={_partition_set(partitions, dialect)},"
                       f"txnLastUpdateTimestamp={v['TransactionLastUpdateTimestampMs']},"
                       f"txnTimeoutMs={v['TransactionTimeoutMs']}")
+
+
+def _partition_set(partitions: list[str], dialect: Dialect) -> str:
+    """Before 2.7 the partitions were a Scala Set (``Set(t-0, t-1)``); then a Java set (``[t-0,t-1]``)."""
+    if dialect.transaction_partitions_scala_set:
+        return f"Set({', '.join(partitions)})"
+    return f"[{','.join(partitions)}]"
 
 
 class ShareGroupStateDecoder(CoordinatorDecoder):
@@ -270,16 +298,20 @@ class ShareGroupStateDecoder(CoordinatorDecoder):
 # -- frame-versioned records: KRaft metadata and remote-log metadata ---------------------------------------
 
 
-def read_framed(value: bytes, registry: dict[int, MessageSchema]) -> tuple[MessageSchema, int, MessageData]:
-    """AbstractApiMessageSerde.read: uvarint frame version (1), api key, version, struct, no trailing bytes."""
+def read_framed(value: bytes, registry: dict[int, MessageSchema],
+                frame_version: int = 1) -> tuple[MessageSchema, int, MessageData]:
+    """AbstractApiMessageSerde.read: uvarint frame version, api key, version, struct, no trailing bytes.
+
+    ``frame_version`` is the one the release reads (Dialect.metadata_frame_version)."""
     reader = Reader(value)
     frame = _framed_short(reader, "frame version")
-    if frame == 0:
+    if frame == 0 and frame_version != 0:
         raise FormatError("Could not deserialize metadata record with frame version 0. Note that upgrades from "
                           "the preview release of KRaft in 2.8 to newer versions are not supported.")
-    if frame != 1:
+    if frame != frame_version:
+        # 2.8 (the KRaft preview) reads frame version 0 only, later releases 1 only.
         raise FormatError(f"Could not deserialize metadata record due to unknown frame version {frame}"
-                          "(only frame version 1 is supported)")
+                          f"(only frame version {frame_version} is supported)")
     api_key = _framed_short(reader, "type")
     version = _framed_short(reader, "version")
     schema = registry.get(api_key)
@@ -311,13 +343,14 @@ class ClusterMetadataDecoder:
     """``--cluster-metadata-decoder``: ``{"type":"TOPIC_RECORD","version":0,"data":{…}}``; no key."""
 
     def __init__(self, kafka_version: Release = LATEST_RELEASE) -> None:
+        self.dialect = dialect_of(kafka_version)
         self.registry = tables.metadata(kafka_version)
 
     def decode(self, offset: int, key: bytes | None, value: bytes | None) -> Decoded:
         try:
             if value is None:
                 raise FormatError("null")
-            schema, version, data = read_framed(value, self.registry)
+            schema, version, data = read_framed(value, self.registry, self.dialect.metadata_frame_version)
             text = dumps({"type": schema.type_name, "version": version, "data": to_tree(data)})
         except _UNDECODABLE as exc:
             text = f"Error at {offset}, skipping. {_message(exc)}"

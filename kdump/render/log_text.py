@@ -30,6 +30,16 @@ RecordDecoder = Callable[[int, bytes | None, bytes | None], tuple[str | None, st
 """(offset, key, value) -> (text after 'key: ' or None, text after 'payload: ' or None)."""
 
 
+class RecordLinesError(KdumpError):
+    """A record's key or value could not be decoded. ``printed`` holds what Kafka had printed of the
+    batch's record lines by then: the earlier lines, and the failing record's metadata (Kafka prints
+    the metadata, then decodes key and value, then prints them)."""
+
+    def __init__(self, cause: KdumpError, printed: list[str]) -> None:
+        super().__init__(cause.reason, path=cause.path, position=cause.position)
+        self.printed = printed
+
+
 @dataclass(frozen=True, slots=True)
 class RecordTextOptions:
     print_contents: bool = False
@@ -37,6 +47,10 @@ class RecordTextOptions:
     key_decoder: BytesDecoder = string_decoder
     value_decoder: BytesDecoder = string_decoder
     record_decoder: RecordDecoder | None = None   # --offsets-decoder and friends take precedence
+    # Kafka creates the key/value decoders again for every .log file: lines it prints then, and
+    # the class it fails to load (the file then fails right after its "Dumping" line).
+    decoder_notices: tuple[str, ...] = ()
+    decoder_load_error: str | None = None
 
 
 def codec_text(batch: Batch, dialect: Dialect) -> str:
@@ -159,7 +173,7 @@ def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOpt
     is_control = batch.is_control
     legacy = batch.is_legacy
     show_meta = not options.skip_metadata
-    superset = _superset_fields(batch, dialect) if dialect.superset_record_line else None
+    superset = _superset_fields(batch, records, dialect) if dialect.superset_record_line else None
     if not legacy and not is_control and show_meta and superset is None and options.record_decoder is None:
         return _v2_data_lines(records, options, dialect, ts_name, key_name, value_name)
     lines = []
@@ -181,7 +195,10 @@ def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOpt
             if is_control:
                 parts.append(control_text(record, dialect))
         if options.print_contents and not is_control:
-            parts.append(_contents(record, options, dialect, show_meta))
+            try:
+                parts.append(_contents(record, options, dialect, show_meta))
+            except KdumpError as err:
+                raise RecordLinesError(err, lines + ["".join(parts)]) from err
         lines.append("".join(parts))
     return lines
 
@@ -211,20 +228,25 @@ def _v2_data_lines(records: Sequence[Record], options: RecordTextOptions, dialec
         line = (f"| offset: {offset}{head}{timestamp}{key_label}{-1 if key is None else len(key)}"
                 f"{value_label}{-1 if value is None else len(value)} sequence: {sequence} headerKeys: [{keys}]")
         if contents:
-            if value is None:
-                if key is not None and not null_value_hides_key:
-                    line = f"{line} key: {decode_key(key)}"
-            elif key is None:
-                line = f"{line} payload: {decode_value(value)}"
-            else:
-                line = f"{line} key: {decode_key(key)} payload: {decode_value(value)}"
+            try:
+                if value is None:
+                    if key is not None and not null_value_hides_key:
+                        line = f"{line} key: {decode_key(key)}"
+                elif key is None:
+                    line = f"{line} payload: {decode_value(value)}"
+                else:
+                    line = f"{line} key: {decode_key(key)} payload: {decode_value(value)}"
+            except KdumpError as err:
+                raise RecordLinesError(err, lines + [line]) from err
         append(line)
     return lines
 
 
-def _superset_fields(batch: Batch, dialect: Dialect) -> str:
+def _superset_fields(batch: Batch, records: Sequence[Record], dialect: Dialect) -> str:
     """The batch fields 2.8.x repeated on each record line, after the timestamp."""
-    return (f"baseOffset: {batch.base_offset} lastOffset: {batch.last_offset} "
+    # A legacy batch's baseOffset() is its first inner record's offset (the wrapper holds the last).
+    base_offset = records[0].offset if batch.is_legacy and records else batch.base_offset
+    return (f"baseOffset: {base_offset} lastOffset: {batch.last_offset} "
             f"baseSequence: {batch.base_sequence} lastSequence: {batch.last_sequence} "
             f"producerEpoch: {batch.producer_epoch} partitionLeaderEpoch: {batch.partition_leader_epoch} "
             f"batchSize: {batch.size} magic: {batch.magic} compressType: {codec_text(batch, dialect)} "

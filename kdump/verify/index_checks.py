@@ -20,7 +20,7 @@ batch it names. An out-of-order entry is an error by itself and is looked up on 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kdump.errors import KdumpError
@@ -198,10 +198,14 @@ class OffsetIndexChecker:
 class TimeIndexChecker:
     """Each entry must hold the largest timestamp up to its offset, first reached in that batch."""
 
-    def __init__(self, index: TimeIndex, *, strict: bool = False) -> None:
+    def __init__(self, index: TimeIndex, *, strict: bool = False,
+                 kafka_found: Callable[[int], int] | None = None) -> None:
         self.path = index.path or ""
         self.base = index.base_offset
         self.strict = strict
+        # Strict mode: what Kafka's --verify-index-only finds for an entry's offset, starting where the
+        # offset index points (a corrupt .index makes it find another batch, and Kafka reports that).
+        self.kafka_found = kafka_found
         self.index = index
         self._entries = index.raw_entries()
         self._next: tuple[int, int, int] | None = None   # (slot, timestamp, offset)
@@ -249,6 +253,12 @@ class TimeIndexChecker:
                               f"the log reaches timestamp {t} before offset {o}: a lookup for it would skip records",
                               slot, o, timestamp=t,
                               log_says=f"largest timestamp before the {describe(batch)} is {max_before}")
+            elif self.strict and self.kafka_found is not None:
+                found = self.kafka_found(o)
+                if found != o:
+                    yield Finding(ERROR, "index-mismatch", self.path, f"offset is not the last offset of the batch "
+                                  f"Kafka's lookup finds; Kafka's dump reports \"Indexed offset: {o}, found log "
+                                  f"offset: {found}\"", slot, o, timestamp=t, log_says=describe(batch))
             elif o != batch.last_offset:
                 kafka = f"Kafka's dump reports \"Indexed offset: {o}, found log offset: {batch.last_offset}\""
                 if self.strict:

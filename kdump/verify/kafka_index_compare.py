@@ -8,11 +8,12 @@ forward walk of the log answers all of them, holding one batch; an entry whose o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from kdump.errors import KdumpError
 from kdump.format.batch import Batch
 from kdump.log.batches import LogBatches, batch_at, iter_records_at
+from kdump.log.indexes import OffsetIndex
 from kdump.log.segment import ReadOnlyFile
 
 
@@ -28,13 +29,16 @@ class BatchByLastOffset:
         self._batches: Iterator[Batch] = iter(LogBatches(self.log, check_crc=False))
         self._current: Batch | None = None
         self._ended = False
-        self._asked = -1
+        self._asked = (-1, -1)
 
-    def first_ending_at_or_after(self, offset: int) -> Batch | None:
-        if offset < self._asked:
+    def first_ending_at_or_after(self, offset: int, start: int = 0) -> Batch | None:
+        """The first batch at or after position ``start`` whose lastOffset >= ``offset`` (the log is
+        walked once while the questions go forward, from the top again when one goes back)."""
+        if offset < self._asked[0] or start < self._asked[1]:
             self._restart()
-        self._asked = offset
-        while not self._ended and (self._current is None or self._current.last_offset < offset):
+        self._asked = (offset, start)
+        while not self._ended and (self._current is None or self._current.last_offset < offset
+                                   or self._current.position < start):
             try:
                 self._current = next(self._batches)
             except StopIteration:
@@ -42,7 +46,7 @@ class BatchByLastOffset:
             except KdumpError as err:
                 self.error = err
                 self._ended = True
-        if self._current is None or self._current.last_offset < offset:
+        if self._current is None or self._current.last_offset < offset or self._current.position < start:
             return None
         return self._current
 
@@ -85,3 +89,44 @@ def _first_record_offset(log: ReadOnlyFile, batch: Batch) -> int | None:
 def max_record_timestamp(log: ReadOnlyFile, batch: Batch) -> int:
     """The dump tool recomputes a batch's max timestamp from its records (-1 when it has none)."""
     return max((r.timestamp for group in iter_records_at(log, batch) for r in group), default=-1)
+
+
+def kafka_lookup_position(index: OffsetIndex | None, target: int) -> int:
+    """OffsetIndex.lookup(target).position as Kafka computes it: a read-only index counts every slot
+    (zero padding included), and its binary search returns the first exact match it meets."""
+    if index is None or index.slots == 0:
+        return 0
+
+    def relative(slot: int) -> int:
+        return index.entry(slot).offset - index.base_offset
+
+    key = target - index.base_offset
+    first_hot = max(0, index.slots - 1 - 8192 // OffsetIndex.entry_size)
+    if relative(first_hot) < key:
+        lo, hi = first_hot, index.slots - 1
+    elif relative(0) > key:
+        return 0
+    else:
+        lo, hi = 0, first_hot
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        found = relative(mid)
+        if found > key:
+            hi = mid - 1
+        elif found < key:
+            lo = mid
+        else:
+            return index.entry(mid).position
+    return index.entry(lo).position
+
+
+def time_entry_lookup(log: ReadOnlyFile, offsets: OffsetIndex | None) -> Callable[[int], int]:
+    """What Kafka's --verify-index-only finds for a time-index entry's offset: the lastOffset of the
+    first batch, from where the offset index points, that ends at or after it (-1: none)."""
+    batches = BatchByLastOffset(log)
+
+    def found(offset: int) -> int:
+        batch = batches.first_ending_at_or_after(offset, kafka_lookup_position(offsets, offset))
+        return -1 if batch is None else batch.last_offset
+
+    return found

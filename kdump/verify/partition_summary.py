@@ -20,8 +20,8 @@ from kdump.format.checkpoint import (
     parse_offset_checkpoint,
     parse_partition_metadata,
 )
-from kdump.log.logdir import PartitionDir
 from kdump.log.batches import LogBatches
+from kdump.log.logdir import PartitionDir
 from kdump.log.segment import ReadOnlyFile
 from kdump.verify.findings import LogFinding
 

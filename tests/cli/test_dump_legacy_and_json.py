@@ -54,8 +54,9 @@ def test_legacy_record_lines_per_dialect(tmp_path):
     batch_line = v28[2]
     size = len(data)
     assert batch_line.startswith("offset: 1001 position: 0 CreateTime: ") and "compresscodec: GZIP" in batch_line
+    # baseOffset is the first inner record's offset (the real 2.8.2 tool, tests/kafka/test_real_dump.py).
     assert record_lines("\n".join(v28))[0] == (
-        f"| offset: 1000 isValid: true crc: {c1} keySize: 2 valueSize: 2 CreateTime: {T0} baseOffset: 1001 "
+        f"| offset: 1000 isValid: true crc: {c1} keySize: 2 valueSize: 2 CreateTime: {T0} baseOffset: 1000 "
         f"lastOffset: 1001 baseSequence: -1 lastSequence: -1 producerEpoch: -1 partitionLeaderEpoch: -1 "
         f"batchSize: {size} magic: 1 compressType: GZIP position: 0 crc: {c1} isvalid: true key: k1 payload: v1")
 

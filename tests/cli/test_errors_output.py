@@ -102,8 +102,9 @@ def test_traceback_flag_adds_the_traceback_before_the_line(tmp_path: Path) -> No
 
 
 def test_bad_kafka_version_is_a_usage_error_line() -> None:
+    # `kdump --files` exits 1 on a usage error, as kafka-dump-log's printUsageAndExit does.
     result = run_kdump("--files", str(SEGMENT), "--kafka-version", "1.0")
-    assert (result.exit_code, result.stdout) == (2, "")
+    assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr == "Error: --kafka-version 1.0: kdump reproduces Kafka 2.2 and later\n"
 
 

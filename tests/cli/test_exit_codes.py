@@ -102,7 +102,6 @@ def _code(*args: str) -> int:
 CASES: dict[tuple[str, int], Callable[[Path], int]] = {
     ("kdump --files", 0): lambda tmp: _code("--files", str(SEGMENT)),
     ("kdump --files", 1): lambda tmp: _code("--files", f"{tmp / 'missing.log'},{SEGMENT}"),
-    ("kdump --files", 2): lambda tmp: _code("--files", str(SEGMENT), "--kafka-version", "1.0"),
     ("kdump verify-index", 0): lambda tmp: _code("verify-index", str(PLAIN)),
     ("kdump verify-index", 1): lambda tmp: _code(
         "verify-index", str(ROOT / "fixtures" / "corrupt-index" / "bad-position-not-batch-0")),

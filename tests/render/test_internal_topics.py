@@ -322,8 +322,12 @@ def test_metadata_versions_of_3x_releases() -> None:
     assert ClusterMetadataDecoder((3, 6)).decode(7, None, partition) == (
         None, "Error at 7, skipping. Failed to deserialize record with type 3")
     assert '"type":"PARTITION_RECORD","version":1' in ClusterMetadataDecoder((3, 7)).decode(7, None, partition)[1]
-    # 2.8 (KRaft preview) had no BrokerRegistrationChangeRecord (17) at all.
+    # 2.8 (KRaft preview) read frame version 0 only, and had no BrokerRegistrationChangeRecord (17) at all.
     change = metadata_record(MD[17], 0, {"brokerId": 1})
+    assert ClusterMetadataDecoder((2, 8)).decode(0, None, change) == (
+        None, "Error at 0, skipping. Could not deserialize metadata record due to unknown frame version 1"
+              "(only frame version 0 is supported)")
+    change = b"\x00" + change[1:]   # the same record in the preview's frame version 0
     assert ClusterMetadataDecoder((2, 8)).decode(0, None, change) == (
         None, "Error at 0, skipping. org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id 17")
 

@@ -128,7 +128,26 @@ class PartitionOffsets:
     log_start_offset: int
     first_segment_base: int
     recovery_point: int
-    high_watermark: int
+    high_watermark: int | None
+
+
+def write_offset_checkpoints(root: str, partitions: Sequence[PartitionOffsets]) -> None:
+    """The three offset checkpoints at the root of a log dir (a partition with no high watermark
+    has no ``replication-offset-checkpoint`` entry)."""
+    ordered = sorted(partitions, key=lambda p: (p.topic, p.partition))
+
+    def checkpoint(name: str, entries: list[OffsetCheckpointEntry]) -> None:
+        write_new_file(os.path.join(root, name), encode_offset_checkpoint(entries))
+
+    checkpoint("recovery-point-offset-checkpoint",
+               [OffsetCheckpointEntry(p.topic, p.partition, p.recovery_point) for p in ordered])
+    checkpoint("replication-offset-checkpoint",
+               [OffsetCheckpointEntry(p.topic, p.partition, p.high_watermark) for p in ordered
+                if p.high_watermark is not None])
+    # The broker lists only logs whose start offset is past their first segment's base offset.
+    checkpoint("log-start-offset-checkpoint",
+               [OffsetCheckpointEntry(p.topic, p.partition, p.log_start_offset) for p in ordered
+                if p.log_start_offset > p.first_segment_base])
 
 
 def write_log_dir_files(root: str, partitions: Sequence[PartitionOffsets], *, cluster_id: bytes, node_id: int,
@@ -138,19 +157,7 @@ def write_log_dir_files(root: str, partitions: Sequence[PartitionOffsets], *, cl
     ``written_at_ms`` dates the properties file's comment (Java's Properties.store writes the
     time there; kdump uses record time so output stays reproducible).
     """
-    ordered = sorted(partitions, key=lambda p: (p.topic, p.partition))
-
-    def checkpoint(name: str, entries: list[OffsetCheckpointEntry]) -> None:
-        write_new_file(os.path.join(root, name), encode_offset_checkpoint(entries))
-
-    checkpoint("recovery-point-offset-checkpoint",
-               [OffsetCheckpointEntry(p.topic, p.partition, p.recovery_point) for p in ordered])
-    checkpoint("replication-offset-checkpoint",
-               [OffsetCheckpointEntry(p.topic, p.partition, p.high_watermark) for p in ordered])
-    # The broker lists only logs whose start offset is past their first segment's base offset.
-    checkpoint("log-start-offset-checkpoint",
-               [OffsetCheckpointEntry(p.topic, p.partition, p.log_start_offset) for p in ordered
-                if p.log_start_offset > p.first_segment_base])
+    write_offset_checkpoints(root, partitions)
     when = datetime.datetime.fromtimestamp(max(written_at_ms, 0) / 1000, datetime.timezone.utc)
     header = f"#\n#{when.strftime('%a %b %d %H:%M:%S UTC %Y')}\n".encode("ascii")
     props = {"node.id": str(node_id), "directory.id": uuid_to_string(directory_id), "version": "1",

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 
-from kdump.format.checkpoint import OffsetCheckpointEntry, encode_leader_epoch_checkpoint, encode_offset_checkpoint
+from kdump.format.checkpoint import encode_leader_epoch_checkpoint
 from kdump.log.atomic import staged_directory, write_new_file
 from kdump.log.batches import LogBatches
-from kdump.log.broker_files import BrokerStateObserver
+from kdump.log.broker_files import BrokerStateObserver, PartitionOffsets, write_offset_checkpoints
 from kdump.log.files import segment_file_name
 from kdump.log.index_builder import SegmentIndexBuilder
 from kdump.log.indexes import open_offset_index, open_time_index
@@ -40,20 +40,11 @@ def write_recovered_copy(state: LogDirState, plans: list[PartitionPlan], out_dir
         for plan in plans:
             _write_partition(plan, os.path.join(stage, os.path.basename(plan.path)), index_interval_bytes,
                              max_index_bytes)
-        ordered = sorted(plans, key=lambda p: (p.topic, p.partition))
-
-        def checkpoint(name: str, entries: list[OffsetCheckpointEntry]) -> None:
-            write_new_file(os.path.join(stage, name), encode_offset_checkpoint(entries))
-
         # After a clean stop everything is flushed: the recovery point is the log end offset.
-        checkpoint("recovery-point-offset-checkpoint",
-                   [OffsetCheckpointEntry(p.topic, p.partition, p.log_end_offset) for p in ordered])
-        checkpoint("replication-offset-checkpoint",
-                   [OffsetCheckpointEntry(p.topic, p.partition, p.high_watermark) for p in ordered
-                    if p.high_watermark is not None])
-        checkpoint("log-start-offset-checkpoint",
-                   [OffsetCheckpointEntry(p.topic, p.partition, p.log_start_offset) for p in ordered
-                    if p.kept_segments and p.log_start_offset > p.kept_segments[0][0]])
+        write_offset_checkpoints(stage, [
+            PartitionOffsets(p.topic, p.partition, p.log_start_offset,
+                             p.kept_segments[0][0] if p.kept_segments else p.log_start_offset,
+                             p.log_end_offset, p.high_watermark) for p in plans])
         write_new_file(os.path.join(stage, CLEAN_SHUTDOWN_FILE), b"")
 
 

@@ -3,7 +3,7 @@
     /work/venv/bin/python benchmarks/bench_spark.py                # 1 GiB log.dirs (default)
     /work/venv/bin/python benchmarks/bench_spark.py --size-mib 256 --keep /tmp/bench-logs
 
-Data: ``--partitions`` partition dirs of v2 batches shaped like PERFORMANCE-NOTES.md (~16 KiB,
+Data: ``--partitions`` partition dirs of v2 batches shaped like a real producer's (~16 KiB,
 15-byte keys, 21-byte values, uncompressed), segments of ``--segment-mib``, a .index entry per
 batch. One batch is encoded with kdump's encoder and copied with a new baseOffset (the baseOffset
 is not covered by the CRC), so generating 1 GiB takes seconds, not minutes.

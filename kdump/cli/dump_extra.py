@@ -2,7 +2,7 @@
 
 Kafka's DumpLogSegments crashes on names without a dot (the checkpoints, quorum-state) and prints
 ``Ignoring unknown file`` for ``partition.metadata``, ``meta.properties`` and segments renamed with
-``.deleted``/``.cleaned``/``.swap`` (spec §2.1, §3.11, §4.1). kdump shows them instead:
+``.deleted``/``.cleaned``/``.swap`` (LogFileUtils' suffixes). kdump shows them instead:
 
 * ``dump_extra(run, path) -> bool`` handles such a file and returns True, or returns False so the
   caller continues with Kafka's own dispatch. Malformed text becomes one ``Error:`` line naming
@@ -39,7 +39,7 @@ from kdump.log.logdir import (
 from kdump.log.segment import read_small_file
 from kdump.render import log_json
 
-# What each offset checkpoint's number means (spec §3.11, seed 001).
+# What each offset checkpoint's number means (the fields LogManager and ReplicaManager checkpoint).
 OFFSET_FIELD = {
     "recovery-point-offset-checkpoint": "recoveryPoint",
     "replication-offset-checkpoint": "highWatermark",
@@ -47,7 +47,7 @@ OFFSET_FIELD = {
     "cleaner-offset-checkpoint": "firstDirtyOffset",
 }
 
-# Suffixes Kafka appends to a finished file name while it is being replaced or deleted (spec §4.1).
+# Suffixes Kafka appends to a finished file name while it is being replaced or deleted (LogFileUtils).
 TEMP_SUFFIXES = {
     ".deleted": "scheduled for asynchronous deletion (file.delete.delay.ms); Kafka removes it at start-up",
     ".cleaned": "being written by the log cleaner or a segment split; Kafka removes it at start-up",

@@ -1,4 +1,4 @@
-"""The default command: ``kdump --files A[,B...]``, DumpLogSegments' top-level loop (spec §2.1)."""
+"""The default command: ``kdump --files A[,B...]``, DumpLogSegments' top-level loop."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 ``kdump --files A,B [...]`` behaves like DumpLogSegments; ``kdump gen``, ``kdump verify-index``
 and the other subcommands are kdump's own. Subcommand modules are imported only when used, so a
-plain dump starts fast (PERFORMANCE-NOTES.md: start-up counts for small files).
+plain dump starts fast (start-up time dominates a dump of a small file).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Text files of a Kafka log directory that DumpLogSegments does not read (spec §3.11).
+"""Text files of a Kafka log directory that DumpLogSegments does not read.
 
 * ``CheckpointFile`` format (server-common CheckpointFile): a version line, an entry-count line,
   then one entry per line, fields split on whitespace runs. Used by recovery-point-offset-checkpoint,

@@ -1,10 +1,10 @@
 """CRC-32C (v2 batches, producer snapshots) and CRC-32 (legacy v0/v1 messages).
 
-CRC-32C is the hot path of every shallow scan. Measured on this project's machines
-(PERFORMANCE-NOTES.md, benchmarks/bench_crc.py): the ``crc32c`` package uses the CPU's CRC
+CRC-32C is the hot path of every shallow scan. Measured with
+benchmarks/bench_crc.py: the ``crc32c`` package uses the CPU's CRC
 instruction (6-12 GB/s) and reads memoryview/mmap slices without copying; crcmod's C extension
 is 15-20x slower; crcmod's pure-Python fallback is ~1000x slower. So: ``crc32c`` first, crcmod
-(the library the user asked for, kept working) as fallback. crcmod silently installs its pure-Python
+(a declared dependency, kept working) as fallback. crcmod silently installs its pure-Python
 version when no compiler is present; we detect that and say so in ``CRC32C_IMPLEMENTATION`` so
 the CLI can warn instead of falling back silently.
 

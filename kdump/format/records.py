@@ -5,7 +5,7 @@ compressed batch is decompressed as a stream (``record_stream``), so memory does
 the batch, and ``decode_records`` returns them in one list for batches known to be small.
 The v2 loop is the hot path of deep iteration. ``decode_v2_record_area`` is the reference: it
 decodes the one-byte varint case inline (a function call per varint is what makes Python decoders
-slow, PERFORMANCE-NOTES.md) and builds plain tuples typed as ``Record``. When the optional C
+slow) and builds plain tuples typed as ``Record``. When the optional C
 extension ``_v2records`` is built it decodes well-formed batches ~8x faster with identical results,
 and hands anything malformed back to the Python loop, which words the error
 (``KDUMP_PURE_PYTHON=1`` turns it off; tests run both).

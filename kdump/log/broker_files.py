@@ -1,4 +1,5 @@
-"""The files a broker keeps beside the segments (spec §3.9-§3.11, §4.2).
+"""The files a broker keeps beside the segments (Kafka's ProducerStateManager, TransactionIndex,
+LeaderEpochFileCache and the checkpoint files, updated as LogSegment.append / UnifiedLog do).
 
 ``BrokerStateObserver`` plugs into ``PartitionLog`` and follows what a broker derives from the
 batches it appends: producer state (written as ``<offset>.snapshot`` at every roll and at a clean

@@ -1,4 +1,5 @@
-"""Kafka's lookups over a partition directory, step by step (spec §5.1, §5.2).
+"""Kafka's lookups over a partition directory, step by step (LogSegment.translateOffset,
+LogSegment.findOffsetByTimestamp).
 
 Offset -> record: floor segment by base offset, binary-search the offset index for the largest
 entry <= target, scan batches forward to the first whose lastOffset >= target (next segment if

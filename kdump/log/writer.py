@@ -1,4 +1,4 @@
-"""Writing a partition's segments the way a broker does: append, sparse indexes, roll (spec §4).
+"""Writing a partition's segments the way a broker does: append, sparse indexes, roll (LogSegment).
 
 ``PartitionLog`` appends encoded entries (``kdump.format.encode``) to the active segment, keeps
 the offset and time index with ``SegmentIndexBuilder`` and rolls by Kafka's ``shouldRoll``:

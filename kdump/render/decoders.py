@@ -1,4 +1,4 @@
-"""Key/value decoders: what follows ``key:`` and ``payload:`` in a dump (spec §2.8).
+"""Key/value decoders: what follows ``key:`` and ``payload:`` in a dump (DumpLogSegments' decoder options).
 
 Kafka's built-ins (StringDecoder, IntegerDecoder, LongDecoder, DefaultDecoder) by their full
 class names, their legacy ``kafka.serializer.*`` names and short names, plus kdump extensions

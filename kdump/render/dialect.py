@@ -2,7 +2,7 @@
 
 Default is Kafka 4.3, the first release with the Java tool (J); 3.3-4.2 is the Scala tool (S) most
 deployed brokers ship. The boundaries come from diffing DumpLogSegments.scala at every release tag
-(docs/dialects-research.md) and the spec (§2.2, §2.7, §2.9).
+(docs/dialects-research.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Kafka's text lines for `.log`/`.checkpoint` dumps: batch lines and `| offset: ...` record lines.
 
-Format strings follow DumpLogSegments (spec §2.2) in the dialect chosen by ``--kafka-version``.
+Format strings follow DumpLogSegments.dumpLog in the dialect chosen by ``--kafka-version``.
 Renderers take model objects and return strings; the caller makes one write per batch. The
 v2 batch line and the StringDecoder record lines have C versions (``_v2lines.c``, optional, same text).
 """
@@ -145,7 +145,7 @@ def _attribute_text(magic: int, attributes: int, dialect: Dialect) -> _Attribute
 
 
 def control_text(record: Record, dialect: Dialect) -> str:
-    """What a control record prints after its metadata (spec §2.2 ``<control>``)."""
+    """What a control record prints after its metadata (DumpLogSegments' ``<control>`` text)."""
     info = parse_control_record(record.key, record.value)
     type_id = info.type_id
     if info.is_end_txn_marker:

@@ -1,7 +1,8 @@
 """Row layouts of the ``kafka-log`` data source, written once in Arrow and converted to Spark.
 
 Spark checks every Arrow batch a Python data source yields against ``to_arrow_schema`` of the
-requested Spark schema: names, types *and* nullability must match (SPARK-NOTES.md). So the Arrow
+requested Spark schema: names, types *and* nullability must match (pyspark's
+DataSourceReader.read contract). So the Arrow
 schema here is the source of truth and ``spark_schema`` is derived from it mechanically; a test
 asserts that Spark's own conversion gives back exactly the Arrow schema.
 

@@ -1,4 +1,4 @@
-"""``kdump --files X.index/X.timeindex``: Kafka's lines (spec §2.3, §2.4, §2.7) on generated and damaged segments.
+"""``kdump --files X.index/X.timeindex``: Kafka's lines on generated and damaged segments.
 
 Expected strings are written from the spec's formats and from the entries the fixtures were built
 with (kdump.log.index_builder), never copied from kdump's output.

@@ -1,7 +1,7 @@
 """Exact `.log` dump text for each option combination and dialect.
 
-Expected lines are built from the spec's format strings (kafka-format-spec.md §2.2, §2.7,
-docs/dialects-research.md) filled with values that kafka-python reads from the same bytes, so the
+Expected lines are built from DumpLogSegments' format strings (dumpLog and its summaries,
+per release in docs/dialects-research.md) filled with values that kafka-python reads from the same bytes, so the
 oracle shares no parsing or formatting code with kdump.
 """
 
@@ -151,7 +151,7 @@ def test_max_bytes_keeps_whole_batches_only(segment):
 
 
 def test_non_consecutive_offsets_dialects(tmp_path):
-    """A compacted-looking segment starting at 5 with a gap 6 -> 9 (spec §2.7)."""
+    """A compacted-looking segment starting at 5 with a gap 6 -> 9 (nonConsecutivePairsForLogFilesMap)."""
     path = tmp_path / "00000000000000000005.log"
     path.write_bytes(encode_batch_v2([Record(5, T0, b"a", b"1"), Record(6, T0, b"b", b"2"), Record(9, T0, b"c", b"3"),
                                       Record(12, T0, b"d", b"4")], base_offset=5))

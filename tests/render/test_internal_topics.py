@@ -1,7 +1,9 @@
 """Internal-topic decoders and KRaft control-record text, against Kafka's own expected strings.
 
 Inputs are built from the schema tables with kdump's encoder; the expected strings are the ones
-asserted by Kafka's DumpLogSegmentsTest (spec §6 rows 7-9, 11, 13, 18-20).
+asserted by Kafka's DumpLogSegmentsTest (testDumpMetadataRecords,
+testDumpMetadataSnapshot, testDumpControlRecord, testDumpRemoteLogMetadata*, testOffsetsMessageParser,
+testTransactionLogMessageParser, testShareGroupStateMessageParser).
 """
 
 from __future__ import annotations

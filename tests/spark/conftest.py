@@ -1,4 +1,4 @@
-"""One local[2] SparkSession for the whole test session, with the settings from SPARK-NOTES.md.
+"""One local[2] SparkSession for the whole test session, configured by logbuild.start_spark.
 
 Skipped with the reason when pyspark/pyarrow or Java is missing; these tests run for real in CI.
 """

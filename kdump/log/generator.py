@@ -27,7 +27,6 @@ from kdump.log.writer import LogConfig, PartitionLog
 
 KEY_PATTERNS = ("seq", "random", "binary", "null", "mixed")
 VALUE_PATTERNS = ("text", "json", "binary", "seq", "mixed")
-PRODUCERS = ("plain", "idempotent", "transactional")
 DEFAULT_START_TIME = 1_700_000_000_000   # 2023-11-14T22:13:20Z: fixed, never the wall clock
 MAX_TOPIC_NAME_LENGTH = 249
 # Written into every tree ``generate`` makes: ``force`` replaces only such a tree (or an empty directory).

@@ -83,7 +83,6 @@ class _Index:
 
     entry_struct: struct.Struct
     entry_size: int
-    torn_slot: int | None = None   # a last entry seen half written (see OffsetIndex._unpadded_entries)
 
     def __init__(self, source: RandomAccess | Buffer, base_offset: int, path: str | None = None) -> None:
         self.file: RandomAccess = source if hasattr(source, "read") else BytesSource(source)  # type: ignore[arg-type]
@@ -174,7 +173,6 @@ class OffsetIndex(_Index):
             relative, position = self._unpack(entries - 1)
             if position == 0 and relative != 0 and (entries == self.slots or
                                                     self._is_padding(entries, *self._unpack(entries))):
-                self.torn_slot = entries - 1
                 return entries - 1
         return entries
 

@@ -18,7 +18,7 @@ complete (what ``kdump gen`` does).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import BinaryIO
 
 from kdump.errors import UsageError
@@ -230,9 +230,7 @@ def _moved(batch: Batch, delta: int) -> Batch:
     """The same header at another position (the positions scan_batches gave are in the append)."""
     if not delta:
         return batch
-    if hasattr(batch, "_replace"):  # Batch is a NamedTuple (it has been a dataclass too)
-        return batch._replace(position=batch.position + delta)
-    return replace(batch, position=batch.position + delta)
+    return batch._replace(position=batch.position + delta)
 
 
 def _remove(path: str) -> None:

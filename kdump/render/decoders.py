@@ -169,8 +169,6 @@ SERIALIZER = "kafka.serializer."
 _PACKAGES = (TOOLS_API, SERIALIZER)
 _KAFKA_CLASSES = ("StringDecoder", "IntegerDecoder", "LongDecoder", "DefaultDecoder")
 
-DECODER_NAMES = tuple(_DECODERS) + tuple(_ALIASES)
-
 
 def bytes_decoder(name: str) -> BytesDecoder:
     """Resolve a ``--key-decoder-class``/``--value-decoder-class`` value."""

@@ -53,10 +53,6 @@ class Dialect:
         return self.major_minor >= (3, 2)
 
     @property
-    def has_max_bytes(self) -> bool:
-        return self.major_minor >= (3, 3)
-
-    @property
     def size_field_names(self) -> tuple[str, str]:
         return ("keySize", "valueSize") if self.major_minor >= (2, 8) else ("keysize", "valuesize")
 

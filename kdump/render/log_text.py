@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from kdump.accelerators import load
-from kdump.errors import CodecError, FormatError, KdumpError
+from kdump.errors import CodecError, KdumpError
 from kdump.format.batch import Batch, increment_sequence
 from kdump.format.control import ControlType, parse_control_record
 from kdump.format.records import Record
@@ -56,10 +56,6 @@ class RecordTextOptions:
 def codec_text(batch: Batch, dialect: Dialect) -> str:
     codec = batch.codec
     return codec.enum_name if dialect.upper_codec_names else codec.kafka_name
-
-
-def optional_long(value: int | None) -> str:
-    return "OptionalLong.empty" if value is None else f"OptionalLong[{value}]"
 
 
 def batch_line(batch: Batch, dialect: Dialect) -> str:
@@ -289,10 +285,3 @@ def _contents(record: Record, options: RecordTextOptions, dialect: Dialect, show
         else:
             out += " payload: " + value_text
     return out
-
-
-def describe_error(err: KdumpError) -> str:
-    """One line for an error inside a dump (file and position are added by the caller's context)."""
-    if isinstance(err, FormatError) and err.position is not None and err.path is None:
-        return f"position {err.position}: {err.reason}"
-    return str(err)

@@ -31,7 +31,6 @@ from kdump.verify.segment_check import ABORT, BEGIN, SegmentFacts
 
 ReadSmall = Callable[[str], "bytes | None"]
 """Reads a small file whole; None when it does not exist."""
-MAX_STATE_FILE_BYTES = 64 << 20
 
 CHECKPOINTS = {"recovery-point-offset-checkpoint": "recovery point",
                "replication-offset-checkpoint": "high watermark",

@@ -136,8 +136,3 @@ def metadata_record(schema: MessageSchema, version: int, values: Mapping[str, An
 def control_value(schema: MessageSchema, values: Mapping[str, Any], version: int = 0) -> bytes:
     """A KRaft control record value (the schema's own ``Version`` field is part of ``values``)."""
     return write_message(schema, values, version)
-
-
-def control_key(control_type: int, version: int = 0) -> bytes:
-    """A control record key: int16 version, int16 type."""
-    return struct.pack(">hh", version, control_type)

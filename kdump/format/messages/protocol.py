@@ -43,14 +43,6 @@ class Uuid:
             raise ValueError(f"Invalid Uuid string {text!r}")
         return cls(raw)
 
-    @property
-    def msb(self) -> int:
-        return int.from_bytes(self.raw[:8], "big", signed=True)
-
-    @property
-    def lsb(self) -> int:
-        return int.from_bytes(self.raw[8:], "big", signed=True)
-
 
 Uuid.ZERO = Uuid(bytes(16))
 

@@ -12,8 +12,10 @@ Kafka's DumpLogSegments crashes on names without a dot (the checkpoints, quorum-
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 from kdump.cli.handlers import handler_for
@@ -129,8 +131,8 @@ def _clean_shutdown(run: DumpRun, path: str) -> None:
                                             brokerEpoch=marker.broker_epoch))
 
 
-_BY_NAME = {
-    **{name: (lambda run, path, n=name: _offset_checkpoint(run, path, n)) for name in OFFSET_CHECKPOINT_NAMES},
+_BY_NAME: dict[str, Callable[[DumpRun, str], None]] = {
+    **{name: functools.partial(_offset_checkpoint, name=name) for name in OFFSET_CHECKPOINT_NAMES},
     LEADER_EPOCH_CHECKPOINT_NAME: _leader_epochs,
     "partition.metadata": _partition_metadata,
     "meta.properties": _meta_properties,

@@ -252,7 +252,7 @@ def parse_partition_metadata(data: Text, name: str) -> PartitionMetadata:
 def encode_partition_metadata(topic_id: bytes | str, *, version: int = 0) -> bytes:
     """Exactly what PartitionMetadataFile writes: two lines, no newline after the second."""
     text = topic_id if isinstance(topic_id, str) else uuid_to_string(topic_id)
-    return f"version: {version}\ntopic_id: {text}".encode("utf-8")
+    return f"version: {version}\ntopic_id: {text}".encode()
 
 
 # --- meta.properties ------------------------------------------------------------------------

@@ -23,7 +23,7 @@ Buffer = bytes | bytearray | memoryview
 def _crcmod_crc32c() -> tuple[Callable[..., int], str]:
     import sys
 
-    import crcmod.predefined  # type: ignore[import-untyped]
+    import crcmod.predefined
 
     fun = crcmod.predefined.mkCrcFun("crc-32c")
     # The flag lives in the crcmod.crcmod submodule, whose name the package shadows with re-exports.
@@ -41,7 +41,7 @@ def _crcmod_crc32c() -> tuple[Callable[..., int], str]:
 def _select() -> tuple[Callable[..., int], str]:
     if os.environ.get("KDUMP_CRC32C", "").lower() != "crcmod":
         try:
-            import crc32c as _hw  # type: ignore[import-untyped]
+            import crc32c as _hw
 
             if getattr(_hw, "hardware_based", True):
                 return _hw.crc32c, "crc32c (hardware)"

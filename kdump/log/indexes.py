@@ -20,7 +20,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 from types import TracebackType
-from typing import Protocol
+from typing import Protocol, Self
 
 from kdump.format.index import (
     OFFSET_ENTRY,
@@ -85,7 +85,7 @@ class _Index:
     entry_size: int
 
     def __init__(self, source: RandomAccess | Buffer, base_offset: int, path: str | None = None) -> None:
-        self.file: RandomAccess = source if hasattr(source, "read") else BytesSource(source)  # type: ignore[arg-type]
+        self.file: RandomAccess = source if hasattr(source, "read") else BytesSource(source)  # type: ignore[assignment]
         self.base_offset = base_offset
         self.path = path
         self.size = self.file.size
@@ -146,7 +146,7 @@ class _Index:
     def close(self) -> None:
         self.file.close()
 
-    def __enter__(self) -> "_Index":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,

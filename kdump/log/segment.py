@@ -158,7 +158,7 @@ class ReadOnlyFile:
             os.close(self._fd)
             self._fd = None
 
-    def __enter__(self) -> "ReadOnlyFile":
+    def __enter__(self) -> ReadOnlyFile:
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,

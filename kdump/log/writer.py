@@ -59,7 +59,7 @@ class LogConfig:
 class LogObserver:
     """Hooks for broker state kept beside the segments (producer snapshots, txn index). No-ops here."""
 
-    def on_batch(self, batch: Batch, data: bytes, segment_base: int) -> None:
+    def on_batch(self, batch: Batch, data: bytes | memoryview, segment_base: int) -> None:
         """``batch`` was appended; its bytes are ``data[batch.position:batch.end]``."""
 
     def on_segment_finished(self, directory: str, base_offset: int) -> None:
@@ -83,7 +83,7 @@ class _ActiveSegment:
         self.base_offset = base_offset
         self.index = SegmentIndexBuilder(base_offset, config.index_interval_bytes, config.max_index_bytes)
         self.log_path = os.path.join(directory, segment_file_name(base_offset, ".log"))
-        self.file: BinaryIO = open(self.log_path + TMP_SUFFIX, "wb")
+        self.file: BinaryIO = open(self.log_path + TMP_SUFFIX, "wb")  # noqa: SIM115 (closed at roll)
         self.size = 0
         self.rolling_timestamp: int | None = None   # first batch's max timestamp (segment.ms rule)
         self.next_offset = base_offset
@@ -186,7 +186,7 @@ class PartitionLog:
             _remove(self._active.log_path + TMP_SUFFIX)
             self._active = None
 
-    def __enter__(self) -> "PartitionLog":
+    def __enter__(self) -> PartitionLog:
         return self
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:

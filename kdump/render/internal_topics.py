@@ -129,7 +129,7 @@ class OffsetsDecoder(CoordinatorDecoder):
         tree = to_tree(data)
         if record_type == 2 and tree.get("protocolType") == "consumer" and isinstance(tree.get("members"), list):
             subscription, assignment = tables.consumer_protocol(self.dialect.major_minor)
-            for member_node, member in zip(tree["members"], data["members"]):
+            for member_node, member in zip(tree["members"], data["members"], strict=True):
                 _expand(member_node, "subscription", member["subscription"], subscription)
                 _expand(member_node, "assignment", member["assignment"], assignment)
         return tree
@@ -202,7 +202,8 @@ def _legacy_group_text(group: MessageData, assignment_schema: MessageSchema) -> 
             parts.append(f"{member['memberId']}={_hex(member['assignment'])}")
     assignment = "{" + ",".join(parts) + "}"
     protocol = group["protocol"]
-    return ('{"protocolType":' + quote(protocol_type) + ',"protocol":' + ("null" if protocol is None else quote(protocol))
+    return ('{"protocolType":' + quote(protocol_type)
+            + ',"protocol":' + ("null" if protocol is None else quote(protocol))
             + ',"generationId":' + str(group["generation"]) + ',"assignment":' + quote(assignment) + "}")
 
 

@@ -84,7 +84,7 @@ def _make_batch_line_renderer(dialect: Dialect) -> Callable[[Batch], str]:
         if fixed is False:
             fixed = texts[key] = _attribute_text(magic, batch[6], dialect)
         if fixed is None:
-            batch.codec  # raises CodecError (Kafka: "Unknown compression type id") with the position
+            _ = batch.codec  # raises CodecError (Kafka: "Unknown compression type id") with the position
         if magic >= 2 and c_line is not None:
             text = c_line(batch, fixed.flags, fixed.c_horizon, fixed.ts_name, fixed.codec)  # type: ignore[union-attr]
             if text is not None:
@@ -103,7 +103,7 @@ class _AttributeText(NamedTuple):
 
 
 def _python_batch_line(batch: Batch, fixed: _AttributeText) -> str:
-    (position, base_offset, last_offset, size, magic, crc, attributes, leader_epoch, base_ts, max_ts,
+    (position, base_offset, last_offset, size, magic, crc, _attributes, leader_epoch, base_ts, max_ts,
      producer_id, producer_epoch, base_seq, count, valid) = batch
     ts_name, codec, flags, horizon, _ = fixed
     valid_text = "true" if valid else "false"
@@ -172,7 +172,7 @@ def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOpt
     superset = _superset_fields(batch, records, dialect) if dialect.superset_record_line else None
     if not legacy and not is_control and show_meta and superset is None and options.record_decoder is None:
         return _v2_data_lines(records, options, dialect, ts_name, key_name, value_name)
-    lines = []
+    lines: list[str] = []
     for record in records:
         parts: list[str] = []
         if show_meta:
@@ -194,7 +194,7 @@ def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOpt
             try:
                 parts.append(_contents(record, options, dialect, show_meta))
             except KdumpError as err:
-                raise RecordLinesError(err, lines + ["".join(parts)]) from err
+                raise RecordLinesError(err, [*lines, "".join(parts)]) from err
         lines.append("".join(parts))
     return lines
 
@@ -217,7 +217,7 @@ def _v2_data_lines(records: Sequence[Record], options: RecordTextOptions, dialec
     decode_key = options.key_decoder
     decode_value = options.value_decoder
     null_value_hides_key = not dialect.key_printed_for_null_value
-    lines = []
+    lines: list[str] = []
     append = lines.append
     for offset, timestamp, key, value, headers, sequence, _, _ in records:
         keys = ",".join([string_decoder(k) for k, _ in headers]) if headers else ""
@@ -233,7 +233,7 @@ def _v2_data_lines(records: Sequence[Record], options: RecordTextOptions, dialec
                 else:
                     line = f"{line} key: {decode_key(key)} payload: {decode_value(value)}"
             except KdumpError as err:
-                raise RecordLinesError(err, lines + [line]) from err
+                raise RecordLinesError(err, [*lines, line]) from err
         append(line)
     return lines
 

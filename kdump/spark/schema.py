@@ -117,12 +117,12 @@ def _same_type(a: pa.DataType, b: pa.DataType) -> bool:
     return a.equals(b)
 
 
-def spark_schema(level: str) -> "StructType":
+def spark_schema(level: str) -> StructType:
     """The Spark StructType of a level (imports pyspark)."""
     return spark_struct(arrow_schema(level))
 
 
-def spark_struct(schema: pa.Schema) -> "StructType":
+def spark_struct(schema: pa.Schema) -> StructType:
     """The Spark StructType whose ``to_arrow_schema`` is exactly ``schema`` (for the types used here)."""
     from pyspark.sql.types import StructField, StructType
 

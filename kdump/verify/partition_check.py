@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from kdump.errors import InputError, KdumpError
 from kdump.format.checkpoint import (
@@ -182,7 +183,7 @@ def _leader_epochs(path: str, entries: list[EpochEntry] | None, facts: Sequence[
             runs.append((epoch, first))
     if entries is None:
         return
-    for prev, entry in zip(entries, entries[1:]):
+    for prev, entry in pairwise(entries):
         if entry.epoch <= prev.epoch or entry.start_offset < prev.start_offset:
             yield Finding(ERROR, "leader-epoch-order", file, f"entry (epoch {entry.epoch}, start offset "
                           f"{entry.start_offset}) does not follow (epoch {prev.epoch}, start offset "

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 
 import pytest
-from kdump_testing import run_kdump
 from kafka.record.memory_records import MemoryRecords
 
 from kdump.format.batch import TimestampType
@@ -18,6 +17,7 @@ from kdump.format.codecs import Codec
 from kdump.format.control import encode_control_key, encode_end_txn_marker
 from kdump.format.encode import encode_batch_v2
 from kdump.format.records import Record
+from kdump_testing import run_kdump
 
 T0 = 1_700_000_000_000
 CODEC_NAMES = ["none", "gzip", "snappy", "lz4", "zstd"]
@@ -172,7 +172,7 @@ def test_delete_horizon_is_the_base_timestamp(tmp_path):
     """Attribute bit 6: baseTimestamp holds the delete horizon (Kafka 3.2+ prints OptionalLong[...])."""
     path = tmp_path / "00000000000000000000.log"
     path.write_bytes(encode_batch_v2([Record(0, T0, b"k", None)], base_offset=0, delete_horizon_ms=T0 + 86_400_000))
-    line = [x for x in run_kdump("--files", str(path)).stdout.splitlines() if x.startswith("baseOffset")][0]
+    line = next(x for x in run_kdump("--files", str(path)).stdout.splitlines() if x.startswith("baseOffset"))
     assert f" isControl: false deleteHorizonMs: OptionalLong[{T0 + 86_400_000}] position: 0 " in line
     old = run_kdump("--files", str(path), "--kafka-version", "3.1").stdout
     assert "deleteHorizonMs" not in old

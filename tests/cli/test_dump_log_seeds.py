@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from kdump_testing import run_kdump
-
 from kdump.format.batch import scan_batches
 from kdump.format.encode import encode_batch_v2, encode_legacy_message
 from kdump.format.records import Record
+from kdump_testing import run_kdump
 
 # Kafka 2.2.1 output: `kafka-run-class.sh kafka.tools.DumpLogSegments --print-data-log` on Kafka 2.2.1.
 SEED_002_BATCH = (

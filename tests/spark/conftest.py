@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))   # the logbuild helper
 
-from logbuild import skip_reason, start_spark, write_log_dirs  # noqa: E402
+from logbuild import skip_reason, start_spark, write_log_dirs
 
 
 @pytest.fixture(scope="session")

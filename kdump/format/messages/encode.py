@@ -9,7 +9,8 @@ fields are written only when they differ from their default, as Kafka's generate
 from __future__ import annotations
 
 import struct
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from kdump.format.messages.protocol import _INT, MessageData, Uuid, default_value, is_default
 from kdump.format.messages.schema import Field, MessageSchema

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 
 import crc32c as hw
-import sys
-
 import crcmod.predefined
 
 from kdump.format.crc import CRC32C_IMPLEMENTATION
@@ -36,7 +35,8 @@ def main() -> None:
     r_mod = rate(mod, chunks, args.mib)
     print(f"kdump uses: {CRC32C_IMPLEMENTATION}")
     print(f"crc32c (hardware={hw.hardware_based}) {r_hw:9.0f} MiB/s")
-    print(f"crcmod (C extension={sys.modules['crcmod.crcmod']._usingExtension}) {r_mod:9.0f} MiB/s  ({r_hw / r_mod:.1f}x slower)")
+    uses_extension = sys.modules["crcmod.crcmod"]._usingExtension
+    print(f"crcmod (C extension={uses_extension}) {r_mod:9.0f} MiB/s  ({r_hw / r_mod:.1f}x slower)")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Benchmark `kdump --files X.log` against the raw read+CRC floor and kafka-python, in one run.
 
 Builds a segment of ~16 KiB v2 batches (15-byte keys, 21-byte values, ~372 records a batch, like
-seeds/002) and prints, for the same file in the same run:
+a real producer's batches with batch.size 16384) and prints, for the same file in the same run:
   floor     mmap + CRC-32C of every batch (the least any checking reader must do)
   shallow   kdump batch lines with CRC (`kdump --files X`) to /dev/null      target >= 0.6x floor
   deep      kdump record decoding vs kafka-python decoding the same file     target >= 5x

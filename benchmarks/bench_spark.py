@@ -3,7 +3,7 @@
     /work/venv/bin/python benchmarks/bench_spark.py                # 1 GiB log.dirs (default)
     /work/venv/bin/python benchmarks/bench_spark.py --size-mib 256 --keep /tmp/bench-logs
 
-Data: ``--partitions`` partition dirs of v2 batches shaped like PERFORMANCE-NOTES.md (~16 KiB,
+Data: ``--partitions`` partition dirs of v2 batches shaped like a real producer's (~16 KiB,
 15-byte keys, 21-byte values, uncompressed), segments of ``--segment-mib``, a .index entry per
 batch. One batch is encoded with kdump's encoder and copied with a new baseOffset (the baseOffset
 is not covered by the CRC), so generating 1 GiB takes seconds, not minutes.
@@ -135,15 +135,18 @@ def main() -> None:
     base = single_process(root)
     n = base["records"]
     print(f"records: {n:,}")
-    print(f"kdump single process, decode only:      {base['decode_rps'] / 1e6:5.2f} M records/s ({base['decode_s']:.1f} s)")
-    print(f"kdump single process, Arrow rows:       {base['arrow_rps'] / 1e6:5.2f} M records/s ({base['arrow_s']:.1f} s)")
+    print(f"kdump single process, decode only:      {base['decode_rps'] / 1e6:5.2f} M records/s "
+          f"({base['decode_s']:.1f} s)")
+    print(f"kdump single process, Arrow rows:       {base['arrow_rps'] / 1e6:5.2f} M records/s "
+          f"({base['arrow_s']:.1f} s)")
     results = {}
     for master, cores in (("local[1]", 1), ("local[2]", 2)):
         r = spark_run(root, master, args.split_bytes)
         results[master] = r
         rps = n / r["seconds"]
         print(f"spark {master}: {r['partitions']} partitions, {r['seconds']:.1f} s, {rps / 1e6:5.2f} M records/s, "
-              f"{rps / cores / 1e6:5.2f} M records/s per core ({rps / cores / base['decode_rps']:.2f}x single-process decode)")
+              f"{rps / cores / 1e6:5.2f} M records/s per core "
+              f"({rps / cores / base['decode_rps']:.2f}x single-process decode)")
     speedup = results["local[1]"]["seconds"] / results["local[2]"]["seconds"]
     print(f"speed-up local[2] vs local[1]: {speedup:.2f}x")
 

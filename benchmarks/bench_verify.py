@@ -23,8 +23,8 @@ import time
 
 from kdump.format.encode import encode_batch_v2
 from kdump.format.records import Record
-from kdump.log.logdir import walk_partitions
 from kdump.log.batches import LogBatches
+from kdump.log.logdir import walk_partitions
 from kdump.log.segment import ReadOnlyFile
 from kdump.log.writer import LogConfig, PartitionLog
 from kdump.verify.engine import ALL, INDEX, Options, Tally, verify_path

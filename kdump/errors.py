@@ -18,7 +18,7 @@ class KdumpError(Exception):
         self.path = path
         self.position = position
 
-    def with_file(self, path: str) -> "KdumpError":
+    def with_file(self, path: str) -> KdumpError:
         """Name the file this error belongs to (the format layer does not know it)."""
         if self.path is None:
             self.path = path

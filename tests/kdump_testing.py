@@ -15,7 +15,6 @@ from pathlib import Path
 from click.testing import CliRunner
 
 
-
 @dataclass
 class CliResult:
     exit_code: int

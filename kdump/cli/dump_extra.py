@@ -2,7 +2,7 @@
 
 Kafka's DumpLogSegments crashes on names without a dot (the checkpoints, quorum-state) and prints
 ``Ignoring unknown file`` for ``partition.metadata``, ``meta.properties`` and segments renamed with
-``.deleted``/``.cleaned``/``.swap`` (spec §2.1, §3.11, §4.1). kdump shows them instead:
+``.deleted``/``.cleaned``/``.swap`` (LogFileUtils' suffixes). kdump shows them instead:
 
 * ``dump_extra(run, path) -> bool`` handles such a file and returns True, or returns False so the
   caller continues with Kafka's own dispatch. Malformed text becomes one ``Error:`` line naming
@@ -12,8 +12,10 @@ Kafka's DumpLogSegments crashes on names without a dot (the checkpoints, quorum-
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 from kdump.cli.handlers import handler_for
@@ -39,7 +41,7 @@ from kdump.log.logdir import (
 from kdump.log.segment import read_small_file
 from kdump.render import log_json
 
-# What each offset checkpoint's number means (spec §3.11, seed 001).
+# What each offset checkpoint's number means (the fields LogManager and ReplicaManager checkpoint).
 OFFSET_FIELD = {
     "recovery-point-offset-checkpoint": "recoveryPoint",
     "replication-offset-checkpoint": "highWatermark",
@@ -47,7 +49,7 @@ OFFSET_FIELD = {
     "cleaner-offset-checkpoint": "firstDirtyOffset",
 }
 
-# Suffixes Kafka appends to a finished file name while it is being replaced or deleted (spec §4.1).
+# Suffixes Kafka appends to a finished file name while it is being replaced or deleted (LogFileUtils).
 TEMP_SUFFIXES = {
     ".deleted": "scheduled for asynchronous deletion (file.delete.delay.ms); Kafka removes it at start-up",
     ".cleaned": "being written by the log cleaner or a segment split; Kafka removes it at start-up",
@@ -129,8 +131,8 @@ def _clean_shutdown(run: DumpRun, path: str) -> None:
                                             brokerEpoch=marker.broker_epoch))
 
 
-_BY_NAME = {
-    **{name: (lambda run, path, n=name: _offset_checkpoint(run, path, n)) for name in OFFSET_CHECKPOINT_NAMES},
+_BY_NAME: dict[str, Callable[[DumpRun, str], None]] = {
+    **{name: functools.partial(_offset_checkpoint, name=name) for name in OFFSET_CHECKPOINT_NAMES},
     LEADER_EPOCH_CHECKPOINT_NAME: _leader_epochs,
     "partition.metadata": _partition_metadata,
     "meta.properties": _meta_properties,

@@ -1,8 +1,9 @@
-"""The default command: ``kdump --files A[,B...]``, DumpLogSegments' top-level loop (spec §2.1)."""
+"""The default command: ``kdump --files A[,B...]``, DumpLogSegments' top-level loop."""
 
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from kdump.cli.boundary import print_error
 from kdump.cli.dump_extra import dump_extra, expand_paths
@@ -38,11 +39,11 @@ def _record_decoder(flags: dict[str, object], dialect: Dialect) -> RecordDecoder
     for flag, class_name in _INTERNAL_DECODERS:
         if flags.get(flag):
             module = importlib.import_module("kdump.render.internal_topics")
-            return getattr(module, class_name)(kafka_version=dialect.major_minor).decode  # type: ignore[no-any-return]
+            return getattr(module, class_name)(kafka_version=dialect.major_minor).decode
     return None
 
 
-def build_options(flags: dict[str, object], dialect: Dialect) -> DumpOptions:
+def build_options(flags: dict[str, Any], dialect: Dialect) -> DumpOptions:
     key_class = flags.get("key_decoder_class")
     value_class = flags.get("value_decoder_class")
     record_decoder = _record_decoder(flags, dialect)

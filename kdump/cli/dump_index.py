@@ -1,4 +1,4 @@
-"""``kdump --files X.index`` / ``X.timeindex``: DumpLogSegments' index dumps (spec §2.3, §2.4, §2.7).
+"""``kdump --files X.index`` / ``X.timeindex``: DumpLogSegments' index dumps.
 
 Stdout lines and the end-of-run summaries are Kafka's, in the ``--kafka-version`` dialect. Where
 Kafka's tool crashes (missing ``.log`` or ``.index``, an entry past the end of the log, a batch

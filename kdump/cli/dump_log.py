@@ -1,4 +1,4 @@
-"""``kdump --files X.log`` / ``X.checkpoint``: the batch and record dump of DumpLogSegments (spec §2.2)."""
+"""``kdump --files X.log`` / ``X.checkpoint``: the batch and record dump of DumpLogSegments."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def dump_log(run: DumpRun, path: str) -> None:
         batches = LogBatches(segment, 0, window)
         batch = None
         # Lines are written a few hundred at a time: one write per line halves the speed
-        # (PERFORMANCE-NOTES.md), and what was printed before an error must still come out first.
+        # (benchmarks/bench_dump.py), and what was printed before an error must still come out first.
         pending: list[str] = []
         pending_lines = 0
         line_of = batch_line_renderer(run.dialect)

@@ -1,6 +1,6 @@
-"""``kdump --files X.snapshot`` and ``X.txnindex`` (spec §2.5, §2.6), in every ``--kafka-version`` dialect.
+"""``kdump --files X.snapshot`` and ``X.txnindex``, in every ``--kafka-version`` dialect.
 
-Line formats by Kafka version (spec §2.5, §2.9):
+Line formats by Kafka version (docs/dialects-research.md):
 * currentTxnFirstOffset: ``OptionalLong[n]``/``OptionalLong.empty`` from 3.5 (Java storage module),
   ``Some(n)``/``None`` before (Scala Option).
 * ``lastTimestamp:`` exists from 3.1.

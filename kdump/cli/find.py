@@ -61,7 +61,8 @@ def _render_json(result: LookupResult, explain: bool) -> list[str]:
 @traceback_option
 def find(partition_dir: str, offset: int | None, timestamp: int | None, explain: bool, print_data_log: bool,
          kafka_version: str, json_output: bool, traceback: bool) -> None:
-    """Find a record by offset or timestamp the way a broker does (spec §5.1, §5.2).
+    """Find a record by offset or timestamp the way a broker does (LogSegment.translateOffset,
+    LogSegment.findOffsetByTimestamp).
 
     \b
     kdump find my-topic-0 --offset 1234 --explain

@@ -95,7 +95,7 @@ def parse_time(text: str) -> int:
     except ValueError:
         raise UsageError(f"--start-time: {text!r} is neither milliseconds nor an ISO-8601 time") from None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=datetime.timezone.utc)
+        when = when.replace(tzinfo=datetime.UTC)
     return int(when.timestamp() * 1000)
 
 
@@ -175,7 +175,8 @@ def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str,
     """
     try:
         spec = _build_spec(topics, partitions, compression, magic, timestamp_type, idempotent, transactional,
-                           preallocate, size_range(key_size, "--key-size"), size_range(value_size, "--value-size"), parse_time(start_time),
+                           preallocate, size_range(key_size, "--key-size"), size_range(value_size, "--value-size"),
+                           parse_time(start_time),
                            LogConfig(segment_bytes, segment_ms, index_interval_bytes, max_index_bytes,
                                      log_preallocate, index_rule == "per-append"), rest)
         result = _run(outdir, spec, force)

@@ -23,4 +23,4 @@ HANDLERS: dict[FileKind, str] = {
 
 def handler_for(kind: FileKind) -> Handler:
     module_name, attr = HANDLERS[kind].split(":")
-    return getattr(importlib.import_module(module_name), attr)  # type: ignore[no-any-return]
+    return getattr(importlib.import_module(module_name), attr)

@@ -72,4 +72,4 @@ def partition_for_command(group_id: str | None, transactional_id: str | None, pa
 
 
 partition_for = partition_for_command  # the name kdump.cli.main loads
-__all__ = ["partition_for", "partition_for_key", "java_string_hash", "kafka_utils_abs"]
+__all__ = ["java_string_hash", "kafka_utils_abs", "partition_for", "partition_for_key"]

@@ -64,7 +64,7 @@ def recover(path: str, out_dir: str | None, force: bool, index_interval_bytes: i
     raise SystemExit(ExitCode.DATA_LOST if any(p.loses_data for p in plans) else ExitCode.OK)
 
 
-def _write_copy(state: LogDirState, plans: list, out_dir: str, force: bool,  # type: ignore[type-arg]
+def _write_copy(state: LogDirState, plans: list, out_dir: str, force: bool,
                 interval: int, max_index_bytes: int, json_output: bool) -> None:
     source = os.path.realpath(state.path)
     target = os.path.realpath(out_dir)
@@ -78,7 +78,7 @@ def _write_copy(state: LogDirState, plans: list, out_dir: str, force: bool,  # t
         click.echo(f"wrote the recovered copy to {out_dir}")
 
 
-def _print(state: LogDirState, plans: list, json_output: bool) -> None:  # type: ignore[type-arg]
+def _print(state: LogDirState, plans: list, json_output: bool) -> None:
     if json_output:
         click.echo(json.dumps({"type": "logDir", "path": state.path, "cleanShutdown": state.clean_shutdown,
                                "notes": state.notes}, separators=(",", ":")))

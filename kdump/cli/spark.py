@@ -33,7 +33,7 @@ def _no_segments(paths: tuple[str, ...]) -> KdumpError:
 
 
 @contextmanager
-def _session(master: str, app: str) -> Iterator["SparkSession"]:
+def _session(master: str, app: str) -> Iterator[SparkSession]:
     """A SparkSession for one command; one that was already running (tests, notebooks) is reused."""
     try:
         from pyspark.sql import SparkSession
@@ -106,7 +106,7 @@ def verify_command(paths: tuple[str, ...], master: str, deep: bool, strict: bool
     click.get_current_context().exit(result.exit_code())
 
 
-def render_summary(result: "VerifyResult", *, errors_only: bool = False) -> str:
+def render_summary(result: VerifyResult, *, errors_only: bool = False) -> str:
     """Fixed-width table (one line per partition, then the totals), the findings, kdump verify's summary."""
     from kdump.render.verify_text import VerifyCounts, summary_line, text_lines
     from kdump.verify.engine import nothing_checked
@@ -121,7 +121,8 @@ def render_summary(result: "VerifyResult", *, errors_only: bool = False) -> str:
     totals = [sum(v[i] for v in rows.values()) for i in range(5)]
     lines.append(("total", "", *map(str, totals)))
     widths = [max(len(r[i]) for r in [header, *lines]) for i in range(len(header))]
-    out = [" ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+    out = [" ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                    for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
            for r in [header, *lines]]
     for group in result.groups:
         out.extend(text_lines(group, errors_only=errors_only))

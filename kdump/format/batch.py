@@ -1,7 +1,7 @@
 """Log entries: v2 record batches and legacy (v0/v1) messages, and Kafka's framing rules.
 
-Layouts mirror org.apache.kafka.common.record.DefaultRecordBatch (v2) and LegacyRecord (v0/v1);
-see kafka-format-spec.md §3.1-§3.5. ``scan_batches`` reproduces FileLogInputStream.nextBatch:
+Layouts mirror org.apache.kafka.common.record.DefaultRecordBatch (v2) and LegacyRecord /
+AbstractLegacyRecordBatch (v0/v1). ``scan_batches`` reproduces FileLogInputStream.nextBatch:
 stop when 17 or fewer bytes remain, fail on a size field below 14, stop at a partial tail.
 Only headers are parsed here; records are decoded on demand by ``records``.
 """
@@ -93,7 +93,7 @@ def increment_sequence(sequence: int, increment: int) -> int:
 class Batch(NamedTuple):
     """One log entry's header: a v2 record batch, or a v0/v1 message (possibly a compressed wrapper).
 
-    For legacy entries the v2-only fields hold Kafka's defaults (spec §3.5) and ``base_offset``
+    For legacy entries the v2-only fields hold Kafka's defaults (AbstractLegacyRecordBatch) and ``base_offset``
     equals ``last_offset`` (Kafka only knows a wrapper's first offset after decompressing it).
     A NamedTuple rather than a dataclass: immutable all the same, and several times cheaper to
     build, which matters at hundreds of thousands of batches a second.

@@ -1,4 +1,4 @@
-"""Text files of a Kafka log directory that DumpLogSegments does not read (spec §3.11).
+"""Text files of a Kafka log directory that DumpLogSegments does not read.
 
 * ``CheckpointFile`` format (server-common CheckpointFile): a version line, an entry-count line,
   then one entry per line, fields split on whitespace runs. Used by recovery-point-offset-checkpoint,
@@ -252,7 +252,7 @@ def parse_partition_metadata(data: Text, name: str) -> PartitionMetadata:
 def encode_partition_metadata(topic_id: bytes | str, *, version: int = 0) -> bytes:
     """Exactly what PartitionMetadataFile writes: two lines, no newline after the second."""
     text = topic_id if isinstance(topic_id, str) else uuid_to_string(topic_id)
-    return f"version: {version}\ntopic_id: {text}".encode("utf-8")
+    return f"version: {version}\ntopic_id: {text}".encode()
 
 
 # --- meta.properties ------------------------------------------------------------------------

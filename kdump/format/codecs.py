@@ -329,7 +329,7 @@ def _lz4_hc(header: bytes) -> int:
 
 # --- zstd --------------------------------------------------------------------------------------
 
-# Contexts are reused (a new one per batch made decompression 1.8x slower, PERFORMANCE-NOTES.md)
+# Contexts are reused (a new one per batch made decompression 1.8x slower)
 # but kept per thread, because a zstandard context must not be used by two threads at once.
 _zstd_local = threading.local()
 

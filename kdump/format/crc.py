@@ -1,10 +1,10 @@
 """CRC-32C (v2 batches, producer snapshots) and CRC-32 (legacy v0/v1 messages).
 
-CRC-32C is the hot path of every shallow scan. Measured on this project's machines
-(PERFORMANCE-NOTES.md, benchmarks/bench_crc.py): the ``crc32c`` package uses the CPU's CRC
+CRC-32C is the hot path of every shallow scan. Measured with
+benchmarks/bench_crc.py: the ``crc32c`` package uses the CPU's CRC
 instruction (6-12 GB/s) and reads memoryview/mmap slices without copying; crcmod's C extension
 is 15-20x slower; crcmod's pure-Python fallback is ~1000x slower. So: ``crc32c`` first, crcmod
-(the library the user asked for, kept working) as fallback. crcmod silently installs its pure-Python
+(a declared dependency, kept working) as fallback. crcmod silently installs its pure-Python
 version when no compiler is present; we detect that and say so in ``CRC32C_IMPLEMENTATION`` so
 the CLI can warn instead of falling back silently.
 
@@ -23,7 +23,7 @@ Buffer = bytes | bytearray | memoryview
 def _crcmod_crc32c() -> tuple[Callable[..., int], str]:
     import sys
 
-    import crcmod.predefined  # type: ignore[import-untyped]
+    import crcmod.predefined
 
     fun = crcmod.predefined.mkCrcFun("crc-32c")
     # The flag lives in the crcmod.crcmod submodule, whose name the package shadows with re-exports.
@@ -41,7 +41,7 @@ def _crcmod_crc32c() -> tuple[Callable[..., int], str]:
 def _select() -> tuple[Callable[..., int], str]:
     if os.environ.get("KDUMP_CRC32C", "").lower() != "crcmod":
         try:
-            import crc32c as _hw  # type: ignore[import-untyped]
+            import crc32c as _hw
 
             if getattr(_hw, "hardware_based", True):
                 return _hw.crc32c, "crc32c (hardware)"

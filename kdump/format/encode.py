@@ -158,5 +158,10 @@ def encode_legacy_wrapper(records: Sequence[Record], *, magic: int, codec: Codec
                                  timestamp_type=timestamp_type, codec=codec)
 
 
-__all__ = ["encode_record_v2", "encode_batch_v2", "encode_legacy_message", "encode_legacy_wrapper",
-           "LEGACY_V0_HEADER"]
+__all__ = [
+    "LEGACY_V0_HEADER",
+    "encode_batch_v2",
+    "encode_legacy_message",
+    "encode_legacy_wrapper",
+    "encode_record_v2",
+]

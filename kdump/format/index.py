@@ -1,4 +1,4 @@
-"""Offset index (``.index``) and time index (``.timeindex``) entries (spec §3.7, §3.8).
+"""Offset index (``.index``) and time index (``.timeindex``) entries.
 
 Mirrors org.apache.kafka.storage.internals.log.OffsetIndex / TimeIndex: fixed-size big-endian
 entries holding offsets relative to the segment's base offset. Files may be preallocated and

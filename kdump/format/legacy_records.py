@@ -65,7 +65,7 @@ def legacy_valid(buf: Buffer, pos: int, size: int) -> bool:
 def legacy_records(buf: Buffer, batch: Batch, record_type: type) -> Iterator[list]:
     """The records of one legacy entry, in groups (AbstractLegacyRecordBatch.DeepRecordsIterator)."""
     size = batch.size - LOG_OVERHEAD
-    crc, magic, attributes, timestamp, key, value = legacy_message(buf, batch.position, size)
+    crc, magic, _attributes, timestamp, key, value = legacy_message(buf, batch.position, size)
     codec = batch.codec
     if codec is Codec.NONE:
         valid = batch.is_valid if batch.is_valid is not None else legacy_valid(buf, batch.position, size)

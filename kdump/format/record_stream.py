@@ -49,9 +49,9 @@ def wrap64(value: int) -> int:
 class LazyValue:
     """A record value that was not read into memory: ``len()`` is its size, ``bytes()`` reads it."""
 
-    __slots__ = ("_reopen", "_offset", "_size")
+    __slots__ = ("_offset", "_reopen", "_size")
 
-    def __init__(self, reopen: Callable[[], Callable[[], Iterator[Buffer]]], offset: int, size: int) -> None:
+    def __init__(self, reopen: Callable[[], Iterator[Buffer]], offset: int, size: int) -> None:
         self._reopen = reopen   # a fresh iterator over the batch's decompressed chunks
         self._offset = offset   # where the value starts in the decompressed stream
         self._size = size
@@ -127,8 +127,8 @@ class ChunkReader:
             self.pos += n
             return piece
         out = io.BytesIO()  # no second copy: getvalue() hands over the buffer it filled
-        for piece in self._pieces(n):
-            out.write(piece)
+        for part in self._pieces(n):
+            out.write(part)
         return out.getvalue()
 
     def skip(self, n: int) -> None:
@@ -253,9 +253,10 @@ def stream_v2_records(chunks: Iterator[Buffer], count: int, batch: Batch,
                       group_size: int = GROUP_SIZE) -> Iterator[list]:
     """The ``count`` records of a compressed batch in groups of at most ``group_size``.
 
-    ``reopen()`` returns what a ``LazyValue`` calls to read the batch again. ``decode_group(data, start, n)`` decodes up to ``n`` whole records of ``data`` from ``start``
-    (stopping before one the window does not hold entirely) and returns them with the next position,
-    and the error that stopped it, if any (then the records are those before the failing one).
+    ``reopen()`` returns what a ``LazyValue`` calls to read the batch again. ``decode_group(data, start, n)``
+    decodes up to ``n`` whole records of ``data`` from ``start`` (stopping before one the window does
+    not hold entirely) and returns them with the next position, and the error that stopped it, if any
+    (then the records are those before the failing one).
     """
     reader = ChunkReader(chunks)
     reader.more()  # the first chunk, which holds the whole of most batches

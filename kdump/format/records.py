@@ -5,7 +5,7 @@ compressed batch is decompressed as a stream (``record_stream``), so memory does
 the batch, and ``decode_records`` returns them in one list for batches known to be small.
 The v2 loop is the hot path of deep iteration. ``decode_v2_record_area`` is the reference: it
 decodes the one-byte varint case inline (a function call per varint is what makes Python decoders
-slow, PERFORMANCE-NOTES.md) and builds plain tuples typed as ``Record``. When the optional C
+slow) and builds plain tuples typed as ``Record``. When the optional C
 extension ``_v2records`` is built it decodes well-formed batches ~8x faster with identical results,
 and hands anything malformed back to the Python loop, which words the error
 (``KDUMP_PURE_PYTHON=1`` turns it off; tests run both).
@@ -86,10 +86,11 @@ def iter_records(buf: Buffer, batch: Batch, *, values: bool = True) -> Iterator[
     if fast is not None and count is not None and 0 <= count <= GROUP_SIZE and batch.size >= V2_HEADER_SIZE:
         # The common case, a small batch whose records fit one chunk, in one call and without
         # generators; anything else goes the general way, which starts over and words the errors.
-        data: Buffer | None = buf[batch.position + V2_HEADER_SIZE:batch.end]
+        area = buf[batch.position + V2_HEADER_SIZE:batch.end]
+        data: Buffer | None = area
         codec_id = batch.attributes & 0x07
         if codec_id:
-            data = _single_chunk(data, codec_id, batch) if codec_id < len(_CODECS) else None
+            data = _single_chunk(area, codec_id, batch) if codec_id < len(_CODECS) else None
         if data is not None:
             decoded = fast(data, count, batch.base_offset, batch.base_timestamp, batch.log_append_time,
                            batch.base_sequence, Record)
@@ -373,5 +374,15 @@ def _headers(data: bytes, pos: int, count: int, limit: int) -> tuple[tuple[Heade
     return tuple(headers), pos
 
 
-__all__ = ["Header", "LazyValue", "Record", "RECORD_DECODER", "count_records", "decode_records", "decode_v2_record_area",
-           "iter_records", "read_batch", "CodecError"]
+__all__ = [
+    "RECORD_DECODER",
+    "CodecError",
+    "Header",
+    "LazyValue",
+    "Record",
+    "count_records",
+    "decode_records",
+    "decode_v2_record_area",
+    "iter_records",
+    "read_batch",
+]

@@ -1,4 +1,4 @@
-"""Producer-state snapshots (``<20-digit offset>.snapshot``, spec §3.10).
+"""Producer-state snapshots (``<20-digit offset>.snapshot``).
 
 Mirrors the layout ProducerStateManager.readSnapshot/writeSnapshot use
 (storage/.../internals/log/ProducerStateManager.java; the generated message
@@ -56,7 +56,8 @@ class CorruptSnapshotError(FormatError):
     """Kafka's CorruptSnapshotException. ``reason`` is Kafka's message for Kafka <= 4.2.
 
     ``kind`` is "schema", "version" or "crc". ``unknown_version`` is set for kind "version";
-    ``message(wrap_unknown_version)`` gives the text with the newest Kafka's wrapping (spec §2.5).
+    ``message(wrap_unknown_version)`` gives the text with the newest Kafka's wrapping
+(DumpLogSegments.dumpProducerIdSnapshot).
     """
 
     def __init__(self, reason: str, *, kind: str, unknown_version: int | None = None) -> None:

@@ -1,4 +1,4 @@
-"""Transaction index (``.txnindex``): 34-byte aborted-transaction entries (spec §3.9, §2.6).
+"""Transaction index (``.txnindex``): 34-byte aborted-transaction entries.
 
 Mirrors org.apache.kafka.storage.internals.log.AbortedTxn / TransactionIndex. The file is not
 preallocated; a trailing partial entry is ignored. Kafka reads only the first byte of the 2-byte

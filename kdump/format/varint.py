@@ -2,8 +2,8 @@
 
 ``varint``/``varlong`` are protobuf-style zig-zag encodings (used inside v2 records);
 ``uvarint`` is the unsigned form (flexible message versions, compact strings and arrays).
-Decoders take ``(buf, pos)`` and return ``(value, next_pos)``. The record decoder in
-``records_v2`` inlines the one-byte case for speed and calls these for the rest.
+``decode_uvarint`` takes ``(buf, pos)`` and returns ``(value, next_pos)``; the record decoders in
+``records`` and ``record_stream`` inline the one-byte case for speed and call it for the rest.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def decode_uvarint(buf: Buffer, pos: int, max_bytes: int = _MAX_VARINT_BYTES) ->
     """Unsigned base-128 varint starting at ``pos``, at most ``max_bytes`` long (5 or 10).
 
     The value is not cut to 32 or 64 bits: callers that mirror Java's int/long (ByteUtils keeps the
-    low bits of an overlong varint) mask it; ``decode_varint``/``decode_varlong`` do."""
+    low bits of an overlong varint) mask it."""
     value = 0
     shift = 0
     start = pos
@@ -41,20 +41,6 @@ def decode_uvarint(buf: Buffer, pos: int, max_bytes: int = _MAX_VARINT_BYTES) ->
                                          f"converted value: {value & 0xFFFFFFFFFFFFFFFF:x}", position=start)
     except IndexError:
         raise InvalidRecordError("varint runs past the end of the data", position=start) from None
-
-
-def decode_varint(buf: Buffer, pos: int) -> tuple[int, int]:
-    """Zig-zag int32 varint, wrapped to 32 bits like ByteUtils.readVarint."""
-    u, pos = decode_uvarint(buf, pos, _MAX_VARINT_BYTES)
-    u &= 0xFFFFFFFF
-    return (u >> 1) ^ -(u & 1), pos
-
-
-def decode_varlong(buf: Buffer, pos: int) -> tuple[int, int]:
-    """Zig-zag int64 varlong, wrapped to 64 bits like ByteUtils.readVarlong."""
-    u, pos = decode_uvarint(buf, pos, _MAX_VARLONG_BYTES)
-    u &= 0xFFFFFFFFFFFFFFFF
-    return (u >> 1) ^ -(u & 1), pos
 
 
 def encode_uvarint(value: int) -> bytes:
@@ -80,13 +66,3 @@ def encode_varlong(value: int) -> bytes:
     if not -(1 << 63) <= value < (1 << 63):
         raise ValueError(f"varlong out of int64 range: {value}")
     return encode_uvarint(((value << 1) ^ (value >> 63)) & 0xFFFFFFFFFFFFFFFF)
-
-
-def varint_size(value: int) -> int:
-    """Encoded size of a zig-zag int32 (what DefaultRecord.sizeInBytes counts)."""
-    u = ((value << 1) ^ (value >> 31)) & 0xFFFFFFFF
-    size = 1
-    while u >= 0x80:
-        u >>= 7
-        size += 1
-    return size

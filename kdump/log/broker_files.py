@@ -1,4 +1,5 @@
-"""The files a broker keeps beside the segments (spec §3.9-§3.11, §4.2).
+"""The files a broker keeps beside the segments (Kafka's ProducerStateManager, TransactionIndex,
+LeaderEpochFileCache and the checkpoint files, updated as LogSegment.append / UnifiedLog do).
 
 ``BrokerStateObserver`` plugs into ``PartitionLog`` and follows what a broker derives from the
 batches it appends: producer state (written as ``<offset>.snapshot`` at every roll and at a clean
@@ -29,8 +30,8 @@ from kdump.format.control import ControlType, parse_control_record
 from kdump.format.records import decode_records
 from kdump.format.snapshot import ProducerSnapshotEntry, encode_producer_snapshot
 from kdump.format.txnindex import encode_aborted_txn
-from kdump.log.files import segment_file_name
 from kdump.log.atomic import write_new_file
+from kdump.log.files import segment_file_name
 from kdump.log.writer import LogObserver
 
 
@@ -56,7 +57,7 @@ class BrokerStateObserver(LogObserver):
     aborted: dict[int, list[bytes]] = field(default_factory=dict)
     snapshot_offsets: list[int] = field(default_factory=list)
 
-    def on_batch(self, batch: Batch, data: bytes, segment_base: int) -> None:
+    def on_batch(self, batch: Batch, data: bytes | memoryview, segment_base: int) -> None:
         if batch.is_legacy:
             return  # no producer ids or leader epochs before magic 2
         if batch.partition_leader_epoch >= 0 and (not self.epochs
@@ -158,7 +159,7 @@ def write_log_dir_files(root: str, partitions: Sequence[PartitionOffsets], *, cl
     time there; kdump uses record time so output stays reproducible).
     """
     write_offset_checkpoints(root, partitions)
-    when = datetime.datetime.fromtimestamp(max(written_at_ms, 0) / 1000, datetime.timezone.utc)
+    when = datetime.datetime.fromtimestamp(max(written_at_ms, 0) / 1000, datetime.UTC)
     header = f"#\n#{when.strftime('%a %b %d %H:%M:%S UTC %Y')}\n".encode("ascii")
     props = {"node.id": str(node_id), "directory.id": uuid_to_string(directory_id), "version": "1",
              "cluster.id": uuid_to_string(cluster_id)}

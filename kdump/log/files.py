@@ -1,4 +1,4 @@
-"""File naming in a Kafka log directory (LogFileUtils, spec §2.1 and §4.1)."""
+"""File naming in a Kafka log directory (LogFileUtils, and the suffixes DumpLogSegments dispatches on)."""
 
 from __future__ import annotations
 

@@ -20,14 +20,12 @@ from kdump.format.codecs import Codec
 from kdump.format.control import ControlType, encode_control_key, encode_end_txn_marker
 from kdump.format.encode import encode_batch_v2, encode_legacy_message, encode_legacy_wrapper
 from kdump.format.records import Header, Record
-from kdump.log.broker_files import BrokerStateObserver, PartitionOffsets, write_log_dir_files, \
-    write_partition_files
 from kdump.log.atomic import staged_directory
+from kdump.log.broker_files import BrokerStateObserver, PartitionOffsets, write_log_dir_files, write_partition_files
 from kdump.log.writer import LogConfig, PartitionLog
 
 KEY_PATTERNS = ("seq", "random", "binary", "null", "mixed")
 VALUE_PATTERNS = ("text", "json", "binary", "seq", "mixed")
-PRODUCERS = ("plain", "idempotent", "transactional")
 DEFAULT_START_TIME = 1_700_000_000_000   # 2023-11-14T22:13:20Z: fixed, never the wall clock
 MAX_TOPIC_NAME_LENGTH = 249
 # Written into every tree ``generate`` makes: ``force`` replaces only such a tree (or an empty directory).

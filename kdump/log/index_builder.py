@@ -1,4 +1,4 @@
-"""The broker's sparse-index rules for one segment, with no files attached (spec §4.2).
+"""The broker's sparse-index rules for one segment, with no files attached (LogSegment.append).
 
 Used by the segment writer (``kdump.log.writer``) while it appends, and by ``kdump rebuild-index``,
 which feeds it the batches of an existing ``.log`` (``kdump.format.batch.scan_batches``). The class

@@ -20,7 +20,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 from types import TracebackType
-from typing import Protocol
+from typing import Protocol, Self
 
 from kdump.format.index import (
     OFFSET_ENTRY,
@@ -83,10 +83,9 @@ class _Index:
 
     entry_struct: struct.Struct
     entry_size: int
-    torn_slot: int | None = None   # a last entry seen half written (see OffsetIndex._unpadded_entries)
 
     def __init__(self, source: RandomAccess | Buffer, base_offset: int, path: str | None = None) -> None:
-        self.file: RandomAccess = source if hasattr(source, "read") else BytesSource(source)  # type: ignore[arg-type]
+        self.file: RandomAccess = source if hasattr(source, "read") else BytesSource(source)  # type: ignore[assignment]
         self.base_offset = base_offset
         self.path = path
         self.size = self.file.size
@@ -147,7 +146,7 @@ class _Index:
     def close(self) -> None:
         self.file.close()
 
-    def __enter__(self) -> "_Index":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -174,7 +173,6 @@ class OffsetIndex(_Index):
             relative, position = self._unpack(entries - 1)
             if position == 0 and relative != 0 and (entries == self.slots or
                                                     self._is_padding(entries, *self._unpack(entries))):
-                self.torn_slot = entries - 1
                 return entries - 1
         return entries
 

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 _GUARDED_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
@@ -42,7 +43,7 @@ class SignalGuard:
         self.holding = 0
         self.held: int | None = None      # a signal that arrived while holding
         self.raised = False               # SignalInterrupt was raised: later signals wait for the cleanup
-        self.previous: dict[int, object] = {}
+        self.previous: dict[int, Any] = {}  # what signal.signal returned: a handler, SIG_DFL or None
 
     def _on_signal(self, signo: int, _frame: FrameType | None) -> None:
         if self.holding or self.raised:
@@ -69,7 +70,7 @@ class SignalGuard:
             self.depth -= 1
             if self.depth == 0:
                 for signo, previous in self.previous.items():
-                    signal.signal(signo, previous)  # type: ignore[arg-type]
+                    signal.signal(signo, previous)
                 self.previous = {}
 
     @contextmanager
@@ -87,4 +88,4 @@ class SignalGuard:
 
 guard = SignalGuard()
 
-__all__ = ["SignalInterrupt", "SignalGuard", "guard"]
+__all__ = ["SignalGuard", "SignalInterrupt", "guard"]

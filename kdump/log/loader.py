@@ -77,7 +77,6 @@ class SegmentRecovery:
     kept_batches: int = 0
     next_offset: int = 0                      # the segment's next offset after recovery
     stopped: str | None = None                # why recovery stopped before the end, if it did
-    stopped_position: int | None = None
     lost_batches: int = 0                     # complete batches after the stop point
     lost_records: int = 0
     lost_offsets: tuple[int, int] | None = None
@@ -243,7 +242,6 @@ def _recover_segment(base: int, log: str, why: str, epochs: list[EpochEntry]) ->
         result.next_offset = base if last is None else last + 1
         result.stopped = recovered.stopped
         if result.truncated_bytes:
-            result.stopped_position = result.valid_bytes
             result.zero_padding = recovered.zero_padding_from is not None
             _count_lost(f, result)
     return result

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from kdump.errors import InputError
 from kdump.log.files import parse_java_long
 
-_PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)(?:\.(?P<uuid>[0-9a-f]{32})-(?P<state>delete|future|stray))?$")
+_PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)"
+                            r"(?:\.(?P<uuid>[0-9a-f]{32})-(?P<state>delete|future|stray))?$")
 _SEGMENT_FILE = re.compile(r"^(?P<base>\d{20})\.(?P<suffix>log|index|timeindex|txnindex|snapshot)"
                            r"(?P<extra>\.deleted|\.cleaned|\.swap)?$")
 

@@ -1,4 +1,5 @@
-"""Kafka's lookups over a partition directory, step by step (spec §5.1, §5.2).
+"""Kafka's lookups over a partition directory, step by step (LogSegment.translateOffset,
+LogSegment.findOffsetByTimestamp).
 
 Offset -> record: floor segment by base offset, binary-search the offset index for the largest
 entry <= target, scan batches forward to the first whose lastOffset >= target (next segment if
@@ -155,7 +156,7 @@ def find_offset(partition: PartitionDir, target: int) -> LookupResult:
                     _answer_offset(result, seg, log, batch, target)
                     return result
             except KdumpError as err:
-                raise err.with_file(seg.log)
+                raise err.with_file(seg.log) from None
         result.step("scan", f"no batch with lastOffset >= {target} in {_name(seg.log)}")
         i += 1
         if i < len(segments):
@@ -175,7 +176,8 @@ def _answer_offset(result: LookupResult, seg: SegmentFiles, log: ReadOnlyFile, b
     _summarise(result)
 
 
-def _find_record(groups: Iterator[list[Record]], wanted: Callable[[Record], bool]) -> tuple[list[Record], Record | None]:
+def _find_record(groups: Iterator[list[Record]],
+                 wanted: Callable[[Record], bool]) -> tuple[list[Record], Record | None]:
     """The first record that is ``wanted``, and the group of records it was decoded in."""
     group: list[Record] = []
     for group in groups:
@@ -275,7 +277,7 @@ def find_timestamp(partition: PartitionDir, target: int) -> LookupResult:
                     _summarise(result)
                     return result
         except KdumpError as err:
-            raise err.with_file(seg.log)
+            raise err.with_file(seg.log) from None
     result.step("result", f"no record with timestamp >= {target} in {_name(seg.log)}")
     result.step("read", f"{result.batches_scanned} batches scanned, {result.bytes_read} bytes of log read",
                 batches=result.batches_scanned, bytes=result.bytes_read)

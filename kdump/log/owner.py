@@ -44,7 +44,7 @@ class Owner:
     start: str
 
     @classmethod
-    def current(cls) -> "Owner":
+    def current(cls) -> Owner:
         stat = _process_stat(os.getpid())
         return cls(socket.gethostname(), _boot_id(), os.getpid(), stat[1] if stat else "")
 
@@ -52,7 +52,7 @@ class Owner:
         return f"{OWNER_HEADER}\nhost={self.host}\nboot={self.boot}\npid={self.pid}\nstart={self.start}\n".encode()
 
     @classmethod
-    def decode(cls, text: str) -> "Owner | None":
+    def decode(cls, text: str) -> Owner | None:
         lines = text.split("\n")
         if lines[0] != OWNER_HEADER:
             return None

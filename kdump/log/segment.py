@@ -61,19 +61,6 @@ def describe_file_type(mode: int) -> str | None:
     return "not a regular file"
 
 
-def refuse_special(path: str) -> None:
-    """Raise InputError for anything but a regular file, without opening it (stat never blocks)."""
-    try:
-        info = os.stat(path)
-    except OSError as err:
-        raise InputError(describe_os_error(err), path=path) from None
-    kind = describe_file_type(info.st_mode)
-    if kind == "a directory":
-        raise InputError("Is a directory", path=path)
-    if kind is not None:
-        raise InputError(f"{kind}, not a regular file: skipped", path=path)
-
-
 class ReadOnlyFile:
     """A regular file opened read-only; ``size`` is its length when opened. Use as a context manager."""
 
@@ -171,7 +158,7 @@ class ReadOnlyFile:
             os.close(self._fd)
             self._fd = None
 
-    def __enter__(self) -> "ReadOnlyFile":
+    def __enter__(self) -> ReadOnlyFile:
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,

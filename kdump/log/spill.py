@@ -45,7 +45,7 @@ class PairList:
 
     def _spill(self) -> None:
         if self._file is None:
-            self._file = tempfile.TemporaryFile(prefix="kdump-pairs-")
+            self._file = tempfile.TemporaryFile(prefix="kdump-pairs-")  # noqa: SIM115 (closed by close())
         self._file.seek(0, 2)
         self._file.write(self._memory.tobytes())
         self._spilled += len(self._memory) // 2
@@ -65,11 +65,11 @@ class PairList:
 
     def __iter__(self) -> Iterator[tuple[int, int]]:
         for run in self._runs():
-            yield from zip(run[0::2], run[1::2])
+            yield from zip(run[0::2], run[1::2], strict=True)
 
     def reversed(self) -> Iterator[tuple[int, int]]:
         if self._memory:
-            yield from zip(reversed(self._memory[0::2]), reversed(self._memory[1::2]))
+            yield from zip(reversed(self._memory[0::2]), reversed(self._memory[1::2]), strict=True)
         if self._file is None:
             return
         step = 16 * self.limit
@@ -77,16 +77,16 @@ class PairList:
             self._file.seek(start * 16)
             run = array("q")
             run.frombytes(self._file.read(step))
-            yield from zip(reversed(run[0::2]), reversed(run[1::2]))
+            yield from zip(reversed(run[0::2]), reversed(run[1::2]), strict=True)
 
     def sorted(self) -> Iterator[tuple[int, int]]:
         if self._file is None:
-            yield from sorted(zip(self._memory[0::2], self._memory[1::2]))
+            yield from sorted(zip(self._memory[0::2], self._memory[1::2], strict=True))
             return
         with tempfile.TemporaryFile(prefix="kdump-pairs-sorted-") as runs_file:
             bounds = []
             for run in self._runs():
-                ordered = sorted(zip(run[0::2], run[1::2]))
+                ordered = sorted(zip(run[0::2], run[1::2], strict=True))
                 start = runs_file.tell()
                 runs_file.write(b"".join(_PAIR.pack(a, b) for a, b in ordered))
                 bounds.append((start, len(ordered)))

@@ -1,4 +1,4 @@
-"""Writing a partition's segments the way a broker does: append, sparse indexes, roll (spec §4).
+"""Writing a partition's segments the way a broker does: append, sparse indexes, roll (LogSegment).
 
 ``PartitionLog`` appends encoded entries (``kdump.format.encode``) to the active segment, keeps
 the offset and time index with ``SegmentIndexBuilder`` and rolls by Kafka's ``shouldRoll``:
@@ -18,7 +18,7 @@ complete (what ``kdump gen`` does).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import BinaryIO
 
 from kdump.errors import UsageError
@@ -59,7 +59,7 @@ class LogConfig:
 class LogObserver:
     """Hooks for broker state kept beside the segments (producer snapshots, txn index). No-ops here."""
 
-    def on_batch(self, batch: Batch, data: bytes, segment_base: int) -> None:
+    def on_batch(self, batch: Batch, data: bytes | memoryview, segment_base: int) -> None:
         """``batch`` was appended; its bytes are ``data[batch.position:batch.end]``."""
 
     def on_segment_finished(self, directory: str, base_offset: int) -> None:
@@ -83,7 +83,7 @@ class _ActiveSegment:
         self.base_offset = base_offset
         self.index = SegmentIndexBuilder(base_offset, config.index_interval_bytes, config.max_index_bytes)
         self.log_path = os.path.join(directory, segment_file_name(base_offset, ".log"))
-        self.file: BinaryIO = open(self.log_path + TMP_SUFFIX, "wb")
+        self.file: BinaryIO = open(self.log_path + TMP_SUFFIX, "wb")  # noqa: SIM115 (closed at roll)
         self.size = 0
         self.rolling_timestamp: int | None = None   # first batch's max timestamp (segment.ms rule)
         self.next_offset = base_offset
@@ -186,7 +186,7 @@ class PartitionLog:
             _remove(self._active.log_path + TMP_SUFFIX)
             self._active = None
 
-    def __enter__(self) -> "PartitionLog":
+    def __enter__(self) -> PartitionLog:
         return self
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
@@ -230,9 +230,7 @@ def _moved(batch: Batch, delta: int) -> Batch:
     """The same header at another position (the positions scan_batches gave are in the append)."""
     if not delta:
         return batch
-    if hasattr(batch, "_replace"):  # Batch is a NamedTuple (it has been a dataclass too)
-        return batch._replace(position=batch.position + delta)
-    return replace(batch, position=batch.position + delta)
+    return batch._replace(position=batch.position + delta)
 
 
 def _remove(path: str) -> None:

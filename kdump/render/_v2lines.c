@@ -7,7 +7,7 @@
  * The references are _v2_data_lines and _python_batch_line in log_text.py; these return exactly what
  * they return, or None for anything they do not handle (a field that is not an int64 or bytes),
  * and the caller then runs the Python version. Why C: formatting costs as much as decoding in
- * Python (~0.8 us a record line, ~2 us a batch line; PERFORMANCE-NOTES.md), and these are the
+ * Python (~0.8 us a record line, ~2 us a batch line), and these are the
  * lines operators print for whole segments. setup.py builds it as an optional extension;
  * KDUMP_PURE_PYTHON=1 turns it off.
  */

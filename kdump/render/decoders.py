@@ -1,4 +1,4 @@
-"""Key/value decoders: what follows ``key:`` and ``payload:`` in a dump (spec §2.8).
+"""Key/value decoders: what follows ``key:`` and ``payload:`` in a dump (DumpLogSegments' decoder options).
 
 Kafka's built-ins (StringDecoder, IntegerDecoder, LongDecoder, DefaultDecoder) by their full
 class names, their legacy ``kafka.serializer.*`` names and short names, plus kdump extensions
@@ -168,8 +168,6 @@ TOOLS_API = "org.apache.kafka.tools.api."
 SERIALIZER = "kafka.serializer."
 _PACKAGES = (TOOLS_API, SERIALIZER)
 _KAFKA_CLASSES = ("StringDecoder", "IntegerDecoder", "LongDecoder", "DefaultDecoder")
-
-DECODER_NAMES = tuple(_DECODERS) + tuple(_ALIASES)
 
 
 def bytes_decoder(name: str) -> BytesDecoder:

@@ -2,7 +2,7 @@
 
 Default is Kafka 4.3, the first release with the Java tool (J); 3.3-4.2 is the Scala tool (S) most
 deployed brokers ship. The boundaries come from diffing DumpLogSegments.scala at every release tag
-(docs/dialects-research.md) and the spec (§2.2, §2.7, §2.9).
+(docs/dialects-research.md).
 """
 
 from __future__ import annotations
@@ -51,10 +51,6 @@ class Dialect:
     @property
     def has_delete_horizon(self) -> bool:
         return self.major_minor >= (3, 2)
-
-    @property
-    def has_max_bytes(self) -> bool:
-        return self.major_minor >= (3, 3)
 
     @property
     def size_field_names(self) -> tuple[str, str]:

@@ -12,7 +12,6 @@ becomes a "…, skipping." text, as in Kafka.
 from __future__ import annotations
 
 import struct
-from typing import Any
 
 from kdump.errors import FormatError, InvalidRecordError
 from kdump.format.messages import tables
@@ -130,7 +129,7 @@ class OffsetsDecoder(CoordinatorDecoder):
         tree = to_tree(data)
         if record_type == 2 and tree.get("protocolType") == "consumer" and isinstance(tree.get("members"), list):
             subscription, assignment = tables.consumer_protocol(self.dialect.major_minor)
-            for member_node, member in zip(tree["members"], data["members"]):
+            for member_node, member in zip(tree["members"], data["members"], strict=True):
                 _expand(member_node, "subscription", member["subscription"], subscription)
                 _expand(member_node, "assignment", member["assignment"], assignment)
         return tree
@@ -203,7 +202,8 @@ def _legacy_group_text(group: MessageData, assignment_schema: MessageSchema) -> 
             parts.append(f"{member['memberId']}={_hex(member['assignment'])}")
     assignment = "{" + ",".join(parts) + "}"
     protocol = group["protocol"]
-    return ('{"protocolType":' + quote(protocol_type) + ',"protocol":' + ("null" if protocol is None else quote(protocol))
+    return ('{"protocolType":' + quote(protocol_type)
+            + ',"protocol":' + ("null" if protocol is None else quote(protocol))
             + ',"generationId":' + str(group["generation"]) + ',"assignment":' + quote(assignment) + "}")
 
 
@@ -449,16 +449,3 @@ def control_record_text(control_type: int, value: bytes, kafka_version: Release 
     data = read_message(tables.control(kafka_version)[control_type], value, 0)
     data.version = data["Version"]
     return _CONTROL_LABELS[control_type] + dumps(to_tree(data))
-
-
-def control_type_name(control_type: int) -> str:
-    """ControlRecordType's name for a type id (``UNKNOWN`` for anything unassigned)."""
-    return CONTROL_NAMES.get(control_type, "UNKNOWN")
-
-
-def as_decoder(name: str, kafka_version: Release = LATEST_RELEASE) -> Any:
-    """Decoder object for a CLI option name (``offsets``, ``transaction-log``, ``cluster-metadata``…)."""
-    classes = {"offsets": OffsetsDecoder, "transaction-log": TransactionLogDecoder,
-               "cluster-metadata": ClusterMetadataDecoder, "remote-log-metadata": RemoteLogMetadataDecoder,
-               "share-group-state": ShareGroupStateDecoder}
-    return classes[name](kafka_version)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import base64
 import math
-from decimal import Decimal
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from kdump.format.messages.protocol import MessageData, Uuid, is_default
@@ -53,7 +53,7 @@ def java_double(d: float) -> str:
 
 def _shortest_digits(d: float) -> tuple[str, int]:
     """Shortest round-trip digits of ``d`` (> 0) and its decimal exponent (scientific notation)."""
-    sign, digit_tuple, exponent = Decimal(repr(d)).as_tuple()
+    _sign, digit_tuple, exponent = Decimal(repr(d)).as_tuple()
     digits = "".join(map(str, digit_tuple))
     exp = len(digits) + int(exponent) - 1
     return digits.rstrip("0") or "0", exp
@@ -116,9 +116,7 @@ def _dump(node: Tree, out: list[str]) -> None:
         out.append("false")
     elif isinstance(node, str):
         out.append(quote(node))
-    elif isinstance(node, int):
-        out.append(str(node))
-    elif isinstance(node, JavaDouble):
+    elif isinstance(node, (int, JavaDouble)):
         out.append(str(node))
     elif isinstance(node, float):
         out.append(java_double(node))

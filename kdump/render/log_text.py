@@ -1,6 +1,6 @@
 """Kafka's text lines for `.log`/`.checkpoint` dumps: batch lines and `| offset: ...` record lines.
 
-Format strings follow DumpLogSegments (spec §2.2) in the dialect chosen by ``--kafka-version``.
+Format strings follow DumpLogSegments.dumpLog in the dialect chosen by ``--kafka-version``.
 Renderers take model objects and return strings; the caller makes one write per batch. The
 v2 batch line and the StringDecoder record lines have C versions (``_v2lines.c``, optional, same text).
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from kdump.accelerators import load
-from kdump.errors import CodecError, FormatError, KdumpError
+from kdump.errors import CodecError, KdumpError
 from kdump.format.batch import Batch, increment_sequence
 from kdump.format.control import ControlType, parse_control_record
 from kdump.format.records import Record
@@ -58,10 +58,6 @@ def codec_text(batch: Batch, dialect: Dialect) -> str:
     return codec.enum_name if dialect.upper_codec_names else codec.kafka_name
 
 
-def optional_long(value: int | None) -> str:
-    return "OptionalLong.empty" if value is None else f"OptionalLong[{value}]"
-
-
 def batch_line(batch: Batch, dialect: Dialect) -> str:
     return batch_line_renderer(dialect)(batch)
 
@@ -88,7 +84,7 @@ def _make_batch_line_renderer(dialect: Dialect) -> Callable[[Batch], str]:
         if fixed is False:
             fixed = texts[key] = _attribute_text(magic, batch[6], dialect)
         if fixed is None:
-            batch.codec  # raises CodecError (Kafka: "Unknown compression type id") with the position
+            _ = batch.codec  # raises CodecError (Kafka: "Unknown compression type id") with the position
         if magic >= 2 and c_line is not None:
             text = c_line(batch, fixed.flags, fixed.c_horizon, fixed.ts_name, fixed.codec)  # type: ignore[union-attr]
             if text is not None:
@@ -107,7 +103,7 @@ class _AttributeText(NamedTuple):
 
 
 def _python_batch_line(batch: Batch, fixed: _AttributeText) -> str:
-    (position, base_offset, last_offset, size, magic, crc, attributes, leader_epoch, base_ts, max_ts,
+    (position, base_offset, last_offset, size, magic, crc, _attributes, leader_epoch, base_ts, max_ts,
      producer_id, producer_epoch, base_seq, count, valid) = batch
     ts_name, codec, flags, horizon, _ = fixed
     valid_text = "true" if valid else "false"
@@ -145,7 +141,7 @@ def _attribute_text(magic: int, attributes: int, dialect: Dialect) -> _Attribute
 
 
 def control_text(record: Record, dialect: Dialect) -> str:
-    """What a control record prints after its metadata (spec §2.2 ``<control>``)."""
+    """What a control record prints after its metadata (DumpLogSegments' ``<control>`` text)."""
     info = parse_control_record(record.key, record.value)
     type_id = info.type_id
     if info.is_end_txn_marker:
@@ -176,7 +172,7 @@ def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOpt
     superset = _superset_fields(batch, records, dialect) if dialect.superset_record_line else None
     if not legacy and not is_control and show_meta and superset is None and options.record_decoder is None:
         return _v2_data_lines(records, options, dialect, ts_name, key_name, value_name)
-    lines = []
+    lines: list[str] = []
     for record in records:
         parts: list[str] = []
         if show_meta:
@@ -198,7 +194,7 @@ def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOpt
             try:
                 parts.append(_contents(record, options, dialect, show_meta))
             except KdumpError as err:
-                raise RecordLinesError(err, lines + ["".join(parts)]) from err
+                raise RecordLinesError(err, [*lines, "".join(parts)]) from err
         lines.append("".join(parts))
     return lines
 
@@ -221,7 +217,7 @@ def _v2_data_lines(records: Sequence[Record], options: RecordTextOptions, dialec
     decode_key = options.key_decoder
     decode_value = options.value_decoder
     null_value_hides_key = not dialect.key_printed_for_null_value
-    lines = []
+    lines: list[str] = []
     append = lines.append
     for offset, timestamp, key, value, headers, sequence, _, _ in records:
         keys = ",".join([string_decoder(k) for k, _ in headers]) if headers else ""
@@ -237,7 +233,7 @@ def _v2_data_lines(records: Sequence[Record], options: RecordTextOptions, dialec
                 else:
                     line = f"{line} key: {decode_key(key)} payload: {decode_value(value)}"
             except KdumpError as err:
-                raise RecordLinesError(err, lines + [line]) from err
+                raise RecordLinesError(err, [*lines, line]) from err
         append(line)
     return lines
 
@@ -289,10 +285,3 @@ def _contents(record: Record, options: RecordTextOptions, dialect: Dialect, show
         else:
             out += " payload: " + value_text
     return out
-
-
-def describe_error(err: KdumpError) -> str:
-    """One line for an error inside a dump (file and position are added by the caller's context)."""
-    if isinstance(err, FormatError) and err.position is not None and err.path is None:
-        return f"position {err.position}: {err.reason}"
-    return str(err)

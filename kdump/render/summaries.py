@@ -1,4 +1,4 @@
-"""The end-of-run summaries DumpLogSegments prints to stderr (spec §2.7), in Kafka's order.
+"""The end-of-run summaries DumpLogSegments prints to stderr, in Kafka's order.
 
 With ``--json`` the same entries are JSON objects on stdout, one per line Kafka would print below
 its heading, so no line grows with the number of mismatches.

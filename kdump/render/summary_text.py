@@ -5,6 +5,7 @@ Renderers never print: the CLI picks one and writes it (Rich only when stdout is
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Group
@@ -22,7 +23,7 @@ def _range(low: object, high: object) -> str:
     return "-" if low is None else f"{low}..{high}"
 
 
-def _sorted(values: set[object]) -> str:
+def _sorted(values: Iterable[object]) -> str:
     return ",".join(str(v) for v in sorted(values, key=str)) or "-"
 
 

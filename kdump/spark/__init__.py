@@ -15,14 +15,14 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 
-def register(spark: "SparkSession") -> None:
+def register(spark: SparkSession) -> None:
     """Register ``kafka-log`` explicitly (static registration covers installed copies of kdump)."""
     from kdump.spark.datasource import KafkaLogDataSource
 
     spark.dataSource.register(KafkaLogDataSource)
 
 
-def load(spark: "SparkSession", paths: str | list[str], **options: Any) -> "DataFrame":
+def load(spark: SparkSession, paths: str | list[str], **options: Any) -> DataFrame:
     """``spark.read.format("kafka-log")`` with ``pushdown`` set from the session's configuration.
 
     Spark 3.x sessions have no Python Data Source API: there the ``mapInArrow`` fallback is used.

@@ -19,8 +19,9 @@ One InputPartition per split; ``read`` yields Arrow batches built by ``kdump.spa
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 import pyarrow as pa
 from pyspark.sql.datasource import (
@@ -53,7 +54,7 @@ class SplitPartition(InputPartition):
         self.split = split
 
 
-def paths_from_options(options: dict) -> list[str]:
+def paths_from_options(options: Mapping[str, str]) -> list[str]:
     """``load(path)`` arrives as options["path"], ``load([a, b])`` as a JSON list in options["paths"]."""
     found: list[str] = []
     if options.get("path"):
@@ -149,7 +150,7 @@ def pruning_from_filters(filters: Iterable[Filter], level: str, start: Pruning =
             if not all(isinstance(v, kind) and not isinstance(v, bool) for v in values):
                 continue
             current = p.topics if name == "topic" else p.partitions
-            chosen = frozenset(values) if current is None else current & frozenset(values)
+            chosen: frozenset[Any] = frozenset(values) if current is None else current & frozenset(values)
             p = replace(p, topics=chosen) if name == "topic" else replace(p, partitions=chosen)
             continue
         low, high = _bounds(f, values)

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from pyspark.sql.types import StructType
 
 
-def split_frame(spark: "SparkSession", paths: str | list[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
-                pruning: Pruning = Pruning()) -> "DataFrame":
+def split_frame(spark: SparkSession, paths: str | list[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
+                pruning: Pruning = Pruning()) -> DataFrame:
     """One row (``split``: pickled Split) per split, one split per Spark partition."""
     locations = [paths] if isinstance(paths, str) else list(paths)
     splits = plan(locations, split_bytes=split_bytes, pruning=pruning)
@@ -34,8 +34,8 @@ def split_frame(spark: "SparkSession", paths: str | list[str], *, split_bytes: i
     return spark.createDataFrame(rdd, "split binary")
 
 
-def load_fallback(spark: "SparkSession", paths: str | list[str], *, level: str = "record",
-                  schema: "StructType | None" = None, pruning: Pruning = Pruning(), **options: Any) -> "DataFrame":
+def load_fallback(spark: SparkSession, paths: str | list[str], *, level: str = "record",
+                  schema: StructType | None = None, pruning: Pruning = Pruning(), **options: Any) -> DataFrame:
     """The rows ``spark.read.format("kafka-log")`` gives, built with ``mapInArrow``.
 
     Options as for the data source (``splitBytes``, ``chunkBytes``, ``maxRowsPerBatch``; any case).

@@ -23,6 +23,7 @@ import pyarrow as pa
 from kdump.errors import InputError
 from kdump.log.logdir import PartitionDir, SegmentFiles
 from kdump.log.segment import FileChangedError, ReadOnlyFile
+from kdump.spark.planning import filesystem, find_segments, read_small_file
 from kdump.verify.engine import (
     ALL,
     Options,
@@ -36,7 +37,6 @@ from kdump.verify.engine import (
 from kdump.verify.findings import Finding
 from kdump.verify.partition_check import PartitionState, read_local
 from kdump.verify.segment_check import SegmentFacts
-from kdump.spark.planning import filesystem, find_segments, read_small_file
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -80,7 +80,7 @@ class ArrowFile:
     def close(self) -> None:
         self._file.close()
 
-    def __enter__(self) -> "ArrowFile":
+    def __enter__(self) -> ArrowFile:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -172,7 +172,7 @@ class VerifyResult:
                 "unreadable": t.unreadable, "findings": [f.as_dict() for f in self.findings]}
 
 
-def verify(spark: "SparkSession", paths: list[str], options: Options = Options(scope=ALL), *,
+def verify(spark: SparkSession, paths: list[str], options: Options = Options(scope=ALL), *,
            targets: list[Target] | None = None) -> VerifyResult:
     """``kdump verify`` of ``paths`` (``targets``: their ``plan_targets``), one Spark task per segment."""
     from kdump.spark.schema import spark_struct
@@ -216,7 +216,7 @@ def verify(spark: "SparkSession", paths: list[str], options: Options = Options(s
     return result
 
 
-def export(spark: "SparkSession", paths: list[str], out: str, *, fmt: str = "parquet",
+def export(spark: SparkSession, paths: list[str], out: str, *, fmt: str = "parquet",
            partition_by: tuple[str, ...] = (), level: str = "record", mode: str = "errorifexists",
            options: dict[str, str] | None = None) -> int:
     """Write the ``kafka-log`` rows of ``paths`` to ``out``; returns the number of rows written."""

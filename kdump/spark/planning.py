@@ -88,7 +88,7 @@ def filesystem(location: str) -> tuple[pafs.FileSystem, str]:
     return pafs.LocalFileSystem(), os.path.abspath(location)
 
 
-def _uri_maker(location: str, fs_path: str) -> "_Uri":
+def _uri_maker(location: str, fs_path: str) -> _Uri:
     return _Uri(location if "://" in location else "", fs_path)
 
 

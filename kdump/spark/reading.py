@@ -177,7 +177,7 @@ class RowBuilder:
         self.rows += len(records)
         self._add_batch_values(position, batch, valid, error)
         if self.record_cols:
-            columns = list(zip(*records))
+            columns = list(zip(*records, strict=True))
             for name, i in self.record_cols:
                 self.per_record[name].extend(columns[i])
 

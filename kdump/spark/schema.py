@@ -1,7 +1,8 @@
 """Row layouts of the ``kafka-log`` data source, written once in Arrow and converted to Spark.
 
 Spark checks every Arrow batch a Python data source yields against ``to_arrow_schema`` of the
-requested Spark schema: names, types *and* nullability must match (SPARK-NOTES.md). So the Arrow
+requested Spark schema: names, types *and* nullability must match (pyspark's
+DataSourceReader.read contract). So the Arrow
 schema here is the source of truth and ``spark_schema`` is derived from it mechanically; a test
 asserts that Spark's own conversion gives back exactly the Arrow schema.
 
@@ -116,12 +117,12 @@ def _same_type(a: pa.DataType, b: pa.DataType) -> bool:
     return a.equals(b)
 
 
-def spark_schema(level: str) -> "StructType":
+def spark_schema(level: str) -> StructType:
     """The Spark StructType of a level (imports pyspark)."""
     return spark_struct(arrow_schema(level))
 
 
-def spark_struct(schema: pa.Schema) -> "StructType":
+def spark_struct(schema: pa.Schema) -> StructType:
     """The Spark StructType whose ``to_arrow_schema`` is exactly ``schema`` (for the types used here)."""
     from pyspark.sql.types import StructField, StructType
 

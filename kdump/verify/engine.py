@@ -61,7 +61,7 @@ class Tally:
     bytes: int = 0
     unreadable: list[str] = field(default_factory=list)
 
-    def merge(self, other: "Tally") -> None:
+    def merge(self, other: Tally) -> None:
         for name in ("partitions", "segments", "files", "batches", "records", "bytes"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.unreadable.extend(other.unreadable)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from kdump.errors import InputError, KdumpError
 from kdump.format.checkpoint import (
@@ -31,7 +32,6 @@ from kdump.verify.segment_check import ABORT, BEGIN, SegmentFacts
 
 ReadSmall = Callable[[str], "bytes | None"]
 """Reads a small file whole; None when it does not exist."""
-MAX_STATE_FILE_BYTES = 64 << 20
 
 CHECKPOINTS = {"recovery-point-offset-checkpoint": "recovery point",
                "replication-offset-checkpoint": "high watermark",
@@ -183,7 +183,7 @@ def _leader_epochs(path: str, entries: list[EpochEntry] | None, facts: Sequence[
             runs.append((epoch, first))
     if entries is None:
         return
-    for prev, entry in zip(entries, entries[1:]):
+    for prev, entry in pairwise(entries):
         if entry.epoch <= prev.epoch or entry.start_offset < prev.start_offset:
             yield Finding(ERROR, "leader-epoch-order", file, f"entry (epoch {entry.epoch}, start offset "
                           f"{entry.start_offset}) does not follow (epoch {prev.epoch}, start offset "

@@ -223,22 +223,25 @@ def compare_checkpoints(summary: PartitionSummary) -> list[LogFinding]:
     hw = summary.checkpoints.get("highWatermark")
     if hw is not None:
         if hw > leo:
-            out.append(LogFinding("warning", summary.path, hw, f"high watermark {hw} is above the log end offset {leo}: "
-                                                            f"committed data is missing from this replica"))
+            out.append(LogFinding("warning", summary.path, hw,
+                                  f"high watermark {hw} is above the log end offset {leo}: "
+                                  f"committed data is missing from this replica"))
         elif hw < leo:
             out.append(LogFinding("info", summary.path, hw, f"{leo - hw} offset(s) above the high watermark {hw} "
                                                          f"(not yet committed when it was checkpointed)"))
     rp = summary.checkpoints.get("recoveryPoint")
     if rp is not None:
         if rp > leo:
-            out.append(LogFinding("warning", summary.path, rp, f"recovery point {rp} is above the log end offset {leo}"))
+            out.append(LogFinding("warning", summary.path, rp,
+                                  f"recovery point {rp} is above the log end offset {leo}"))
         elif rp < leo:
             out.append(LogFinding("info", summary.path, rp, f"offsets {rp}..{leo - 1} were not known to be flushed; "
                                                          f"an unclean start-up recovers from the recovery point"))
     ls = summary.checkpoints.get("logStartOffset")
     if ls is not None and start is not None:
         if ls > leo:
-            out.append(LogFinding("warning", summary.path, ls, f"log start offset {ls} is above the log end offset {leo}"))
+            out.append(LogFinding("warning", summary.path, ls,
+                                  f"log start offset {ls} is above the log end offset {leo}"))
         elif ls < (summary.segments[0].base_offset if summary.segments else ls):
             out.append(LogFinding("warning", summary.path, ls, f"log start offset {ls} is below the first segment's "
                                                             f"base offset {summary.segments[0].base_offset}"))

@@ -77,7 +77,8 @@ def _control_outcome(records: list[Any]) -> str | None:
     if not records:
         return None
     info = parse_control_record(records[0].key, records[0].value)
-    return {ControlType.ABORT: ABORT, ControlType.COMMIT: COMMIT}.get(info.type_id)
+    outcomes: dict[int, str] = {ControlType.ABORT: ABORT, ControlType.COMMIT: COMMIT}
+    return outcomes.get(info.type_id)
 
 
 class SegmentCheck:

@@ -198,7 +198,7 @@ def cross_check(report: TxnReport, partition: PartitionDir) -> Iterator[LogFindi
                 and key[1] >= first_offset:
             yield LogFinding("info", path, key[2], f"lastStableOffset {entry.last_stable_offset} in the index, "
                                                 f"{txn.last_stable_offset} recomputed from the log")
-    for key, (path, entry) in in_index.items():
+    for key, (path, _entry) in in_index.items():
         if key in in_log:
             continue
         if any(t.producer_id == key[0] and t.marker_offset == key[2] for t in report.aborted):

@@ -1,4 +1,4 @@
-"""``kdump --files X.index/X.timeindex``: Kafka's lines (spec §2.3, §2.4, §2.7) on generated and damaged segments.
+"""``kdump --files X.index/X.timeindex``: Kafka's lines on generated and damaged segments.
 
 Expected strings are written from the spec's formats and from the entries the fixtures were built
 with (kdump.log.index_builder), never copied from kdump's output.
@@ -70,7 +70,7 @@ def test_follower_layout_mismatch_summary_descending(tmp_path: Path) -> None:
     result = run_kdump("--files", f"{d}/{SEG}.index", "--verify-index-only", cwd=tmp_path)
     assert result.exit_code == 0
     assert result.stderr.splitlines() == [f"Mismatches in :{tmp_path}/{d}/{SEG}.index"] + \
-        [f"  Index offset: {o}, log offset: {l}" for o, l in sorted(pairs, reverse=True)]
+        [f"  Index offset: {o}, log offset: {lo}" for o, lo in sorted(pairs, reverse=True)]
 
 
 def test_kafka_22_compares_with_the_first_record(tmp_path: Path) -> None:
@@ -80,7 +80,7 @@ def test_kafka_22_compares_with_the_first_record(tmp_path: Path) -> None:
     pairs = [(o, by_pos[p]) for o, p in fx.leader_indexes(log).offset_entries]
     result = run_kdump("--files", f"{d}/{SEG}.index", "--verify-index-only", "--kafka-version", "2.2", cwd=tmp_path)
     assert result.stderr.splitlines() == [f"Mismatches in :{tmp_path}/{d}/{SEG}.index"] + \
-        [f"  Index offset: {o}, log offset: {l}" for o, l in sorted(pairs, reverse=True)]
+        [f"  Index offset: {o}, log offset: {lo}" for o, lo in sorted(pairs, reverse=True)]
 
 
 def test_time_index_mismatch_out_of_order_and_not_found(tmp_path: Path) -> None:
@@ -153,7 +153,7 @@ def test_empty_active_segment_does_not_crash(tmp_path: Path) -> None:
     result = run_kdump("--files", f"{d}/{SEG}.index,{d}/{SEG}.timeindex", cwd=tmp_path)
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [f"Dumping {d}/{SEG}.index", f"Dumping {d}/{SEG}.timeindex",
-                                          f"timestamp: 0 offset: 0"]
+                                          "timestamp: 0 offset: 0"]
     assert result.stderr.splitlines() == [
         f"Note: {d}/{SEG}.index: preallocated, 0 valid entries (128 zero slots) and no batch at position 0 of the "
         f"log (0 bytes); nothing to check",

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from kdump_testing import run_kdump
-
 from kdump.format.control import ControlType, encode_control_key, encode_end_txn_marker
 from kdump.format.encode import encode_batch_v2
 from kdump.format.messages import tables
 from kdump.format.messages.encode import control_value, metadata_record
 from kdump.format.records import Record
+from kdump_testing import run_kdump
 
 # Kafka 4.3's metadata and control record definitions, by their generated type names.
 md = SimpleNamespace(**{s.type_name: s for s in tables.metadata((4, 3)).values()})

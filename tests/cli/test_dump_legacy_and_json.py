@@ -10,7 +10,6 @@ import base64
 import json
 import struct
 
-from kdump_testing import run_kdump
 from kafka.record.legacy_records import LegacyRecordBatch
 
 from kdump.format.batch import TimestampType
@@ -19,6 +18,7 @@ from kdump.format.encode import encode_batch_v2, encode_legacy_wrapper
 from kdump.format.messages import tables
 from kdump.format.messages.encode import coordinator_key, coordinator_value
 from kdump.format.records import Record
+from kdump_testing import run_kdump
 
 T0 = 1_500_000_000_000
 
@@ -200,5 +200,5 @@ def test_json_reports_index_mismatches_on_stdout(tmp_path):
     result = run_kdump("--files", str(index), "--verify-index-only", "--json")
     assert (result.exit_code, result.stderr) == (0, "")
     mismatches = [obj for obj in json_lines(result.stdout) if obj["type"] == "indexMismatch"]
-    assert mismatches == [{"type": "indexMismatch", "path": str(index), "indexOffset": o, "logOffset": l}
-                          for o, l in pairs]
+    assert mismatches == [{"type": "indexMismatch", "path": str(index), "indexOffset": o, "logOffset": lo}
+                          for o, lo in pairs]

@@ -10,10 +10,9 @@ import hashlib
 import os
 import struct
 
-from kdump_testing import run_kdump
-
 from kdump.format.encode import encode_batch_v2
 from kdump.format.records import Record
+from kdump_testing import run_kdump
 
 T0 = 1_600_000_000_000
 

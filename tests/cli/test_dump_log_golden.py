@@ -1,7 +1,7 @@
 """Exact `.log` dump text for each option combination and dialect.
 
-Expected lines are built from the spec's format strings (kafka-format-spec.md §2.2, §2.7,
-docs/dialects-research.md) filled with values that kafka-python reads from the same bytes, so the
+Expected lines are built from DumpLogSegments' format strings (dumpLog and its summaries,
+per release in docs/dialects-research.md) filled with values that kafka-python reads from the same bytes, so the
 oracle shares no parsing or formatting code with kdump.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 
 import pytest
-from kdump_testing import run_kdump
 from kafka.record.memory_records import MemoryRecords
 
 from kdump.format.batch import TimestampType
@@ -18,6 +17,7 @@ from kdump.format.codecs import Codec
 from kdump.format.control import encode_control_key, encode_end_txn_marker
 from kdump.format.encode import encode_batch_v2
 from kdump.format.records import Record
+from kdump_testing import run_kdump
 
 T0 = 1_700_000_000_000
 CODEC_NAMES = ["none", "gzip", "snappy", "lz4", "zstd"]
@@ -151,7 +151,7 @@ def test_max_bytes_keeps_whole_batches_only(segment):
 
 
 def test_non_consecutive_offsets_dialects(tmp_path):
-    """A compacted-looking segment starting at 5 with a gap 6 -> 9 (spec §2.7)."""
+    """A compacted-looking segment starting at 5 with a gap 6 -> 9 (nonConsecutivePairsForLogFilesMap)."""
     path = tmp_path / "00000000000000000005.log"
     path.write_bytes(encode_batch_v2([Record(5, T0, b"a", b"1"), Record(6, T0, b"b", b"2"), Record(9, T0, b"c", b"3"),
                                       Record(12, T0, b"d", b"4")], base_offset=5))
@@ -172,7 +172,7 @@ def test_delete_horizon_is_the_base_timestamp(tmp_path):
     """Attribute bit 6: baseTimestamp holds the delete horizon (Kafka 3.2+ prints OptionalLong[...])."""
     path = tmp_path / "00000000000000000000.log"
     path.write_bytes(encode_batch_v2([Record(0, T0, b"k", None)], base_offset=0, delete_horizon_ms=T0 + 86_400_000))
-    line = [x for x in run_kdump("--files", str(path)).stdout.splitlines() if x.startswith("baseOffset")][0]
+    line = next(x for x in run_kdump("--files", str(path)).stdout.splitlines() if x.startswith("baseOffset"))
     assert f" isControl: false deleteHorizonMs: OptionalLong[{T0 + 86_400_000}] position: 0 " in line
     old = run_kdump("--files", str(path), "--kafka-version", "3.1").stdout
     assert "deleteHorizonMs" not in old

@@ -1,14 +1,13 @@
-"""Facts from the user's seed documents (real Kafka outputs), reproduced from reconstructed bytes."""
+"""Real Kafka dump outputs (quoted below), reproduced from reconstructed bytes."""
 
 from __future__ import annotations
-
-from kdump_testing import run_kdump
 
 from kdump.format.batch import scan_batches
 from kdump.format.encode import encode_batch_v2, encode_legacy_message
 from kdump.format.records import Record
+from kdump_testing import run_kdump
 
-# seeds/002: `kafka-run-class.sh kafka.tools.DumpLogSegments --print-data-log` on Kafka 2.2.1.
+# Kafka 2.2.1 output: `kafka-run-class.sh kafka.tools.DumpLogSegments --print-data-log` on Kafka 2.2.1.
 SEED_002_BATCH = (
     "baseOffset: 99 lastOffset: 102 count: 4 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 "
     "partitionLeaderEpoch: 0 isTransactional: false isControl: false position: 0 CreateTime: 1611670759851 "
@@ -50,7 +49,7 @@ def test_seed_002_dump_in_kafka_2_2_dialect(tmp_path):
 
 
 def test_seed_002_large_batch_size():
-    """seeds/002's 372-record batch (15-byte keys, 21-byte values, producer batch.size 16384) is 16365 bytes."""
+    """Kafka 2.2.1's 372-record batch (15-byte keys, 21-byte values, producer batch.size 16384) is 16365 bytes."""
     records = [Record(2476 + i, 1647327649746 + min(i // 70, 5), b"key-key-key%04d" % (4088 + i),
                       b"value-value-value%04d" % (4088 + i)) for i in range(372)]
     data = encode_batch_v2(records, base_offset=2476, partition_leader_epoch=1)
@@ -59,7 +58,7 @@ def test_seed_002_large_batch_size():
 
 
 def test_seed_000_magic_0_message_crc(tmp_path):
-    """seeds/000: offset 291178, key `11`, payload `Message_11`, magic 0, no compression: crc 576249152."""
+    """A real magic-0 dump line: offset 291178, key `11`, payload `Message_11`, magic 0, no compression: crc 576249152."""
     data = encode_legacy_message(291178, b"11", b"Message_11", magic=0)
     (batch,) = scan_batches(data)
     assert (batch.crc, batch.magic, batch.is_valid) == (576249152, 0, True)

@@ -1,4 +1,4 @@
-"""``--files X.snapshot`` / ``X.txnindex``: Kafka's lines in every dialect (spec §2.5, §2.6, §2.9)."""
+"""``--files X.snapshot`` / ``X.txnindex``: Kafka's lines in every dialect."""
 
 from __future__ import annotations
 

@@ -13,9 +13,9 @@ import sys
 import time
 from pathlib import Path
 
-from kdump_testing import run_kdump
 from kdump.format.encode import encode_batch_v2
 from kdump.format.records import Record
+from kdump_testing import run_kdump
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGDIRS = ROOT / "fixtures" / "logdirs"

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from kdump_testing import run_kdump
 from kdump.cli.exit_codes import ExitCode
 from kdump.format.encode import encode_batch_v2
 from kdump.format.records import Record
+from kdump_testing import run_kdump
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "spark"))
 
-from logbuild import corrupt_byte, skip_reason, start_spark, write_partition  # noqa: E402
+from logbuild import corrupt_byte, skip_reason, start_spark, write_partition
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGDIRS = ROOT / "fixtures" / "logdirs"
@@ -33,7 +33,7 @@ def _tables() -> list[list[list[str]]]:
     section = (ROOT / "README.md").read_text().split("### Exit codes", 1)[1].split("\n## ", 1)[0]
     tables: list[list[list[str]]] = []
     current: list[list[str]] = []
-    for line in section.splitlines() + [""]:
+    for line in [*section.splitlines(), ""]:
         if line.startswith("|"):
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if not all(re.fullmatch(r"-+", c) for c in cells):
@@ -48,7 +48,7 @@ def command_cells() -> list[tuple[str, int]]:
     """(command, code) for every non-empty cell of README's per-command table."""
     header, *rows = _tables()[0]
     codes = [int(c) for c in header[1:]]
-    return [(row[0].strip("`"), code) for row in rows for code, cell in zip(codes, row[1:]) if cell]
+    return [(row[0].strip("`"), code) for row in rows for code, cell in zip(codes, row[1:], strict=True) if cell]
 
 
 def common_codes() -> list[int]:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from kdump_testing import run_kdump
 from kdump.log.writer import PartitionLog
+from kdump_testing import run_kdump
 
 FULL = ["--topics", "a,b,c,d,e,v0,v1,t", "--partitions", "2,v0=1,v1=1", "--records", "70",
         "--compression", "b=gzip,c=snappy,d=lz4,e=zstd,v0=gzip,v1=lz4,t=snappy",

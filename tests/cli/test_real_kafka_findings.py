@@ -93,8 +93,8 @@ def test_a_missing_log_still_gets_its_header_line(tmp_path: Path) -> None:
 
 def test_internal_topic_texts_of_24_to_28() -> None:
     from kdump.format.messages import tables
-    from kdump.render.dialect import LATEST_RELEASE
     from kdump.format.messages.encode import coordinator_key, coordinator_value, metadata_record
+    from kdump.render.dialect import LATEST_RELEASE
     from kdump.render.internal_topics import ClusterMetadataDecoder, TransactionLogDecoder
 
     topic = metadata_record(tables.metadata(LATEST_RELEASE)[2], 0, {"name": "t", "topicId": "Uj5wn_FqTXirEASvVZRY1w"})
@@ -119,8 +119,8 @@ def test_internal_topic_texts_before_24() -> None:
 
     from kdump.errors import InvalidRecordError
     from kdump.format.messages import tables
-    from kdump.render.dialect import LATEST_RELEASE
     from kdump.format.messages.encode import coordinator_key, coordinator_value
+    from kdump.render.dialect import LATEST_RELEASE
     from kdump.render.internal_topics import OffsetsDecoder, TransactionLogDecoder
 
     gc = tables.group_coordinator(LATEST_RELEASE)

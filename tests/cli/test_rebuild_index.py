@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kdump_testing import run_kdump
-
-from kdump_testing import index_fixtures
+from kdump_testing import index_fixtures, run_kdump
 
 fx = index_fixtures()
 

@@ -16,8 +16,12 @@ from pathlib import Path
 import pytest
 from kafka.record.default_records import DefaultRecordBatch
 
-from kdump.format.checkpoint import EpochEntry, OffsetCheckpointEntry, encode_leader_epoch_checkpoint, \
-    encode_offset_checkpoint
+from kdump.format.checkpoint import (
+    EpochEntry,
+    OffsetCheckpointEntry,
+    encode_leader_epoch_checkpoint,
+    encode_offset_checkpoint,
+)
 from kdump_testing import run_kdump
 
 

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "spark"))
 
-from logbuild import corrupt_byte, reference_rows, skip_reason, start_spark, write_partition  # noqa: E402
+from logbuild import corrupt_byte, reference_rows, skip_reason, start_spark, write_partition
 
-from kdump.cli.main import cli  # noqa: E402
+from kdump.cli.main import cli
 
 pytestmark = pytest.mark.spark
 

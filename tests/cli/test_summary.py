@@ -7,8 +7,13 @@ import json
 from click.testing import CliRunner
 
 from kdump.cli.summary import summary
-from kdump.format.checkpoint import EpochEntry, OffsetCheckpointEntry, encode_leader_epoch_checkpoint, \
-    encode_offset_checkpoint, encode_partition_metadata
+from kdump.format.checkpoint import (
+    EpochEntry,
+    OffsetCheckpointEntry,
+    encode_leader_epoch_checkpoint,
+    encode_offset_checkpoint,
+    encode_partition_metadata,
+)
 from kdump.format.codecs import Codec
 from kdump.format.encode import encode_batch_v2, encode_legacy_message
 from kdump.format.records import Record

@@ -66,7 +66,7 @@ def test_replay_finds_every_transaction(tmp_path) -> None:
     assert [t.producer_id for t in report.open] == [1002]
     aborted = {t.producer_id: t for t in report.aborted}
     assert aborted[1001].last_stable_offset == 7 and aborted[1003].last_stable_offset == 7
-    committed = [t for t in report.committed if t.first_offset == 0][0]
+    committed = next(t for t in report.committed if t.first_offset == 0)
     assert committed.duration_ms == 20 and committed.coordinator_epoch == 5 and committed.batches == 1
     # Only the hanging transaction is worth a warning; the index agrees with the log.
     assert [(f.severity, f.offset) for f in report.findings] == [("warning", 7)]

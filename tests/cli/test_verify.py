@@ -20,12 +20,12 @@ from kafka.record.default_records import DefaultRecordBatch
 from kafka.record.legacy_records import LegacyRecordBatch
 from kafka.record.memory_records import MemoryRecords
 from kafka.record.util import calc_crc32c
-from kdump_testing import index_fixtures, run_kdump
 
 from kdump.format.encode import encode_batch_v2
 from kdump.format.index import encode_offset_entry, encode_time_entry
 from kdump.format.records import Record
 from kdump.log.files import segment_file_name
+from kdump_testing import index_fixtures, run_kdump
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 fx = index_fixtures()
@@ -128,10 +128,10 @@ def test_a_flipped_payload_byte_fails(tmp_path: Path) -> None:
     data = bytearray(log.read_bytes())
     data[100] ^= 0x01                                       # inside the first batch's records
     log.write_bytes(bytes(data))
-    with pytest.raises(Exception):                          # kafka-python agrees the batch is corrupt
+    with pytest.raises(Exception):  # noqa: B017  kafka-python agrees the batch is corrupt
         batch = MemoryRecords(bytes(data)).next_batch()
         assert batch.validate_crc()
-    code, findings, summary = verify_json(str(root))
+    code, findings, _summary = verify_json(str(root))
     assert code == 1 and errors(findings) == ["crc"]
     (crc,) = [f for f in findings if f["severity"] == "error"]
     assert (crc["file"], crc["position"]) == (str(log), 0)
@@ -153,7 +153,7 @@ def test_records_that_cannot_be_decoded_fail_deep(tmp_path: Path) -> None:
     data = _undecodable_batch()
     batch = DefaultRecordBatch(data)
     assert batch.validate_crc()
-    with pytest.raises(Exception):                          # kafka-python cannot read its records either
+    with pytest.raises(Exception):  # noqa: B017  kafka-python cannot read its records either
         list(batch)
     part = tmp_path / "t-0"
     part.mkdir()

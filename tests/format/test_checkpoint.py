@@ -1,4 +1,4 @@
-"""Text checkpoint files and their Kafka error messages (spec §3.11)."""
+"""Text checkpoint files and their Kafka error messages (CheckpointFile and its readers)."""
 
 from __future__ import annotations
 

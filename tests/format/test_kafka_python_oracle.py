@@ -16,14 +16,14 @@ from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchB
 from kafka.record.legacy_records import LegacyRecordBatch, LegacyRecordBatchBuilder
 from kafka.record.util import calc_crc32c
 
-from kdump.format.batch import TimestampType, scan_batches
-from kdump.format.codecs import Codec
-from kdump.format.control import encode_control_key, encode_end_txn_marker
-from kdump.format.encode import encode_batch_v2, encode_legacy_message, encode_legacy_wrapper
 from kdump.format import codecs as codecs_module
 from kdump.format import legacy_records as legacy_module
 from kdump.format import record_stream as stream_module
 from kdump.format import records as records_module
+from kdump.format.batch import TimestampType, scan_batches
+from kdump.format.codecs import Codec
+from kdump.format.control import encode_control_key, encode_end_txn_marker
+from kdump.format.encode import encode_batch_v2, encode_legacy_message, encode_legacy_wrapper
 from kdump.format.records import Record, decode_records
 
 blobs = st.one_of(st.none(), st.binary(max_size=40), st.text(max_size=20).map(str.encode))
@@ -118,7 +118,7 @@ def test_v2_batches_built_by_kafka_python(records, codec, base_offset, leader_ep
     decoded = decode_records(data, ours)
     expected = list(theirs)
     assert len(decoded) == len(expected)
-    for mine, ref in zip(decoded, expected):
+    for mine, ref in zip(decoded, expected, strict=True):
         assert mine.offset == ref.offset
         assert mine.timestamp == ref.timestamp
         assert mine.key == ref.key

@@ -1,4 +1,4 @@
-"""Producer-state snapshot layout and Kafka's CorruptSnapshotException messages (spec §2.5, §3.10)."""
+"""Producer-state snapshot layout and Kafka's CorruptSnapshotException messages."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Aborted-transaction index entries (spec §2.6, §3.9)."""
+"""Aborted-transaction index entries (AbortedTxn, TransactionIndex)."""
 
 from __future__ import annotations
 

@@ -219,7 +219,7 @@ class Broker:
             self.process.kill()
             self.process.wait(10)
             self.process = None
-            raise BrokerError(f"broker did not stop within {timeout}s; killed:\n{self.output_tail()}")
+            raise BrokerError(f"broker did not stop within {timeout}s; killed:\n{self.output_tail()}") from None
         self.process = None
         return code
 

@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-
 from broker import Broker, BrokerError, fetch_jars
 
 _libs: dict[str, Path | str] = {}

@@ -206,8 +206,8 @@ def internal_topic_cases(root: Path) -> list[Case]:
     """Segments of __consumer_offsets, __transaction_state and __cluster_metadata (payloads from
     kdump's schema encoder, batches from kafka-python), dumped with their topic's decoder."""
     from kdump.format.messages import tables
-    from kdump.render.dialect import LATEST_RELEASE
     from kdump.format.messages.encode import coordinator_key, coordinator_value, metadata_record
+    from kdump.render.dialect import LATEST_RELEASE
 
     gc = tables.group_coordinator(LATEST_RELEASE)
     offsets = [

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+import real_kafka
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import real_kafka
 from kdump.render.decoders import string_decoder
 
 # Bytes around every boundary of the decoder: ASCII, continuation ranges, C0/C1, the E0/ED/F0/F4

@@ -8,8 +8,8 @@ import subprocess
 from collections.abc import Callable
 
 import pytest
-
 import real_kafka
+
 from kdump.render import kafka_maps
 
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 import broker_checks as checks
+import pytest
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "real-broker"
 RELEASE_DIRS = sorted(p for p in FIXTURES.iterdir() if p.is_dir())

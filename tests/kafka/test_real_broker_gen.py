@@ -14,11 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from broker import RELEASES, Broker, run_driver
+from make_real_fixtures import SEGMENT_BYTES, SEQUENCE, setup_topics
 
 from kdump_testing import run_kdump
-from make_real_fixtures import SEGMENT_BYTES, SEQUENCE, setup_topics
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "real-broker"
 RELEASE_DIRS = sorted(p for p in FIXTURES.iterdir() if p.is_dir())

@@ -12,12 +12,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 import broker_checks as checks
+import pytest
 from broker import RELEASES, Broker, run_driver, start_driver
-from kdump_testing import run_kdump
 from make_real_fixtures import run_scenario, setup_topics
+
+from kdump_testing import run_kdump
 
 STREAM_RECORDS = 300
 

@@ -14,11 +14,10 @@ import re
 import shutil
 from collections.abc import Callable
 
-import pytest
-from click.testing import CliRunner
-
 import corpus
+import pytest
 import real_kafka
+from click.testing import CliRunner
 from real_kafka import Outcome
 
 DOC = corpus.REPO / "docs" / "real-kafka.md"
@@ -53,7 +52,7 @@ def real_outcome(release: str, case: corpus.Case) -> Outcome:
         warmup = list(cases[0].args)
         outcomes = real_kafka.run_dump_log_segments(release, [list(c.args) for c in cases], warmup,
                                                     restore=(PRISTINE, WORK))
-        _REAL[release] = {c.name: o for c, o in zip(cases, outcomes)}
+        _REAL[release] = {c.name: o for c, o in zip(cases, outcomes, strict=True)}
     return _REAL[release][case.name]
 
 

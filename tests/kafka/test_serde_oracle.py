@@ -127,7 +127,7 @@ def oracle(request: pytest.FixtureRequest) -> tuple[tuple[int, int], dict[str, s
     assert run.returncode == 0, run.stderr
     answers = run.stdout.splitlines()
     assert len(answers) == len(lines)
-    return release, dict(zip(lines, answers))
+    return release, dict(zip(lines, answers, strict=True))
 
 
 def _bytes_and_json(answer: str) -> tuple[bytes, str]:

@@ -88,9 +88,8 @@ def test_a_signal_during_the_final_rename_waits_until_the_tree_is_in_place(
 
     monkeypatch.setattr(atomic, "_commit_directory", signalled_commit)
     out = tmp_path / "out"
-    with pytest.raises(SignalInterrupt) as caught:
-        with staged_directory(str(out)) as stage:
-            Path(stage, "data").write_bytes(b"complete")
+    with pytest.raises(SignalInterrupt) as caught, staged_directory(str(out)) as stage:
+        Path(stage, "data").write_bytes(b"complete")
     assert caught.value.signo == signal.SIGTERM and caught.value.completed == str(out)
     assert [p.name for p in tmp_path.iterdir()] == ["out"] and (out / "data").read_bytes() == b"complete"
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL      # the handlers are put back
@@ -99,10 +98,9 @@ def test_a_signal_during_the_final_rename_waits_until_the_tree_is_in_place(
 def test_a_signal_while_staging_removes_the_area(tmp_path: Path) -> None:
     (tmp_path / "out").mkdir()
     write_files(str(tmp_path / "out"), {"a": b"1", "b": b"2"})
-    with pytest.raises(SignalInterrupt) as caught:
-        with staged_directory(str(tmp_path / "new")) as stage:
-            Path(stage, "half").write_bytes(b"x")
-            os.kill(os.getpid(), signal.SIGHUP)
+    with pytest.raises(SignalInterrupt) as caught, staged_directory(str(tmp_path / "new")) as stage:
+        Path(stage, "half").write_bytes(b"x")
+        os.kill(os.getpid(), signal.SIGHUP)
     assert caught.value.signo == signal.SIGHUP and caught.value.completed is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["a", "b"]

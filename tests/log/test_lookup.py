@@ -1,4 +1,4 @@
-"""Kafka's lookups (spec §5.1, §5.2) agree with a brute-force scan and read O(index.interval.bytes)."""
+"""Kafka's lookups (LogSegment.translateOffset, findOffsetByTimestamp) agree with a brute-force scan and read O(index.interval.bytes)."""
 
 from __future__ import annotations
 

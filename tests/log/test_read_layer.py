@@ -240,7 +240,7 @@ def test_real_truncation_of_an_index_during_verify_index(tmp_path: Path) -> None
     index = partition / "00000000000000000000.index"
     with open(index, "wb") as f:
         f.truncate(4 << 30)
-    code, out, err = _start_and_truncate(["verify-index", str(partition)], index, [(index, 0)])
+    code, _out, err = _start_and_truncate(["verify-index", str(partition)], index, [(index, 0)])
     assert code in (0, 1, 2), (code, err)
     assert "Traceback" not in err
     assert log.exists()

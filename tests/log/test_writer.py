@@ -18,8 +18,8 @@ from kdump.errors import UsageError
 from kdump.format.batch import scan_batches
 from kdump.format.encode import encode_batch_v2
 from kdump.format.records import Record, decode_records
-from kdump.log.generator import GenSpec, TopicSpec, generate
 from kdump.log.atomic import staged_directory
+from kdump.log.generator import GenSpec, TopicSpec, generate
 from kdump.log.writer import LogConfig, PartitionLog
 
 BASE_TS = 1_700_000_000_000
@@ -103,9 +103,8 @@ def test_one_byte_over_segment_bytes_rolls(tmp_path: Path) -> None:
 
 
 def test_batch_larger_than_a_segment_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(UsageError):
-        with PartitionLog(str(tmp_path), LogConfig(segment_bytes=50)) as log:
-            log.append(batch(0))
+    with pytest.raises(UsageError), PartitionLog(str(tmp_path), LogConfig(segment_bytes=50)) as log:
+        log.append(batch(0))
     assert list(tmp_path.iterdir()) == []   # the aborted segment's temporary file is gone
 
 
@@ -171,14 +170,12 @@ def test_live_close_leaves_preallocated_indexes(tmp_path: Path) -> None:
 def test_staged_directory_refuses_existing_and_cleans_up(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
-    with pytest.raises(UsageError, match="already exists"):
-        with staged_directory(str(out)):
-            pass
+    with pytest.raises(UsageError, match="already exists"), staged_directory(str(out)):
+        pass
     for exc in (RuntimeError("boom"), KeyboardInterrupt()):
-        with pytest.raises(type(exc)):
-            with staged_directory(str(out), force=True) as stage:
-                Path(stage, "half").write_bytes(b"x")
-                raise exc
+        with pytest.raises(type(exc)), staged_directory(str(out), force=True) as stage:
+            Path(stage, "half").write_bytes(b"x")
+            raise exc
         assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
         assert list(out.iterdir()) == []     # the old directory is untouched
 

@@ -1,7 +1,9 @@
 """Internal-topic decoders and KRaft control-record text, against Kafka's own expected strings.
 
 Inputs are built from the schema tables with kdump's encoder; the expected strings are the ones
-asserted by Kafka's DumpLogSegmentsTest (spec §6 rows 7-9, 11, 13, 18-20).
+asserted by Kafka's DumpLogSegmentsTest (testDumpMetadataRecords,
+testDumpMetadataSnapshot, testDumpControlRecord, testDumpRemoteLogMetadata*, testOffsetsMessageParser,
+testTransactionLogMessageParser, testShareGroupStateMessageParser).
 """
 
 from __future__ import annotations
@@ -13,12 +15,22 @@ import pytest
 from kdump.errors import InvalidRecordError
 from kdump.format.messages import tables
 from kdump.format.messages.encode import (
-    control_value, coordinator_key, coordinator_value, metadata_record, uvarint, write_message)
-from kdump.format.messages.protocol import Uuid
+    control_value,
+    coordinator_key,
+    coordinator_value,
+    metadata_record,
+    uvarint,
+    write_message,
+)
 from kdump.render.dialect import LATEST_RELEASE
 from kdump.render.internal_topics import (
-    ClusterMetadataDecoder, OffsetsDecoder, RemoteLogMetadataDecoder, ShareGroupStateDecoder,
-    TransactionLogDecoder, control_record_text)
+    ClusterMetadataDecoder,
+    OffsetsDecoder,
+    RemoteLogMetadataDecoder,
+    ShareGroupStateDecoder,
+    TransactionLogDecoder,
+    control_record_text,
+)
 
 GC = tables.group_coordinator(LATEST_RELEASE)
 TOPIC_ID = "Uj5wn_FqTXirEASvVZRY1w"

@@ -17,7 +17,12 @@ from kdump.format.messages import tables
 from kdump.format.messages.encode import coordinator_key, coordinator_value, metadata_record, uvarint
 from kdump.render.dialect import LATEST_RELEASE
 from kdump.render.internal_topics import (
-    ClusterMetadataDecoder, OffsetsDecoder, RemoteLogMetadataDecoder, ShareGroupStateDecoder, TransactionLogDecoder)
+    ClusterMetadataDecoder,
+    OffsetsDecoder,
+    RemoteLogMetadataDecoder,
+    ShareGroupStateDecoder,
+    TransactionLogDecoder,
+)
 
 TOPIC_ID = "Uj5wn_FqTXirEASvVZRY1w"
 GC = tables.group_coordinator(LATEST_RELEASE)

@@ -1,4 +1,4 @@
-"""One local[2] SparkSession for the whole test session, with the settings from SPARK-NOTES.md.
+"""One local[2] SparkSession for the whole test session, configured by logbuild.start_spark.
 
 Skipped with the reason when pyspark/pyarrow or Java is missing; these tests run for real in CI.
 """
@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))   # the logbuild helper
 
-from logbuild import skip_reason, start_spark, write_log_dirs  # noqa: E402
+from logbuild import skip_reason, start_spark, write_log_dirs
 
 
 @pytest.fixture(scope="session")

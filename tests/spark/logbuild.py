@@ -143,7 +143,7 @@ def as_tuples(rows: list[dict]) -> list[tuple]:
 
 
 def start_spark(master: str = "local[2]"):  # type: ignore[no-untyped-def]
-    """The test SparkSession (SPARK-NOTES.md settings); getOrCreate, so test modules share one."""
+    """The test SparkSession (small, quiet, UTC, fast JVM start); getOrCreate, so test modules share one."""
     import sys
 
     from pyspark.sql import SparkSession

@@ -10,9 +10,9 @@ import pytest
 
 pytest.importorskip("pyspark", reason="pyspark not installed: pip install 'kdump[spark]'")
 
-from logbuild import as_tuples, corrupt_byte, reference_batches, reference_rows  # noqa: E402
+from logbuild import as_tuples, corrupt_byte, reference_batches, reference_rows
 
-import kdump.spark  # noqa: E402
+import kdump.spark
 
 pytestmark = pytest.mark.spark
 PUSHDOWN = "spark.sql.python.filterPushdown.enabled"

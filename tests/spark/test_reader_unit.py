@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -59,7 +60,7 @@ def test_splits_are_cut_at_index_positions_and_cover_the_segment(log_dirs: Path)
     splits = split_segment(segment, 1024, index)
     assert len(splits) > 2
     assert splits[0].start == 0 and splits[-1].end == segment.size
-    assert all(a.end == b.start for a, b in zip(splits, splits[1:]))
+    assert all(a.end == b.start for a, b in pairwise(splits))
     positions = {p for _, p in index}
     assert all(s.start in positions for s in splits[1:])
 

@@ -20,16 +20,16 @@ from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from kdump_testing import index_fixtures  # noqa: E402
-from logbuild import write_log_dirs  # noqa: E402
+from logbuild import write_log_dirs
 
-from kdump.cli.main import cli  # noqa: E402
-from kdump.format.batch import scan_batches  # noqa: E402
-from kdump.format.crc import crc32c  # noqa: E402
-from kdump.format.encode import encode_batch_v2  # noqa: E402
-from kdump.format.records import Record  # noqa: E402
-from kdump.log.files import segment_file_name  # noqa: E402
-from kdump.verify.engine import INDEX_CHECKS  # noqa: E402
+from kdump.cli.main import cli
+from kdump.format.batch import scan_batches
+from kdump.format.crc import crc32c
+from kdump.format.encode import encode_batch_v2
+from kdump.format.records import Record
+from kdump.log.files import segment_file_name
+from kdump.verify.engine import INDEX_CHECKS
+from kdump_testing import index_fixtures
 
 pytestmark = pytest.mark.spark
 
@@ -82,8 +82,8 @@ def damaged_copy(root: Path) -> list[str]:
 @pytest.mark.parametrize("corpus", ["fixtures", "generated", "damaged", "unreadable"])
 def test_spark_verify_equals_kdump_verify(corpus: str, spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     if corpus == "fixtures":
-        paths = sorted(str(p) for p in (FIXTURES / "corrupt-index").iterdir() if p.is_dir()) + \
-            [str(FIXTURES / "logdirs")]
+        paths = [*sorted(str(p) for p in (FIXTURES / "corrupt-index").iterdir() if p.is_dir()),
+                 str(FIXTURES / "logdirs")]
     elif corpus == "generated":
         paths = [str(write_log_dirs(tmp_path))]
     elif corpus == "damaged":

@@ -6,11 +6,11 @@ import struct
 from pathlib import Path
 
 import pytest
-from kdump_testing import index_fixtures
 
 from kdump.log.logdir import read_partition_dir
 from kdump.verify.findings import Finding
 from kdump.verify.segment_check import SegmentCheck as verify_segment
+from kdump_testing import index_fixtures
 
 fx = index_fixtures()
 

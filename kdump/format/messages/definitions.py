@@ -8,7 +8,7 @@ time a decoder asks for it, so a dump that decodes no internal topic reads none 
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,7 @@ def registry(kind: str, release: Release) -> dict[str, MessageSchema]:
     return {name: _load(folder, name) for name, folder in folders.items()}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(folder: str, name: str) -> MessageSchema:
     return parse(_read_text(folder, f"{name}.json"))
 

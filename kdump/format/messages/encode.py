@@ -9,7 +9,8 @@ fields are written only when they differ from their default, as Kafka's generate
 from __future__ import annotations
 
 import struct
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from kdump.format.messages.protocol import _INT, MessageData, Uuid, default_value, is_default
 from kdump.format.messages.schema import Field, MessageSchema
@@ -136,8 +137,3 @@ def metadata_record(schema: MessageSchema, version: int, values: Mapping[str, An
 def control_value(schema: MessageSchema, values: Mapping[str, Any], version: int = 0) -> bytes:
     """A KRaft control record value (the schema's own ``Version`` field is part of ``values``)."""
     return write_message(schema, values, version)
-
-
-def control_key(control_type: int, version: int = 0) -> bytes:
-    """A control record key: int16 version, int16 type."""
-    return struct.pack(">hh", version, control_type)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import base64
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterator
+from typing import Any, ClassVar
 
 from kdump.errors import FormatError
 from kdump.format.messages.schema import NULL, Field, MessageSchema
@@ -31,25 +32,17 @@ class Uuid:
 
     raw: bytes
 
-    ZERO: ClassVar["Uuid"]  # set below the class
+    ZERO: ClassVar[Uuid]  # set below the class
 
     def __str__(self) -> str:
         return base64.urlsafe_b64encode(self.raw).decode("ascii").rstrip("=")
 
     @classmethod
-    def from_string(cls, text: str) -> "Uuid":
+    def from_string(cls, text: str) -> Uuid:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
         if len(raw) != 16:
             raise ValueError(f"Invalid Uuid string {text!r}")
         return cls(raw)
-
-    @property
-    def msb(self) -> int:
-        return int.from_bytes(self.raw[:8], "big", signed=True)
-
-    @property
-    def lsb(self) -> int:
-        return int.from_bytes(self.raw[8:], "big", signed=True)
 
 
 Uuid.ZERO = Uuid(bytes(16))

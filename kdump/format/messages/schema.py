@@ -8,7 +8,8 @@ small frozen tables and drives one generic reader, writer and JSON renderer from
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from typing import Any
 
 MAX_VERSION = 0x7FFF
@@ -26,7 +27,7 @@ class Versions:
     hi: int
 
     @classmethod
-    def parse(cls, text: str | None) -> "Versions":
+    def parse(cls, text: str | None) -> Versions:
         if text is None or text == "none" or text == "":
             return NONE
         if text.endswith("+"):
@@ -65,7 +66,7 @@ class Field:
     tag: int | None = None
     tagged_versions: Versions = NONE
     default: Any = None  # None means "the type's natural default"; see ``default_value``
-    fields: tuple["Field", ...] = ()
+    fields: tuple[Field, ...] = ()
     ignorable: bool = False
     struct_name: str = ""
 
@@ -159,9 +160,9 @@ def M(name: str, api_key: int | None, valid: str, flexible: str, fields: tuple[F
 class _Null:
     """Marker for a schema ``"default": "null"`` (distinct from "no default given")."""
 
-    _instance: "_Null | None" = None
+    _instance: _Null | None = None
 
-    def __new__(cls) -> "_Null":
+    def __new__(cls) -> _Null:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance

@@ -8,7 +8,7 @@ share-group layouts are 4.0's own, and a metadata record's valid versions are th
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from kdump.format.messages import definitions
 from kdump.format.messages.schema import MessageSchema
@@ -39,7 +39,7 @@ def _coordinator(kind: str, release: Release) -> dict[int, KeyValue]:
     return dict(sorted(out.items()))
 
 
-@lru_cache(maxsize=None)
+@cache
 def group_coordinator(release: Release, known_types: range | None = None) -> dict[int, KeyValue]:
     """``__consumer_offsets`` records as ``release`` defines them, limited to ``known_types`` (before 4.1
     the serde's switch was written by hand and knew fewer types than the release's JSON defined)."""
@@ -47,13 +47,13 @@ def group_coordinator(release: Release, known_types: range | None = None) -> dic
     return {t: kv for t, kv in registry.items() if known_types is None or t in known_types}
 
 
-@lru_cache(maxsize=None)
+@cache
 def share_state(release: Release) -> dict[int, KeyValue]:
     """``__share_group_state`` records (ShareSnapshot 0, ShareUpdate 1) as ``release`` defines them."""
     return _coordinator("share", release)
 
 
-@lru_cache(maxsize=None)
+@cache
 def transaction_log(release: Release) -> dict[int, KeyValue]:
     """``__transaction_state`` records (one type, 0) as ``release`` defines them."""
     return _coordinator("transaction", release)
@@ -64,19 +64,19 @@ def _by_api_key(kind: str, release: Release) -> dict[int, MessageSchema]:
     return dict(sorted(found.items()))
 
 
-@lru_cache(maxsize=None)
+@cache
 def metadata(release: Release) -> dict[int, MessageSchema]:
     """MetadataRecordType of ``release``: api key → record, at the versions that release reads."""
     return _by_api_key("metadata", release)
 
 
-@lru_cache(maxsize=None)
+@cache
 def remote_log(release: Release) -> dict[int, MessageSchema]:
     """RemoteLogMetadataSerde of ``release``: api key → record."""
     return _by_api_key("remote-log", release)
 
 
-@lru_cache(maxsize=None)
+@cache
 def control(release: Release) -> dict[int, MessageSchema]:
     """ControlRecordType id → value definition, for the KRaft control records ``release`` defines."""
     clients = definitions.registry("clients", release)

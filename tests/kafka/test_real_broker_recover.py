@@ -1,0 +1,132 @@
+"""`kdump recover` against the real broker: kill it mid-produce, damage copies, then compare what kdump
+plans and writes with what a real broker does when it starts on another copy of the same dir.
+
+For each case the same damage is applied to two copies of the killed broker's log dir: kdump plans
+and writes its recovered copy from one (`recover --out`), a real broker of the same release starts on
+the other and is stopped cleanly. Then, for the damaged partition, the log end offset and every
+segment's name and length must be the same. Needs java and mvn (skipped with the reason otherwise;
+failed under CI=true).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from broker import RELEASES, Broker, start_driver
+from make_real_fixtures import setup_topics
+
+from kdump_testing import run_kdump
+
+PARTITION = "stream-0"
+
+
+def _segments(partition: Path) -> list[tuple[str, int]]:
+    return sorted((p.name, p.stat().st_size) for p in partition.glob("*.log"))
+
+
+def _checkpoint_entry(path: Path) -> str | None:
+    """The partition's line in a log dir's offset checkpoint (None when it has none)."""
+    lines = path.read_text().splitlines()[2:] if path.exists() else []
+    return next((line for line in lines if line.startswith("stream 0 ")), None)
+
+
+def _flip_last_batch(partition: Path) -> None:
+    active = max(partition.glob("*.log"))
+    data = bytearray(active.read_bytes())
+    data[len(data) - 3] ^= 0x40     # inside the last batch's records: its CRC fails
+    active.write_bytes(bytes(data))
+
+
+def _cut_last_batch(partition: Path) -> None:
+    active = max(partition.glob("*.log"))
+    data = active.read_bytes()
+    active.write_bytes(data[:len(data) - 20])
+
+
+def _append_garbage(partition: Path) -> None:
+    active = max(partition.glob("*.log"))
+    with open(active, "ab") as f:
+        f.write(bytes(range(1, 90)))
+
+
+def _delete_an_index(partition: Path) -> None:
+    first = min(partition.glob("*.index"))
+    first.unlink()
+
+
+DAMAGE: dict[str, Callable[[Path], None]] = {
+    "killed": lambda partition: None,
+    "flipped-byte": _flip_last_batch,
+    "cut-batch": _cut_last_batch,
+    "garbage": _append_garbage,
+    "no-index": _delete_an_index,
+}
+
+
+@pytest.fixture(scope="module")
+def killed_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One broker killed (kill -9) while a producer still sends, shared by every case; each case
+    works on its own copies."""
+    from conftest import kafka_lib
+
+    tmp = tmp_path_factory.mktemp("killed")
+    broker = Broker(kafka_lib(RELEASES[0]), tmp / "logdir", tmp / "work", RELEASES[0]).start()
+    try:
+        setup_topics(broker)
+        stream = start_driver(broker.lib, "stream", broker.bootstrap, "stream", "1000000", "1")
+        timer = threading.Timer(60, stream.kill)
+        timer.start()
+        try:
+            for line in stream.stdout:  # type: ignore[union-attr]
+                if line.startswith("progress ") and int(line.split()[1]) >= 3000:
+                    break
+        finally:
+            timer.cancel()
+        broker.kill()
+        stream.kill()
+        stream.wait(10)
+    finally:
+        broker.kill()
+    assert not (broker.log_dir / ".kafka_cleanshutdown").exists()
+    return broker.log_dir
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGE))
+def test_recover_plans_what_the_broker_does(case: str, killed_dir: Path, tmp_path: Path,
+                                            start_broker: Callable[..., Broker]) -> None:
+    for_kdump = tmp_path / "for-kdump"
+    for_broker = tmp_path / "for-broker"
+    shutil.copytree(killed_dir, for_kdump)
+    shutil.copytree(killed_dir, for_broker)
+    DAMAGE[case](for_kdump / PARTITION)
+    DAMAGE[case](for_broker / PARTITION)
+
+    salvaged = tmp_path / "salvaged"
+    # The topic's index settings, as tests/kafka/broker.py configures the broker.
+    result = run_kdump("recover", str(for_kdump / PARTITION), "--json", "--out", str(salvaged),
+                       "--index-interval-bytes", "512", "--segment-index-bytes", "4096")
+    assert result.exit_code in (0, 1), result.stderr
+    plan = next(json.loads(line) for line in result.stdout.splitlines() if '"type":"partition"' in line)
+
+    restarted = start_broker(RELEASES[0], log_dir=for_broker)
+    assert restarted.stop() in (0, 143)
+
+    assert _segments(salvaged / PARTITION) == _segments(for_broker / PARTITION), plan
+    last = max((for_broker / PARTITION).glob("*.log"))
+    batches = [line for line in run_kdump("--files", str(last)).stdout.splitlines() if line.startswith("baseOffset")]
+    broker_end = int(batches[-1].split()[3]) + 1 if batches else int(last.name[:20])
+    assert plan["logEndOffset"] == broker_end
+    # After the clean stop the broker's recovery point is its log end offset, as in kdump's copy; its
+    # high watermark and leader epochs move on when it leads again, which a copy cannot know.
+    for name in ("recovery-point-offset-checkpoint", "log-start-offset-checkpoint"):
+        assert _checkpoint_entry(salvaged / name) == _checkpoint_entry(for_broker / name), name
+    # The indexes the broker rebuilt (and trimmed at its clean stop) are kdump's, byte for byte.
+    for suffix in (".index", ".timeindex"):
+        ours = {p.name: p.read_bytes() for p in (salvaged / PARTITION).glob(f"*{suffix}")}
+        theirs = {p.name: p.read_bytes() for p in (for_broker / PARTITION).glob(f"*{suffix}")}
+        assert ours == theirs, (suffix, sorted(n for n in ours if ours[n] != theirs.get(n)))

@@ -1,4 +1,5 @@
-"""`kdump recover` against the real broker: kill it mid-produce, damage copies, then compare what kdump
+"""`kdump recover` against the real broker: kill it mid-produce, damage copies (a flipped byte, a cut
+batch, garbage, a missing index, a leftover .swap), then compare what kdump
 plans and writes with what a real broker does when it starts on another copy of the same dir.
 
 For each case the same damage is applied to two copies of the killed broker's log dir: kdump plans
@@ -59,12 +60,19 @@ def _delete_an_index(partition: Path) -> None:
     first.unlink()
 
 
+def _leave_a_swap(partition: Path) -> None:
+    """A finished cleaner/split output that was never swapped in: the first segment's .log as .swap."""
+    first = min(partition.glob("*.log"))
+    shutil.copyfile(first, first.with_name(first.name + ".swap"))
+
+
 DAMAGE: dict[str, Callable[[Path], None]] = {
     "killed": lambda partition: None,
     "flipped-byte": _flip_last_batch,
     "cut-batch": _cut_last_batch,
     "garbage": _append_garbage,
     "no-index": _delete_an_index,
+    "swap": _leave_a_swap,
 }
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from broker import RELEASES, Broker, start_driver
 from make_real_fixtures import setup_topics
+from real_jars import kafka_lib
 
 from kdump_testing import run_kdump
 
@@ -80,8 +81,6 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
 def killed_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One broker killed (kill -9) while a producer still sends, shared by every case; each case
     works on its own copies."""
-    from conftest import kafka_lib
-
     tmp = tmp_path_factory.mktemp("killed")
     broker = Broker(kafka_lib(RELEASES[0]), tmp / "logdir", tmp / "work", RELEASES[0]).start()
     try:

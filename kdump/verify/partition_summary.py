@@ -169,6 +169,16 @@ def summarize_partition(partition: PartitionDir,
                         ) -> PartitionSummary:
     """Summarise one partition; ``checkpoint_cache`` (keyed by log dir) avoids re-reading root files."""
     summary = PartitionSummary(partition.topic, partition.partition, partition.path, partition.state)
+    # The checkpoints first: a broker writes them after the log, so read in this order a live
+    # partition's high watermark is never past the log end kdump then reads.
+    log_dir = os.path.dirname(partition.path)
+    cache = checkpoint_cache if checkpoint_cache is not None else {}
+    if log_dir not in cache:
+        cache[log_dir] = _read_checkpoints(log_dir, summary.findings)
+    for meaning, table in cache[log_dir].items():
+        value = table.get((partition.topic, partition.partition))
+        if value is not None:
+            summary.checkpoints[meaning] = value
     for files in partition.segments:
         if files.log is None:
             summary.findings.append(LogFinding("warning", files.paths()[0], None,
@@ -180,14 +190,6 @@ def summarize_partition(partition: PartitionDir,
         seg.txn_index_bytes = _file_size(files.txn_index)
         summary.segments.append(seg)
     summary.snapshots = list(partition.snapshots)
-    log_dir = os.path.dirname(partition.path)
-    cache = checkpoint_cache if checkpoint_cache is not None else {}
-    if log_dir not in cache:
-        cache[log_dir] = _read_checkpoints(log_dir, summary.findings)
-    for meaning, table in cache[log_dir].items():
-        value = table.get((partition.topic, partition.partition))
-        if value is not None:
-            summary.checkpoints[meaning] = value
     _partition_files(partition, summary)
     summary.findings.extend(compare_checkpoints(summary))
     return summary

@@ -36,9 +36,10 @@ INDEX_CHECKS = frozenset({
     "position-not-increasing", "position-past-log", "position-not-batch", "offset-behind-position",
     "offset-past-log", "offset-not-batch-last", "index-mismatch", "timestamp-not-increasing", "offset-decreasing",
     "timestamp-not-max", "timestamp-reached-earlier", "offset-inside-batch", "time-index-no-roll-entry",
-    "density", "log-missing", "index-missing", "timeindex-missing", "framing", "unreadable",
+    "density", "log-missing", "index-missing", "timeindex-missing", "framing", "unreadable", "offset-range",
 })
-"""The rules ``verify-index`` reports; a ``framing`` break is among them because it ends the index checks."""
+"""The rules ``verify-index`` reports; a ``framing`` break is among them because it ends the index checks,
+and ``offset-range`` because no index can hold an offset outside the segment's range (KAFKA-6264)."""
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from kdump.format.checkpoint import (
 )
 from kdump.log.batches import LogBatches
 from kdump.log.logdir import PartitionDir
+from kdump.log.recovery import offset_range_problem
 from kdump.log.segment import ReadOnlyFile
 from kdump.verify.findings import LogFinding
 
@@ -113,7 +114,12 @@ def summarize_segment(base_offset: int, log_path: str, findings: list[LogFinding
             end = 0
             batches = LogBatches(log, check_crc=False)
             try:
+                out_of_range = False
                 for batch in batches:
+                    problem = None if out_of_range else offset_range_problem(batch, base_offset)
+                    if problem is not None:  # reported once a segment: every later batch is likely the same
+                        out_of_range = True
+                        findings.append(LogFinding("error", log_path, batch.base_offset, problem))
                     end = batch.end
                     seg.batches += 1
                     if batch.records_count is not None:

@@ -192,3 +192,17 @@ def test_a_segment_past_2_gib_is_read_to_its_end(tmp_path: Path) -> None:
     assert f"position: {tail_position} " in batch_lines[2]
     assert not any("invalid bytes" in line for line in lines)
     assert "past Kafka's segment limit of 2147483647" in result.stderr
+
+
+@pytest.mark.parametrize("name,base", [("00000000000000000000.log", 3_000_000_000),
+                                       ("00000000000000000100.log", 0)])
+def test_verify_index_and_summary_flag_batches_outside_the_segment(tmp_path: Path, name: str, base: int) -> None:
+    partition = tmp_path / "t-0"
+    partition.mkdir()
+    (partition / name).write_bytes(_batch(base) if base else _batch(0) + _batch(3))
+    (partition / name.replace(".log", ".index")).write_bytes(b"")
+    expected = "Integer.MAX_VALUE above the segment's base offset" if base else "below the segment's base offset"
+    verify_index = run_kdump("verify-index", str(partition))
+    assert verify_index.exit_code == 1 and expected in verify_index.stdout
+    summary = run_kdump("summary", str(partition))
+    assert summary.exit_code == 1 and expected in summary.stdout

@@ -109,7 +109,6 @@ def verify_command(paths: tuple[str, ...], master: str, deep: bool, strict: bool
 def render_summary(result: VerifyResult, *, errors_only: bool = False) -> str:
     """Fixed-width table (one line per partition, then the totals), the findings, kdump verify's summary."""
     from kdump.render.verify_text import VerifyCounts, summary_line, text_lines
-    from kdump.verify.engine import nothing_checked
 
     rows: dict[tuple[str, int], list[int]] = {}
     for s in result.rows:
@@ -126,11 +125,7 @@ def render_summary(result: VerifyResult, *, errors_only: bool = False) -> str:
            for r in [header, *lines]]
     for group in result.groups:
         out.extend(text_lines(group, errors_only=errors_only))
-    t = result.tally
-    counts = VerifyCounts(t.partitions, t.segments, t.files, t.batches, t.records, len(result.errors),
-                          sum(1 for f in result.findings if not f.is_error), list(t.unreadable))
-    if not counts.unreadable:
-        counts.nothing_checked = nothing_checked(t)
+    counts = VerifyCounts(result.tally, len(result.errors), sum(1 for f in result.findings if not f.is_error))
     out.append(summary_line(counts, "verify"))
     return "\n".join(out)
 

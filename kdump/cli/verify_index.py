@@ -22,8 +22,6 @@ from kdump.render.verify_text import VerifyCounts
 from kdump.verify.engine import (
     INDEX,
     Options,
-    Tally,
-    nothing_checked,
     plan,
     verify_target,
 )
@@ -46,7 +44,7 @@ def _write(findings: list[Finding], counts: VerifyCounts, out: TextIO, as_json: 
 def run_verify(paths: tuple[str, ...], options: Options, *, command: str, out: TextIO, err: TextIO,
                as_json: bool, errors_only: bool, traceback: bool = False) -> int:
     counts = VerifyCounts()
-    tally = Tally()
+    tally = counts.tally
     cache: dict[str, object] = {}
     for path in paths:
         findings: list[Finding] = []
@@ -64,14 +62,10 @@ def run_verify(paths: tuple[str, ...], options: Options, *, command: str, out: T
                 out.write(verify_text.unreadable_json(path, str(error)) + "\n")
             else:
                 print_error(error, err=err, out=out)
-    counts.partitions, counts.segments, counts.files = tally.partitions, tally.segments, tally.files
-    counts.batches, counts.records, counts.unreadable = tally.batches, tally.records, tally.unreadable
-    if not counts.unreadable:
-        counts.nothing_checked = nothing_checked(tally)
     out.write((verify_text.summary_json(counts, command) if as_json
                else verify_text.summary_line(counts, command)) + "\n")
     out.flush()
-    if counts.unreadable or counts.nothing_checked:
+    if tally.unreadable or counts.nothing_checked:
         return ExitCode.UNREADABLE
     return ExitCode.PROBLEMS if counts.errors else ExitCode.OK
 

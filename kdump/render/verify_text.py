@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from kdump.verify.engine import Tally, nothing_checked
 from kdump.verify.findings import Finding
 
 JSON_SCHEMA_VERSION = 1
@@ -19,21 +20,20 @@ JSON_SCHEMA_VERSION = 1
 
 @dataclass
 class VerifyCounts:
-    """What a run looked at and found."""
+    """What a run looked at (the engine's ``Tally``) and found."""
 
-    partitions: int = 0
-    segments: int = 0
-    files: int = 0
-    batches: int = 0
-    records: int = 0
+    tally: Tally = field(default_factory=Tally)
     errors: int = 0
     notes: int = 0
-    unreadable: list[str] = field(default_factory=list)
-    nothing_checked: str | None = None     # why a run without errors still is not OK
+
+    @property
+    def nothing_checked(self) -> str | None:
+        """Why a run without errors still is not OK (None when something was checked, or unreadable)."""
+        return None if self.tally.unreadable else nothing_checked(self.tally)
 
     @property
     def ok(self) -> bool:
-        return not self.errors and not self.unreadable and self.nothing_checked is None
+        return not self.errors and not self.tally.unreadable and self.nothing_checked is None
 
 
 def where(finding: Finding) -> str:
@@ -81,12 +81,13 @@ def text_lines(findings: Iterable[Finding], *, errors_only: bool = False) -> Ite
 
 
 def summary_line(counts: VerifyCounts, command: str = "verify-index") -> str:
-    checked = (f"{counts.files} files in {counts.segments} segments of {counts.partitions} partitions" if
-               counts.partitions else f"{counts.files} files in {counts.segments} segments")
+    t = counts.tally
+    checked = (f"{t.files} files in {t.segments} segments of {t.partitions} partitions" if
+               t.partitions else f"{t.files} files in {t.segments} segments")
     if command == "verify":
-        checked += f" ({counts.batches} batches, {counts.records} records)"
+        checked += f" ({t.batches} batches, {t.records} records)"
     verdict = "OK" if counts.ok else "FAILED"
-    unreadable = f", {len(counts.unreadable)} unreadable paths" if counts.unreadable else ""
+    unreadable = f", {len(t.unreadable)} unreadable paths" if t.unreadable else ""
     why = f"; {counts.nothing_checked}" if counts.nothing_checked else ""
     return f"{command} {verdict}: {checked} checked: {counts.errors} errors, {counts.notes} notes{unreadable}{why}"
 
@@ -104,11 +105,11 @@ def unreadable_json(path: str, reason: str) -> str:
 
 
 def summary_json(counts: VerifyCounts, command: str = "verify-index") -> str:
+    t = counts.tally
     body: dict[str, Any] = {"type": "summary", "schemaVersion": JSON_SCHEMA_VERSION, "command": command,
-                            "ok": counts.ok, "partitions": counts.partitions, "segments": counts.segments,
-                            "files": counts.files}
+                            "ok": counts.ok, "partitions": t.partitions, "segments": t.segments, "files": t.files}
     if command == "verify":
-        body.update(batches=counts.batches, records=counts.records)
-    body.update(errors=counts.errors, notes=counts.notes, unreadable=counts.unreadable,
+        body.update(batches=t.batches, records=t.records)
+    body.update(errors=counts.errors, notes=counts.notes, unreadable=t.unreadable,
                 nothingChecked=counts.nothing_checked)
     return _dumps(body)

@@ -7,6 +7,8 @@ from typing import TypeVar
 
 import click
 
+from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
+from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.render.dialect import DEFAULT_KAFKA_VERSION
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -29,6 +31,14 @@ kafka_version_option = click.option(
 json_option = click.option("--json", "json_output", is_flag=True,
                            help="Write JSON Lines instead of Kafka's text (schema: docs/json-output.md).")
 traceback_option = click.option("--traceback", is_flag=True, help="Show Python tracebacks for errors (debugging).")
+
+# The topic settings a rebuilt index depends on (rebuild-index, recover --out).
+index_settings_options = _stack(
+    click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,
+                 show_default=True, help="The topic's index.interval.bytes."),
+    click.option("--segment-index-bytes", type=click.IntRange(min=24), default=DEFAULT_MAX_INDEX_BYTES,
+                 show_default=True, help="The topic's segment.index.bytes (an index holds at most this much)."),
+)
 
 dump_options = _stack(
     click.option("--files", metavar="file1,file2,...",

@@ -17,13 +17,11 @@ import click
 
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
-from kdump.cli.options import traceback_option
+from kdump.cli.options import index_settings_options, traceback_option
 from kdump.errors import KdumpError, UsageError
-from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
 from kdump.log.atomic import write_files
 from kdump.log.files import FileKind, base_offset_of, file_kind, segment_file_name
 from kdump.log.index_builder import (
-    DEFAULT_INDEX_INTERVAL_BYTES,
     IndexFullError,
     SegmentIndexBuilder,
 )
@@ -37,10 +35,7 @@ from kdump.log.segment import ReadOnlyFile
               help="Directory for the rebuilt files (created if missing, in an existing parent; never the "
                    "segment's own directory).")
 @click.option("--force", is_flag=True, help="Replace rebuilt files already present in --out.")
-@click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,
-              show_default=True, help="The topic's index.interval.bytes.")
-@click.option("--segment-index-bytes", type=click.IntRange(min=24), default=DEFAULT_MAX_INDEX_BYTES,
-              show_default=True, help="The topic's segment.index.bytes (an index holds at most this much).")
+@index_settings_options
 @traceback_option
 def rebuild_index(segment: str, out_dir: str, force: bool, index_interval_bytes: int, segment_index_bytes: int,
                   traceback: bool) -> None:

@@ -9,10 +9,8 @@ import click
 
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
-from kdump.cli.options import json_option
+from kdump.cli.options import index_settings_options, json_option
 from kdump.errors import InputError, UsageError
-from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
-from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.log.loader import (
     LogDirState,
     plan_log_dir,
@@ -29,10 +27,7 @@ from kdump.render.recover_text import log_dir_lines, plan_lines, plan_object
 @click.option("--out", "out_dir", type=click.Path(), default=None,
               help="Also write the recovered copy a broker would leave into this new directory (never in place).")
 @click.option("--force", is_flag=True, help="Replace --out if it holds an earlier kdump recover copy (or is empty).")
-@click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,
-              show_default=True, help="The topics' index.interval.bytes, for rebuilt indexes.")
-@click.option("--segment-index-bytes", type=click.IntRange(min=24), default=DEFAULT_MAX_INDEX_BYTES,
-              show_default=True, help="The topics' segment.index.bytes.")
+@index_settings_options
 @json_option
 def recover(path: str, out_dir: str | None, force: bool, index_interval_bytes: int, segment_index_bytes: int,
             json_output: bool) -> None:

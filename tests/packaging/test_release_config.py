@@ -30,3 +30,10 @@ def test_the_wheel_test_requirements_are_the_test_extra_without_the_linters() ->
     extra = [r for r in PYPROJECT["project"]["optional-dependencies"]["test"]
              if not r.startswith(("ruff", "mypy", "build"))]
     assert CIBW["test-requires"] == extra
+
+
+def test_every_extension_setup_py_builds_is_one_kdump_checks_for() -> None:
+    from kdump.accelerators import EXTENSIONS
+
+    built = re.findall(r'Extension\("([\w.]+)"', (ROOT / "setup.py").read_text())
+    assert sorted(built) == sorted(EXTENSIONS)

@@ -1,7 +1,8 @@
 """Only the optional C accelerators (kdump/accelerators.py) are configured here; everything else is in pyproject.toml.
 
-``optional=True``: on a machine without a C compiler the build warns and kdump runs its
-pure-Python references (same results, slower).
+``optional=True``: on a machine without a C compiler the build warns (pip's ``-q`` hides it) and
+kdump runs its pure-Python references (same results, slower), saying so once on stderr and in
+``kdump --version`` (kdump/accelerators.py lists these modules in ``EXTENSIONS``).
 """
 
 from setuptools import Extension, setup

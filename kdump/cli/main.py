@@ -11,7 +11,7 @@ import importlib
 
 import click
 
-from kdump import __version__
+from kdump import __version__, accelerators
 from kdump.cli.boundary import KdumpGroup
 from kdump.cli.dump_files import dump_files
 from kdump.cli.exit_codes import ExitCode
@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, str] = {
     "partition-for": "kdump.cli.partition_for:partition_for",
     "recover": "kdump.cli.recover:recover",
     "spark": "kdump.cli.spark:spark",
+    "completion": "kdump.cli.completion:completion",
 }
 
 
@@ -87,6 +88,7 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 
     click.echo(f"kdump {__version__} (reproduces kafka-dump-log output of Kafka 2.2 to 4.3)")
     click.echo(f"CRC-32C: {CRC32C_IMPLEMENTATION}; v2 records: {RECORD_DECODER}; dump lines: {LINE_FORMATTER}")
+    click.echo(accelerators.status())
     ctx.exit()
 
 
@@ -105,6 +107,7 @@ def cli(ctx: click.Context, **options: object) -> None:
     kdump verify-index /var/lib/kafka/data
     kdump gen demo-logs
     """
+    accelerators.warn_once()  # an install without a compiler is otherwise silent (pip -q hides it)
     if ctx.invoked_subcommand is not None:
         return
     if options.get("files") is None:

@@ -9,10 +9,39 @@ kdump, and pyspark is imported only by the modules that need it.
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import TYPE_CHECKING, Any
+
+from kdump import accelerators
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+
+
+def warn_once_per_executor() -> bool:
+    """On an executor running kdump without its C accelerators, say so once in its stderr log.
+
+    A ``--py-files`` zip cannot load extensions, so its tasks silently run the pure-Python code.
+    Executors unpickle the data source (and ``mapInArrow`` functions) from this package, so this
+    runs on import; a marker file in the executor's SparkFiles directory keeps its Python workers
+    from repeating the warning.
+    """
+    if "pyspark" not in sys.modules or accelerators.fallback_warning() is None:
+        return False
+    from pyspark import SparkFiles, TaskContext
+
+    if TaskContext.get() is None:  # the driver, or Spark's planning processes: not an executor
+        return False
+    marker = os.path.join(SparkFiles.getRootDirectory(), ".kdump-accelerators-warned")
+    try:
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except OSError:
+        return False  # another Python worker of this executor has warned (or the directory is gone)
+    return accelerators.warn_once(hint="docs/spark.md: Shipping kdump to a cluster")
+
+
+warn_once_per_executor()
 
 
 def register(spark: SparkSession) -> None:

@@ -134,6 +134,8 @@ CASES: dict[tuple[str, int], Callable[[Path], int]] = {
     ("kdump gen", 2): lambda tmp: _code("gen", str(tmp), "--records", "5"),  # exists, no --force
     ("kdump partition-for", 0): lambda tmp: _code("partition-for", "--group", "g"),
     ("kdump partition-for", 2): lambda tmp: _code("partition-for"),
+    ("kdump completion", 0): lambda tmp: _code("completion", "bash"),
+    ("kdump completion", 2): lambda tmp: _code("completion", "ksh"),
     ("kdump spark verify", 0): lambda tmp: _code("spark", "verify", str(_spark_logs(tmp)), "--master", "local[2]"),
     ("kdump spark verify", 1): lambda tmp: _spark_verify_corrupt(tmp),
     ("kdump spark verify", 2): lambda tmp: _code("spark", "verify", str(tmp)),
@@ -200,6 +202,7 @@ ARGS = {
     "kdump rebuild-index": ["rebuild-index", str(SEGMENT), "--out", "unused"],
     "kdump gen": ["gen", "unused"],
     "kdump partition-for": ["partition-for", "--group", "g"],
+    "kdump completion": ["completion", "bash"],
     "kdump spark verify": ["spark", "verify", "unused"],
     "kdump spark export": ["spark", "export", "unused", "--to", "unused"],
 }

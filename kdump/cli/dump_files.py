@@ -1,19 +1,15 @@
-"""The default command: ``kdump --files A[,B...]``, DumpLogSegments' top-level loop."""
+"""The default command: ``kdump --files A[,B...]``: Kafka's options to ``DumpOptions``, then the library."""
 
 from __future__ import annotations
 
 import importlib
 from typing import Any
 
+from kdump import dump as library
 from kdump.cli.boundary import print_error
-from kdump.cli.dump_extra import dump_extra, expand_paths
 from kdump.cli.exit_codes import ExitCode
-from kdump.cli.handlers import handler_for
-from kdump.cli.run import DumpOptions, DumpRun
-from kdump.errors import KdumpError, UsageError
-from kdump.format.crc import CRC32C_IMPLEMENTATION, CRC32C_IS_SLOW
-from kdump.log.files import FileKind, file_kind, java_path, kafka_suffix
-from kdump.render import log_json
+from kdump.dump import DumpOptions
+from kdump.errors import UsageError
 from kdump.render.decoders import kafka_decoder_class, string_decoder
 from kdump.render.dialect import Dialect, parse_kafka_version
 from kdump.render.log_text import RecordDecoder, RecordTextOptions
@@ -53,8 +49,8 @@ def build_options(flags: dict[str, Any], dialect: Dialect) -> DumpOptions:
     if max_bytes < 0:
         raise UsageError(f"--max-bytes must not be negative: {max_bytes}")
     # Kafka builds the value decoder, then the key decoder; a class it cannot load stops there.
-    value = kafka_decoder_class(str(value_class or "StringDecoder"), dialect.major_minor)
-    key = kafka_decoder_class(str(key_class or "StringDecoder"), dialect.major_minor)
+    value = kafka_decoder_class(str(value_class or "StringDecoder"), dialect)
+    key = kafka_decoder_class(str(key_class or "StringDecoder"), dialect)
     notices: list[str] = []
     load_error = None
     if record_decoder is None:
@@ -82,6 +78,7 @@ def build_options(flags: dict[str, Any], dialect: Dialect) -> DumpOptions:
         max_message_size=int(flags.get("max_message_size") or 0),
         json=bool(flags.get("json_output")),
         traceback=bool(flags.get("traceback")),
+        dialect=dialect,
     )
 
 
@@ -94,70 +91,5 @@ def dump_files(**flags: object) -> int:
         # kafka-dump-log's CommandLineUtils.printUsageAndExit exits 1, and so does `kdump --files`.
         print_error(err)
         return ExitCode.DUMP_USAGE
-    run = DumpRun(options=options, dialect=dialect)
-    load_error = options.records.decoder_load_error
-    if load_error and not dialect.decoders_created_per_file:
-        run.err.write(f"Error: {load_error}\n")
-        return ExitCode.FILE_ERROR
-    if CRC32C_IS_SLOW:
-        run.warn(f"Warning: CRC-32C is computed by {CRC32C_IMPLEMENTATION}; install the 'crc32c' package "
-                 f"or a compiler for crcmod's C extension for normal speed.")
-    # kdump extension: a partition directory or log.dirs expands to its files in Kafka's order.
-    for path in expand_paths(split_files(str(flags["files"]))):
-        dump_one(run, path)
-    if options.json:  # JSON consumers read one stream: the summaries join the objects on stdout
-        for obj in run.summaries.json_objects(dialect):
-            run.out.write(log_json.dumps(obj) + "\n")
-    run.out.flush()
-    if not options.json:
-        for line in run.summaries.lines(dialect):
-            run.err.write(line + "\n")
-        run.err.flush()
-    return run.exit_code
-
-
-def dump_one(run: DumpRun, path: str) -> None:
-    if not run.options.json:
-        run.out.write(f"Dumping {java_path(path)}\n")
-    try:
-        if path == "":
-            raise UsageError("empty file name in --files (two commas in a row?)")
-        # kdump extension: checkpoints, partition.metadata, meta.properties, quorum-state and
-        # .deleted/.cleaned/.swap segment files, which Kafka's tool crashes on or ignores.
-        if dump_extra(run, path):
-            return
-        if kafka_suffix(path) is None and run.dialect.ignores_names_without_dot:
-            run.out.flush()
-            run.err.write(f"Ignoring unknown file {java_path(path)}\n")
-            run.err.flush()
-            return
-        if kafka_suffix(path) is None:
-            # Kafka <= 4.2 dies here with StringIndexOutOfBoundsException; kdump names the file and goes on.
-            raise UsageError("the file name has no '.', so its type is unknown (Kafka's tool crashes on "
-                             "such names; checkpoint files are read by `kdump summary`)")
-        kind = file_kind(path)
-        if kind is None:
-            run.out.flush()
-            run.err.write(f"Ignoring unknown file {java_path(path)}\n")
-            run.err.flush()
-            return
-        if kind in (FileKind.LOG, FileKind.CHECKPOINT) and not run.options.json:
-            _create_decoders(run)
-        handler_for(kind)(run, path)
-    except KdumpError as err:
-        run.error(err, path)
-    except Exception as err:  # a bug in kdump: still one line, unless --traceback
-        if run.options.traceback:
-            raise
-        run.error(KdumpError(f"internal error {type(err).__name__}: {err} (rerun with --traceback and "
-                             f"report it)"), path)
-        run.exit_code = ExitCode.FILE_ERROR
-
-
-def _create_decoders(run: DumpRun) -> None:
-    """What Kafka does when it creates the decoders for one .log file: print its notices, or fail."""
-    records = run.options.records
-    for notice in records.decoder_notices:
-        run.out.write(notice + "\n")
-    if records.decoder_load_error:
-        raise KdumpError(records.decoder_load_error)
+    result = library.dump_files(split_files(str(flags["files"])), options)
+    return ExitCode.OK if result.ok else ExitCode.FILE_ERROR

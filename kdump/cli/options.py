@@ -7,13 +7,12 @@ from typing import TypeVar
 
 import click
 
+from kdump.dump.run import INT32_MAX
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.render.dialect import DEFAULT_KAFKA_VERSION
 
 F = TypeVar("F", bound=Callable[..., object])
-
-INT32_MAX = 2**31 - 1
 
 
 def _stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kdump.errors import InvalidRecordError, UsageError
+from kdump.render.dialect import Dialect
 
 BytesDecoder = Callable[[bytes], str]
 
@@ -195,7 +196,7 @@ class KafkaDecoderClass:
     notice: str | None = None          # what that release prints each time it creates the decoder
 
 
-def kafka_decoder_class(name: str, major_minor: tuple[int, int]) -> KafkaDecoderClass:
+def kafka_decoder_class(name: str, dialect: Dialect) -> KafkaDecoderClass:
     """Resolve a decoder class the way that release's tool does.
 
     ``kafka.serializer.*`` exists until 3.9 (3.8 and 3.9 print a deprecation line and use the
@@ -209,10 +210,10 @@ def kafka_decoder_class(name: str, major_minor: tuple[int, int]) -> KafkaDecoder
         short = name[len(package):] if name.startswith(package) else None
         if short not in _KAFKA_CLASSES:
             continue
-        if package == SERIALIZER and major_minor < (4, 0):
+        if package == SERIALIZER and dialect.serializer_decoders:
             notice = (f"{name} is deprecated. Please use {TOOLS_API}{short} instead"
-                      if major_minor >= (3, 8) else None)
+                      if dialect.tools_api_decoders else None)
             return KafkaDecoderClass(name, _DECODERS[short], notice)
-        if package == TOOLS_API and major_minor >= (3, 8):
+        if package == TOOLS_API and dialect.tools_api_decoders:
             return KafkaDecoderClass(name, _DECODERS[short])
     return KafkaDecoderClass(name, None)

@@ -14,15 +14,16 @@ from typing import NamedTuple
 from kdump.accelerators import load
 from kdump.errors import CodecError, KdumpError
 from kdump.format.batch import Batch, increment_sequence
-from kdump.format.control import ControlType, parse_control_record
+from kdump.format.control import parse_control_record
 from kdump.format.records import Record
 from kdump.render.decoders import BytesDecoder, string_decoder
 from kdump.render.dialect import Dialect
 
+_LAYOUTS = {"RECORD_FIELDS": Record._fields, "BATCH_FIELDS": Batch._fields}
 _c_string_lines: Callable[[list[Record], str, str, str, bool], str | None] | None = load(
-    "kdump.render._v2lines", "string_lines")
+    "kdump.render._v2lines", "string_lines", **_LAYOUTS)
 _c_batch_line: Callable[[Batch, str, str | None, str, str], str | None] | None = load(
-    "kdump.render._v2lines", "batch_line")
+    "kdump.render._v2lines", "batch_line", **_LAYOUTS)
 LINE_FORMATTER = "C extension" if _c_batch_line is not None else "pure Python"
 """Which formatter writes batch lines and StringDecoder record lines (``kdump --version`` prints it)."""
 
@@ -146,12 +147,7 @@ def control_text(record: Record, dialect: Dialect) -> str:
     type_id = info.type_id
     if info.is_end_txn_marker:
         return f" endTxnMarker: {info.type_name} coordinatorEpoch: {info.coordinator_epoch}"
-    json_known = (
-        (type_id == ControlType.LEADER_CHANGE and dialect.leader_change_json)
-        or (type_id in (ControlType.SNAPSHOT_HEADER, ControlType.SNAPSHOT_FOOTER) and dialect.snapshot_control_json)
-        or (type_id in (ControlType.KRAFT_VERSION, ControlType.KRAFT_VOTERS) and dialect.kraft_control_json)
-    )
-    if json_known:
+    if dialect.control_record_json(type_id):
         from kdump.render.internal_topics import control_record_text
 
         return control_record_text(type_id, record.value or b"", dialect.major_minor)

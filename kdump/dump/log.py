@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from kdump.cli.run import INT32_MAX, DumpRun
+from kdump.dump.run import INT32_MAX, DumpRun
 from kdump.errors import InputError, KdumpError
 from kdump.format.control import parse_control_record
 from kdump.log.batches import LogBatches
@@ -104,10 +104,8 @@ def dump_log(run: DumpRun, path: str) -> None:
                 # The batch was read, its records not (all of them): keep it, with the error.
                 out.write(log_json.dumps(log_json.batch_object(path, batch, err.reason) if written is not batch
                                          else log_json.records_error_object(path, batch, err.reason)) + "\n")
-            tracker.close(path)
             raise
         flush()
-        tracker.close(path)
         padding = batches.padding_error
         if padding is not None:
             # Kafka's tool dies here; the truth is that the rest is preallocated space.
@@ -160,6 +158,3 @@ class _OffsetTracker:
                 self.gaps.append(previous, offset)
             previous = offset
         self.previous = previous
-
-    def close(self, path: str) -> None:
-        """Nothing left to do: gaps go to the run's summaries as they are found."""

@@ -1,4 +1,4 @@
-"""State shared by every file of one ``kdump --files`` run: options, streams, end-of-run summaries."""
+"""What one dump run is given (``DumpOptions``) and shares between its files (``DumpRun``)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from kdump.cli.boundary import print_error
-from kdump.cli.exit_codes import ExitCode
-from kdump.errors import KdumpError
-from kdump.render.dialect import Dialect
+from kdump.errors import KdumpError, write_error
+from kdump.render.dialect import LATEST, Dialect
 from kdump.render.log_text import RecordTextOptions
 from kdump.render.summaries import DumpSummaries
 
@@ -18,6 +16,8 @@ INT32_MAX = 2**31 - 1
 
 @dataclass
 class DumpOptions:
+    """Kafka's options of one dump (the defaults are kafka-dump-log's), and the dialect to print in."""
+
     deep: bool = False
     records: RecordTextOptions = field(default_factory=RecordTextOptions)
     max_bytes: int = INT32_MAX
@@ -26,28 +26,32 @@ class DumpOptions:
     max_message_size: int = 5 * 1024 * 1024
     json: bool = False
     traceback: bool = False
+    dialect: Dialect = LATEST
 
 
 @dataclass
 class DumpRun:
-    """What one run writes and remembers; handlers append to the summaries, ``finish`` prints them."""
+    """What one run writes and remembers; handlers append to the summaries, printed after the last file."""
 
     options: DumpOptions
-    dialect: Dialect
     out: TextIO = field(default_factory=lambda: sys.stdout)
     err: TextIO = field(default_factory=lambda: sys.stderr)
-    exit_code: int = ExitCode.OK
+    failed: list[str] = field(default_factory=list)   # files that could not be dumped completely
     summaries: DumpSummaries = field(default_factory=DumpSummaries)
+
+    @property
+    def dialect(self) -> Dialect:
+        return self.options.dialect
 
     def error(self, err: KdumpError, path: str) -> None:
         """Report a file that could not be dumped (completely) and carry on with the next one."""
         err.with_file(path)
-        self.fail(err, traceback_of=err if self.options.traceback else None)
+        self.fail(err, path, traceback_of=err if self.options.traceback else None)
 
-    def fail(self, problem: BaseException | str, traceback_of: BaseException | None = None) -> None:
+    def fail(self, problem: BaseException | str, path: str, traceback_of: BaseException | None = None) -> None:
         """One ``Error:`` line for a file that could not be dumped completely; the run goes on."""
-        print_error(problem, err=self.err, out=self.out, traceback_of=traceback_of)
-        self.exit_code = ExitCode.FILE_ERROR
+        write_error(problem, err=self.err, out=self.out, traceback_of=traceback_of)
+        self.failed.append(path)
 
     def warn(self, text: str) -> None:
         self.out.flush()

@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import importlib
+import re
+from collections.abc import Callable
 from typing import Any
 
 from kdump import dump as library
 from kdump.cli.boundary import print_error
 from kdump.cli.exit_codes import ExitCode
 from kdump.dump import DumpOptions
+from kdump.dump.filters import RecordFilter, parse_offset_range
 from kdump.errors import UsageError
-from kdump.render.decoders import kafka_decoder_class, string_decoder
+from kdump.render.decoders import BytesDecoder, escape_text, escaped, kafka_decoder_class, string_decoder
 from kdump.render.dialect import Dialect, parse_kafka_version
 from kdump.render.log_text import RecordDecoder, RecordTextOptions
 
 _INTERNAL_DECODERS = (  # Kafka's precedence: the first flag given wins.
-    ("offsets_decoder", "OffsetsDecoder"),
-    ("transaction_log_decoder", "TransactionLogDecoder"),
-    ("cluster_metadata_decoder", "ClusterMetadataDecoder"),
-    ("remote_log_metadata_decoder", "RemoteLogMetadataDecoder"),
-    ("share_group_state_decoder", "ShareGroupStateDecoder"),
+    ("offsets_decoder", "__consumer_offsets"),
+    ("transaction_log_decoder", "__transaction_state"),
+    ("cluster_metadata_decoder", "__cluster_metadata"),
+    ("remote_log_metadata_decoder", "__remote_log_metadata"),
+    ("share_group_state_decoder", "__share_group_state"),
 )
 
 
@@ -31,20 +34,52 @@ def split_files(value: str) -> list[str]:
     return pieces
 
 
-def _record_decoder(flags: dict[str, object], dialect: Dialect) -> RecordDecoder | None:
-    for flag, class_name in _INTERNAL_DECODERS:
-        if flags.get(flag):
-            module = importlib.import_module("kdump.render.internal_topics")
-            return getattr(module, class_name)(kafka_version=dialect.major_minor).decode
-    return None
+def _topic_decoders(flags: dict[str, object], dialect: Dialect) -> tuple[RecordDecoder | None,
+                                                                         dict[str, RecordDecoder]]:
+    """The decoder Kafka applies to every file (the first flag given), and the decoders by topic."""
+    topics = [topic for flag, topic in _INTERNAL_DECODERS if flags.get(flag) or flags.get("decode_internal")]
+    if not topics:
+        return None, {}
+    module = importlib.import_module("kdump.render.internal_topics")
+    escape = escape_text if flags.get("escape") else None
+    by_topic = {topic: _escaped_record_decoder(module.TOPIC_DECODERS[topic](kafka_version=dialect.major_minor).decode,
+                                               escape) for topic in topics}
+    return (None if flags.get("decode_internal") else by_topic[topics[0]]), by_topic
+
+
+def _escaped_record_decoder(decode: RecordDecoder, escape: Callable[[str], str] | None) -> RecordDecoder:
+    if escape is None:
+        return decode
+
+    def escaped_decode(offset: int, key: bytes | None, value: bytes | None) -> tuple[str | None, str | None]:
+        key_text, value_text = decode(offset, key, value)
+        return (None if key_text is None else escape(key_text)), (None if value_text is None else escape(value_text))
+
+    return escaped_decode
+
+
+def _record_filter(flags: dict[str, Any]) -> RecordFilter:
+    first = last = None
+    if flags.get("offsets") is not None:
+        first, last = parse_offset_range(str(flags["offsets"]))
+    patterns = {}
+    for name in ("key", "value"):
+        if flags.get(name) is not None:
+            try:
+                patterns[name] = re.compile(str(flags[name]))
+            except re.error as err:
+                raise UsageError(f"--{name} {flags[name]!r} is not a regular expression: {err}") from None
+    return RecordFilter(first, last, flags.get("from_time"), flags.get("to_time"), patterns.get("key"),
+                        patterns.get("value"), flags.get("limit"))
 
 
 def build_options(flags: dict[str, Any], dialect: Dialect) -> DumpOptions:
     key_class = flags.get("key_decoder_class")
     value_class = flags.get("value_decoder_class")
-    record_decoder = _record_decoder(flags, dialect)
+    record_decoder, topic_decoders = _topic_decoders(flags, dialect)
     print_contents = bool(flags.get("print_data_log") or key_class is not None or value_class is not None
-                          or record_decoder is not None)
+                          or topic_decoders)
+    wanted = _record_filter(flags)
     max_bytes = int(flags.get("max_bytes") or 0)
     if max_bytes < 0:
         raise UsageError(f"--max-bytes must not be negative: {max_bytes}")
@@ -60,17 +95,21 @@ def build_options(flags: dict[str, Any], dialect: Dialect) -> DumpOptions:
             if decoder.decode is None:
                 load_error = f"Failed to load decoder class {decoder.name} (Kafka {dialect.label} has no such class)"
                 break
+    wrap: Callable[[BytesDecoder], BytesDecoder] = escaped if flags.get("escape") else (lambda decoder: decoder)
+    times = flags.get("times")
     records = RecordTextOptions(
         print_contents=print_contents,
         skip_metadata=bool(flags.get("skip_record_metadata")),
-        key_decoder=key.decode or string_decoder,
-        value_decoder=value.decode or string_decoder,
+        key_decoder=wrap(key.decode or string_decoder),
+        value_decoder=wrap(value.decode or string_decoder),
         record_decoder=record_decoder,
         decoder_notices=tuple(notices),
         decoder_load_error=load_error,
+        header_key_decoder=wrap(string_decoder),
+        times=None if times is None or times.fmt == "epoch" else times,
     )
     return DumpOptions(
-        deep=print_contents or bool(flags.get("deep_iteration")),
+        deep=print_contents or bool(flags.get("deep_iteration")) or wanted.active,
         records=records,
         max_bytes=max_bytes,
         verify_index_only=bool(flags.get("verify_index_only")),
@@ -79,6 +118,8 @@ def build_options(flags: dict[str, Any], dialect: Dialect) -> DumpOptions:
         json=bool(flags.get("json_output")),
         traceback=bool(flags.get("traceback")),
         dialect=dialect,
+        filter=wanted,
+        topic_decoders=topic_decoders,
     )
 
 

@@ -7,11 +7,13 @@ the run goes on; Kafka's end-of-run summaries follow the last file (on ``err``, 
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import TextIO
 
 from kdump.dump.extra import dump_extra
+from kdump.dump.filters import segments_to_filter
 from kdump.dump.handlers import handler_for
 from kdump.dump.paths import expand_paths
 from kdump.dump.run import DumpOptions, DumpRun
@@ -49,10 +51,18 @@ def dump_files(paths: list[str], options: DumpOptions | None = None, *, out: Tex
     if CRC32C_IS_SLOW:
         run.warn(f"Warning: CRC-32C is computed by {CRC32C_IMPLEMENTATION}; install the 'crc32c' package "
                  f"or a compiler for crcmod's C extension for normal speed.")
-    # kdump extension: a partition directory or log.dirs expands to its files in Kafka's order.
-    result.files = expand_paths(paths)
-    for path in result.files:
-        dump_one(run, path)
+    for given in paths:
+        # kdump extension: a partition directory or log.dirs expands to its files in Kafka's order.
+        from_directory = bool(given) and os.path.isdir(given)
+        files = expand_paths([given])
+        if from_directory and options.filter.active:
+            files = segments_to_filter(files, options.filter)
+        result.files.extend(files)
+        for path in files:
+            if run.limit_reached:
+                break
+            run.records = options.records_for(path, from_directory)
+            dump_one(run, path)
     if options.json:  # JSON consumers read one stream: the summaries join the objects on stdout
         for obj in run.summaries.json_objects(dialect):
             run.out.write(log_json.dumps(obj) + "\n")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import struct
 import zlib
 from collections.abc import Callable
@@ -185,6 +186,30 @@ def bytes_decoder(name: str) -> BytesDecoder:
         known = ", ".join(sorted(set(_DECODERS)))
         raise UsageError(f"unknown decoder class {name!r} (known: {known}, with or without the "
                          f"org.apache.kafka.tools.api. prefix)") from None
+
+
+# --escape: what a terminal or a line-based reader would take as structure. C0/C1 controls, DEL and the
+# Unicode line and paragraph separators become escapes, and a backslash is doubled so an escape in
+# the data cannot pass for one kdump wrote.
+_SHORT_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_TO_ESCAPE = re.compile("[\\\\\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    char = match.group(0)
+    short = _SHORT_ESCAPES.get(char)
+    if short is not None:
+        return short
+    return f"\\x{ord(char):02x}" if ord(char) <= 0xFF else f"\\u{ord(char):04x}"
+
+
+def escape_text(text: str) -> str:
+    """``text`` with control characters written as ``\\n``, ``\\x1b``, ``\\u2028`` (and ``\\`` as ``\\\\``)."""
+    return _TO_ESCAPE.sub(_escape_char, text)
+
+
+def escaped(decoder: BytesDecoder) -> BytesDecoder:
+    return lambda data: escape_text(decoder(data))
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,9 +48,12 @@ class RecordFilter:
         return any(v is not None for v in (self.first_offset, self.last_offset, self.from_time, self.to_time,
                                            self.key, self.value, self.limit))
 
-    def past_end(self, batch: Batch) -> bool:
-        """No later batch can hold a matching record (offsets only grow along a log)."""
-        return self.last_offset is not None and batch.base_offset > self.last_offset
+    def past_end(self, batch: Batch, previous_last: int | None) -> bool:
+        """Neither ``batch`` nor any later one can hold a matching record (offsets grow along a log; a
+        v0/v1 wrapper's offset is its last record's, so only the batch before it bounds its first)."""
+        last = self.last_offset
+        return last is not None and ((batch.magic >= 2 and batch.base_offset > last)
+                                     or (previous_last is not None and previous_last >= last))
 
     def matcher(self, texts: Callable[[Record], tuple[str | None, str | None]]) -> Callable[[Record, bool], bool]:
         """``match(record, is_control)``; ``texts`` gives a record's key and value text as printed."""

@@ -11,7 +11,7 @@ from kdump.dump.run import INT32_MAX, DumpRun
 from kdump.errors import InputError, KdumpError
 from kdump.format.control import parse_control_record
 from kdump.format.records import Record
-from kdump.log.batches import LogBatches
+from kdump.log.batches import PROBE_WINDOW_BYTES, WINDOW_BYTES, LogBatches
 from kdump.log.files import (
     base_offset_of,
     java_absolute_path,
@@ -95,7 +95,9 @@ def dump_batches(run: DumpRun, path: str, segment: ReadOnlyFile, start: int, win
     wanted = options.filter
     match = wanted.matcher(lambda r: log_json.decoded_texts(r, records_options)) if wanted.active else None
     feed = None if match is not None else _OffsetTracker(run, path).feed  # gaps of a whole file only
-    batches = LogBatches(segment, start, window)
+    # A bounded filter reads a few batches: a small first window (it grows for a larger batch).
+    bounded = match is not None and (wanted.last_offset is not None or wanted.limit is not None)
+    batches = LogBatches(segment, start, window, window_bytes=PROBE_WINDOW_BYTES if bounded else WINDOW_BYTES)
     batch = None
     # Lines are written a few hundred at a time: one write per line halves the speed
     # (benchmarks/bench_dump.py), and what was printed before an error must still come out first.
@@ -115,11 +117,13 @@ def dump_batches(run: DumpRun, path: str, segment: ReadOnlyFile, start: int, win
     # only when it is printed (or written out as JSON, piece by piece).
     values = records_options.print_contents or wanted.value is not None
     written = None   # the batch whose own line is already out
+    previous_last: int | None = None
     try:
         for batch in batches:
-            if match is not None and wanted.past_end(batch):
+            if match is not None and wanted.past_end(batch, previous_last):
                 flush()
                 return None
+            previous_last = batch.last_offset
             groups = batches.iter_records(batch, values=values) if options.deep else None
             if match is not None and groups is not None:
                 groups = _matching(groups, match, batch.is_control, run)

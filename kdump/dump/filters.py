@@ -19,7 +19,7 @@ from kdump.format.batch import Batch
 from kdump.format.records import Record
 from kdump.log.files import base_offset_of, sibling
 from kdump.log.logdir import SegmentFiles
-from kdump.log.lookup import scan_start
+from kdump.log.lookup import scan_start, segment_largest_timestamp
 from kdump.log.segment import ReadOnlyFile
 
 _RANGE = re.compile(r"^(\d*)\.\.(\d*)$")
@@ -112,11 +112,19 @@ def kept_groups(groups: Iterable[list[Record]], keep: Callable[[Record], bool]) 
 
 def segments_to_filter(files: list[str], records: RecordFilter) -> list[str]:
     """A directory's files a filtered dump reads: the ``.log`` segments that can hold offsets in range
-    (a segment holds its base offset up to the next segment's)."""
+    (a segment holds its base offset up to the next segment's) and, but for a partition's last
+    segment, whose time index reaches ``--from`` (its last entry is the segment's largest timestamp)."""
     logs = [path for path in files if path.endswith(".log")]
     bases = [base_offset_of(path) for path in logs]
     first, last = records.first_offset, records.last_offset
-    return [path for i, path in enumerate(logs)
-            if (last is None or bases[i] <= last)
-            and (first is None or i + 1 >= len(logs) or os.path.dirname(logs[i + 1]) != os.path.dirname(path)
-                 or bases[i + 1] > first)]
+    kept = []
+    for i, path in enumerate(logs):
+        is_last = i + 1 >= len(logs) or os.path.dirname(logs[i + 1]) != os.path.dirname(path)
+        if (last is not None and bases[i] > last) or (first is not None and not is_last and bases[i + 1] <= first):
+            continue
+        if records.from_time is not None and not is_last:
+            largest = segment_largest_timestamp(segment_of(path))
+            if largest is not None and largest < records.from_time:
+                continue
+        kept.append(path)
+    return kept

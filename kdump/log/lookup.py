@@ -197,13 +197,20 @@ def _summarise(result: LookupResult) -> None:
                 batches=result.batches_scanned, bytes=result.bytes_read)
 
 
+def segment_largest_timestamp(seg: SegmentFiles) -> int | None:
+    """The time index's last entry (a rolled segment's largest timestamp), None without one."""
+    if seg.time_index is None:
+        return None
+    with open_time_index(seg.time_index, seg.base_offset) as time_index:
+        last = time_index.last_entry()
+    return last.timestamp if last is not None and last.timestamp >= 0 else None
+
+
 def _largest_timestamp(seg: SegmentFiles) -> tuple[int, str]:
     """LogSegment.largestTimestamp: the time index's last entry, else the .log's mtime."""
-    if seg.time_index is not None:
-        with open_time_index(seg.time_index, seg.base_offset) as time_index:
-            last = time_index.last_entry()
-        if last is not None and last.timestamp >= 0:
-            return last.timestamp, f"last time-index entry {last.timestamp}"
+    largest = segment_largest_timestamp(seg)
+    if largest is not None:
+        return largest, f"last time-index entry {largest}"
     assert seg.log is not None
     mtime = int(os.stat(seg.log).st_mtime * 1000)
     return mtime, f"no time-index entry, so the .log's mtime {mtime}"

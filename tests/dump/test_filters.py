@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime
 import io
 import os
+import re
+import shlex
 import shutil
 from pathlib import Path
 
@@ -175,3 +177,13 @@ def test_library_filter_matches_the_cli() -> None:
     assert [int(line.split()[2]) for line in cli.stdout.splitlines() if line.startswith("| offset:")] == \
         list(range(41, 53))
     assert [os.path.basename(p) for p in result.files] == ["00000000000000000035.log", "00000000000000000050.log"]
+
+
+def test_readme_everyday_commands_work() -> None:
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("## Everyday use", 1)[1].split("```sh\n", 1)[1].split("\n```", 1)[0]
+    commands = [shlex.split(line)[1:] for line in block.splitlines()]
+    assert len(commands) == 6
+    for args in commands:
+        got = run_kdump(*args, cwd=ROOT)
+        assert got.exit_code == 0 and re.search(r"(\| offset|\"type\":\"record\")", got.stdout) and "Error" not in got.stderr, args

@@ -17,37 +17,14 @@ from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, kafka_version_option, traceback_option
 from kdump.cli.time_options import TimeInput
-from kdump.dump import DumpOptions
+from kdump.dump import DumpOptions, dump_records_from
 from kdump.dump.filters import RecordFilter
-from kdump.dump.log import dump_batches
-from kdump.dump.run import DumpRun
-from kdump.errors import KdumpError
-from kdump.log.logdir import PartitionDir, read_partition_dir
+from kdump.log.logdir import read_partition_dir
 from kdump.log.lookup import LookupResult, find_offset, find_timestamp
-from kdump.log.segment import ReadOnlyFile
 from kdump.render import log_json
-from kdump.render.dialect import Dialect, parse_kafka_version
+from kdump.render.dialect import parse_kafka_version
 from kdump.render.log_text import RecordTextOptions
 from kdump.render.times import TIME_INPUT_HELP
-
-
-def _print_records(partition: PartitionDir, result: LookupResult, count: int, print_data: bool, dialect: Dialect,
-                   json_output: bool) -> None:
-    """The batch and ``count`` records from the one found, as ``kdump --files ... --offsets X.. --limit N``."""
-    assert result.segment is not None and result.batch is not None and result.record is not None
-    options = DumpOptions(deep=True, records=RecordTextOptions(print_contents=print_data), dialect=dialect,
-                          json=json_output, filter=RecordFilter(first_offset=result.record.offset, limit=count))
-    run = DumpRun(options)
-    segments = [s for s in partition.segments if s.log is not None and s.base_offset >= result.segment.base_offset]
-    for seg in segments:
-        assert seg.log is not None
-        with ReadOnlyFile(seg.log) as log:
-            try:
-                dump_batches(run, seg.log, log, result.batch.position if seg is segments[0] else 0, log.size)
-            except KdumpError as err:
-                raise err.with_file(seg.log) from None
-        if run.limit_reached:
-            break
 
 
 def _render_json(result: LookupResult, explain: bool) -> str:
@@ -100,5 +77,10 @@ def find(partition_dir: str, offset: int | None, timestamp: int | None, count: i
     elif not result.found:
         click.echo(next((s.text for s in reversed(result.steps) if s.kind == "result"), "not found"))
     if result.found and (count > 1 or not json_output):
-        _print_records(partition, result, count, print_data_log, dialect, json_output)
+        # The batch and ``count`` records from the one found, as ``kdump --files ... --offsets X.. --limit N``.
+        assert result.segment is not None and result.batch is not None and result.record is not None
+        options = DumpOptions(deep=True, records=RecordTextOptions(print_contents=print_data_log), dialect=dialect,
+                              json=json_output, filter=RecordFilter(first_offset=result.record.offset, limit=count))
+        later = [s for s in partition.segments if s.base_offset >= result.segment.base_offset]
+        dump_records_from(later, result.batch.position, options)
     ctx.exit(ExitCode.OK if result.found else ExitCode.NOT_FOUND)

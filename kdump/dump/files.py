@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
 from kdump.dump.extra import dump_extra
 from kdump.dump.filters import segments_to_filter
 from kdump.dump.handlers import handler_for
+from kdump.dump.log import dump_batches
 from kdump.dump.paths import expand_paths
 from kdump.dump.run import DumpOptions, DumpRun
 from kdump.errors import KdumpError, UsageError
 from kdump.format.crc import CRC32C_IMPLEMENTATION, CRC32C_IS_SLOW
 from kdump.log.files import FileKind, file_kind, java_path, kafka_suffix
+from kdump.log.logdir import SegmentFiles
+from kdump.log.segment import ReadOnlyFile
 from kdump.render import log_json
 from kdump.render.summaries import DumpSummaries
 
@@ -71,6 +75,27 @@ def dump_files(paths: list[str], options: DumpOptions | None = None, *, out: Tex
         for line in run.summaries.lines(dialect):
             run.err.write(line + "\n")
         run.err.flush()
+    return result
+
+
+def dump_records_from(segments: Sequence[SegmentFiles], position: int, options: DumpOptions, *,
+                      out: TextIO | None = None, err: TextIO | None = None) -> DumpResult:
+    """The batch and record lines of ``segments`` (no file lines) from ``position`` in the first, as
+    ``options.filter`` selects, until its limit: ``find --count``."""
+    run = DumpRun(options=options, out=out or sys.stdout, err=err or sys.stderr)
+    result = DumpResult(summaries=run.summaries, failed=run.failed)
+    for seg in segments:
+        if seg.log is None:
+            continue
+        result.files.append(seg.log)
+        with ReadOnlyFile(seg.log) as log:
+            try:
+                dump_batches(run, seg.log, log, position if seg is segments[0] else 0, log.size)
+            except KdumpError as problem:
+                raise problem.with_file(seg.log) from None
+        if run.limit_reached:
+            break
+    run.out.flush()
     return result
 
 

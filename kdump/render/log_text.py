@@ -187,7 +187,8 @@ def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOpt
             key_size = -1 if record.key is None else len(record.key)
             value_size = -1 if record.value is None else len(record.value)
             if superset is not None:
-                parts.append(_superset_head(record, key_name, key_size, value_name, value_size, ts_name, superset))
+                parts.append(_superset_head(record, key_name, key_size, value_name, value_size,
+                                            f"{ts_name}: {times(record.timestamp)}", superset))
             else:
                 parts.append(f"| offset: {record.offset} {ts_name}: {times(record.timestamp)} "
                              f"{key_name}: {key_size} {value_name}: {value_size}")
@@ -258,14 +259,14 @@ def _superset_fields(batch: Batch, records: Sequence[Record], dialect: Dialect) 
 
 
 def _superset_head(record: Record, key_name: str, key_size: int, value_name: str, value_size: int,
-                   ts_name: str, batch_fields: str) -> str:
+                   timestamp: str, batch_fields: str) -> str:
     # v2 records have no CRC of their own: 2.8 printed isValid: true crc: null for them.
     if record.legacy_crc is None:
         validity = "isValid: true crc: null"
     else:
         validity = f"isValid: {'true' if record.legacy_valid else 'false'} crc: {record.legacy_crc}"
     return (f"| offset: {record.offset} {validity} {key_name}: {key_size} {value_name}: {value_size} "
-            f"{ts_name}: {record.timestamp} {batch_fields}")
+            f"{timestamp} {batch_fields}")
 
 
 def _legacy_validity(record: Record, dialect: Dialect) -> str:

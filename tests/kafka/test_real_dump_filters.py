@@ -163,3 +163,12 @@ def test_a_log_dir_decodes_each_internal_topic_with_its_decoder(tmp_path: Path) 
         sections = {s.split("\n", 1)[0]: "Dumping " + s for s in got.stdout.split("Dumping ")[1:]}
         for directory, outcome in zip(expected_by, kafka, strict=True):
             assert sections[logs_of[directory]] == outcome.stdout, (flags, directory)
+
+
+def test_time_format_in_the_2_8_record_lines(kafka_dumps: dict[str, tuple[str, str]]) -> None:
+    """2.8.x repeated batch fields on each record line, timestamp included: --time-format reaches it."""
+    path = kafka_dumps["logdirs/plain-0/00000000000000000035.log"][0]
+    kafka = real_kafka.run_dump_log_segments("2.8.2", [["--files", path, "--deep-iteration"]], ["--files", path])[0]
+    expected = re.sub(r"CreateTime: (\d+)", lambda m: f"CreateTime: {_iso(int(m.group(1)))}", kafka.stdout)
+    got = run_kdump("--files", path, "--deep-iteration", "--kafka-version", "2.8", "--time-format", "iso")
+    assert (got.exit_code, got.stdout) == (0, expected) and expected.count("T22:") > 5

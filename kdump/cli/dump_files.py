@@ -13,7 +13,7 @@ from kdump.cli.exit_codes import ExitCode
 from kdump.dump import DumpOptions
 from kdump.dump.filters import RecordFilter, parse_offset_range
 from kdump.errors import UsageError
-from kdump.render.decoders import BytesDecoder, escape_text, escaped, kafka_decoder_class, string_decoder
+from kdump.render.decoders import BytesDecoder, escaped, escaped_pair, kafka_decoder_class, string_decoder
 from kdump.render.dialect import Dialect, parse_kafka_version
 from kdump.render.log_text import RecordDecoder, RecordTextOptions
 
@@ -41,21 +41,11 @@ def _topic_decoders(flags: dict[str, object], dialect: Dialect) -> tuple[RecordD
     if not topics:
         return None, {}
     module = importlib.import_module("kdump.render.internal_topics")
-    escape = escape_text if flags.get("escape") else None
-    by_topic = {topic: _escaped_record_decoder(module.TOPIC_DECODERS[topic](kafka_version=dialect.major_minor).decode,
-                                               escape) for topic in topics}
+    by_topic: dict[str, RecordDecoder] = {
+        topic: module.TOPIC_DECODERS[topic](kafka_version=dialect.major_minor).decode for topic in topics}
+    if flags.get("escape"):
+        by_topic = {topic: escaped_pair(decode) for topic, decode in by_topic.items()}
     return (None if flags.get("decode_internal") else by_topic[topics[0]]), by_topic
-
-
-def _escaped_record_decoder(decode: RecordDecoder, escape: Callable[[str], str] | None) -> RecordDecoder:
-    if escape is None:
-        return decode
-
-    def escaped_decode(offset: int, key: bytes | None, value: bytes | None) -> tuple[str | None, str | None]:
-        key_text, value_text = decode(offset, key, value)
-        return (None if key_text is None else escape(key_text)), (None if value_text is None else escape(value_text))
-
-    return escaped_decode
 
 
 def _record_filter(flags: dict[str, Any]) -> RecordFilter:

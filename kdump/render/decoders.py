@@ -212,6 +212,17 @@ def escaped(decoder: BytesDecoder) -> BytesDecoder:
     return lambda data: escape_text(decoder(data))
 
 
+PairDecoder = Callable[[int, bytes | None, bytes | None], tuple[str | None, str | None]]
+
+
+def escaped_pair(decode: PairDecoder) -> PairDecoder:
+    """An internal-topic decoder ((offset, key, value) -> texts) whose texts are escaped."""
+    def escaped_decode(offset: int, key: bytes | None, value: bytes | None) -> tuple[str | None, str | None]:
+        return tuple(None if text is None else escape_text(text) for text in decode(offset, key, value))  # type: ignore[return-value]
+
+    return escaped_decode
+
+
 @dataclass(frozen=True, slots=True)
 class KafkaDecoderClass:
     """A ``--key/value-decoder-class`` as the given Kafka release loads it."""

@@ -10,27 +10,14 @@ from __future__ import annotations
 
 import importlib
 import os
-import warnings
 from typing import Any
 
 
-def load(module: str, name: str, **layouts: tuple[str, ...]) -> Any | None:
-    """``module.name`` from a built extension, or None when it is not built or turned off.
-
-    ``layouts`` maps a field-name tuple the extension exports (``RECORD_FIELDS=Record._fields``) to
-    the namedtuple fields the Python code has now: the C code reads those tuples by slot, so an
-    extension built for another layout is refused, with a warning, and the Python reference runs.
-    """
+def load(module: str, name: str) -> Any | None:
+    """``module.name`` from a built extension, or None when it is not built or turned off."""
     if os.environ.get("KDUMP_PURE_PYTHON", "") not in ("", "0"):
         return None
     try:
-        extension = importlib.import_module(module)
+        return getattr(importlib.import_module(module), name)
     except ImportError:  # built without a C compiler: the Python reference does the work
         return None
-    for attr, fields in layouts.items():
-        built = getattr(extension, attr, None)
-        if built != fields:
-            warnings.warn(f"{module} was built for {attr} {built}, not {fields}; using the Python code instead "
-                          f"(rebuild it: pip install -e .)", RuntimeWarning, stacklevel=2)
-            return None
-    return getattr(extension, name)

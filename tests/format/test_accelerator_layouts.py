@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from kdump.accelerators import load
+from kdump.accelerator_layouts import load_checked
 from kdump.format.batch import Batch
 from kdump.format.records import Record
 
@@ -34,13 +34,13 @@ def test_built_extensions_match_the_namedtuples(module: str, layouts: dict[str, 
 def test_a_layout_mismatch_refuses_the_extension_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KDUMP_PURE_PYTHON", raising=False)
     extension = _extension("kdump.format._v2records")
-    assert load("kdump.format._v2records", "decode", RECORD_FIELDS=Record._fields) is extension.decode
+    assert load_checked("kdump.format._v2records", "decode", RECORD_FIELDS=Record._fields) is extension.decode
     reordered = ("timestamp", "offset", *Record._fields[2:])
     with pytest.warns(RuntimeWarning, match="using the Python code instead"):
-        assert load("kdump.format._v2records", "decode", RECORD_FIELDS=reordered) is None
+        assert load_checked("kdump.format._v2records", "decode", RECORD_FIELDS=reordered) is None
     monkeypatch.delattr(extension, "RECORD_FIELDS")   # an extension built before the layouts were exported
     with pytest.warns(RuntimeWarning, match="built for RECORD_FIELDS None"):
-        assert load("kdump.format._v2records", "decode", RECORD_FIELDS=Record._fields) is None
+        assert load_checked("kdump.format._v2records", "decode", RECORD_FIELDS=Record._fields) is None
 
 
 @pytest.mark.parametrize(("module", "attr", "user", "switch"), [

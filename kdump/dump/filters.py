@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from kdump.errors import UsageError
+from kdump.errors import KdumpError, UsageError
 from kdump.format.batch import Batch
 from kdump.format.records import Record
 from kdump.log.files import base_offset_of, sibling
@@ -113,18 +113,31 @@ def kept_groups(groups: Iterable[list[Record]], keep: Callable[[Record], bool]) 
 def segments_to_filter(files: list[str], records: RecordFilter) -> list[str]:
     """A directory's files a filtered dump reads: the ``.log`` segments that can hold offsets in range
     (a segment holds its base offset up to the next segment's) and, but for a partition's last
-    segment, whose time index reaches ``--from`` (its last entry is the segment's largest timestamp)."""
+    segment, whose time index reaches ``--from`` (its last entry is the segment's largest timestamp).
+    A name or time index that cannot be read keeps its segment, so the dump reports it."""
     logs = [path for path in files if path.endswith(".log")]
-    bases = [base_offset_of(path) for path in logs]
+    bases = [_base_offset(path) for path in logs] + [None]
     first, last = records.first_offset, records.last_offset
     kept = []
     for i, path in enumerate(logs):
+        base, following = bases[i], bases[i + 1]
         is_last = i + 1 >= len(logs) or os.path.dirname(logs[i + 1]) != os.path.dirname(path)
-        if (last is not None and bases[i] > last) or (first is not None and not is_last and bases[i + 1] <= first):
+        if base is not None and ((last is not None and base > last) or
+                                 (first is not None and not is_last and following is not None and following <= first)):
             continue
-        if records.from_time is not None and not is_last:
-            largest = segment_largest_timestamp(segment_of(path))
+        if base is not None and records.from_time is not None and not is_last:
+            try:
+                largest = segment_largest_timestamp(segment_of(path))
+            except KdumpError:
+                largest = None
             if largest is not None and largest < records.from_time:
                 continue
         kept.append(path)
     return kept
+
+
+def _base_offset(path: str) -> int | None:
+    try:
+        return base_offset_of(path)
+    except KdumpError:
+        return None

@@ -187,3 +187,17 @@ def test_readme_everyday_commands_work() -> None:
     for args in commands:
         got = run_kdump(*args, cwd=ROOT)
         assert got.exit_code == 0 and re.search(r"(\| offset|\"type\":\"record\")", got.stdout) and "Error" not in got.stderr, args
+
+
+def test_a_directory_with_an_unreadable_time_index_or_odd_log_name_is_still_filtered(tmp_path: Path) -> None:
+    part = tmp_path / "plain-0"
+    shutil.copytree(PLAIN, part)
+    (part / "00000000000000000000.timeindex").write_bytes(b"\x00" * 5)   # not a multiple of 12 bytes
+    (part / "notes.log").write_text("not a segment\n")
+    got = run_kdump("--files", str(part), "--from", "1700000037500", "--offsets", "..60")
+    offsets = [int(line.split()[2]) for line in got.stdout.splitlines() if line.startswith("| offset:")]
+    expected = sorted(o for log in PLAIN.glob("*.log") for o, (_, t) in kafka_python_records(log).items()
+                      if t >= 1700000037500)
+    assert offsets == expected
+    assert f"Dumping {part}/notes.log" in got.stdout and got.exit_code == 1
+    assert got.stderr.count("Error:") == 1 and "notes.log" in got.stderr

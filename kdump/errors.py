@@ -8,6 +8,8 @@ nothing above the format layer ever sees them.
 
 from __future__ import annotations
 
+from typing import TextIO
+
 
 class KdumpError(Exception):
     """Base class: a problem with input data or arguments, described for a person."""
@@ -63,3 +65,39 @@ class UsageError(KdumpError):
 
 class Interrupted(KdumpError):
     """The user stopped the run (SIGINT); the reason says what state it left behind."""
+
+
+def error_line(problem: BaseException | str) -> str:
+    """The one line kdump prints for a problem (without the newline)."""
+    if isinstance(problem, OSError) and not isinstance(problem, KdumpError):
+        reason = problem.strerror or type(problem).__name__
+        return f"Error: {problem.filename}: {reason}" if problem.filename is not None else f"Error: {problem}"
+    return f"Error: {problem}"
+
+
+def write_error(problem: BaseException | str, *, err: TextIO, out: TextIO,
+                traceback_of: BaseException | None = None) -> None:
+    """Write ``problem`` as one ``Error:`` line on ``err``, after ``traceback_of``'s traceback.
+
+    ``out`` is flushed first so the line comes after what was printed before the problem; if that
+    flush raises something other than an ordinary I/O error (the CLI's guard of standard output), the
+    line is still written and that exception raised afterwards.
+    """
+    deferred: BaseException | None = None
+    try:
+        out.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+    except BaseException as failure:
+        deferred = failure
+    try:
+        if traceback_of is not None:
+            import traceback
+
+            traceback.print_exception(traceback_of, file=err)
+        err.write(error_line(problem) + "\n")
+        err.flush()
+    except (OSError, ValueError):
+        pass  # stderr is gone too: the exit code is all that is left
+    if deferred is not None:
+        raise deferred

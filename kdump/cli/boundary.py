@@ -24,7 +24,7 @@ from typing import Any, TextIO
 import click
 
 from kdump.cli.exit_codes import ExitCode
-from kdump.errors import Interrupted, KdumpError, UsageError
+from kdump.errors import Interrupted, KdumpError, UsageError, write_error
 from kdump.log.interrupts import SignalInterrupt
 
 _PASS_THROUGH = (click.exceptions.Exit, click.ClickException, click.Abort)
@@ -38,40 +38,11 @@ class OutputFailed(BaseException):
         self.cause = cause
 
 
-def error_line(problem: BaseException | str) -> str:
-    """The one line kdump prints for a problem (without the newline)."""
-    if isinstance(problem, OSError) and not isinstance(problem, KdumpError):
-        reason = problem.strerror or type(problem).__name__
-        return f"Error: {problem.filename}: {reason}" if problem.filename is not None else f"Error: {problem}"
-    return f"Error: {problem}"
-
-
 def print_error(problem: BaseException | str, *, err: TextIO | None = None, out: TextIO | None = None,
                 traceback_of: BaseException | None = None) -> None:
-    """Write ``problem`` as one ``Error:`` line, after ``traceback_of``'s traceback (``--traceback``).
-
-    Standard output is flushed first so the line comes after what was printed before the problem;
-    if that flush fails, the line is still written and the output failure raised afterwards.
-    """
-    stream = err if err is not None else sys.stderr
-    output_failure: OutputFailed | None = None
-    try:
-        (out if out is not None else sys.stdout).flush()
-    except OutputFailed as failure:
-        output_failure = failure
-    except (OSError, ValueError, AttributeError):
-        pass
-    try:
-        if traceback_of is not None:
-            import traceback
-
-            traceback.print_exception(traceback_of, file=stream)
-        stream.write(error_line(problem) + "\n")
-        stream.flush()
-    except (OSError, ValueError):
-        pass  # stderr is gone too: the exit code is all that is left
-    if output_failure is not None:
-        raise output_failure
+    """``write_error`` on the process's streams unless others are given."""
+    write_error(problem, err=err if err is not None else sys.stderr, out=out if out is not None else sys.stdout,
+                traceback_of=traceback_of)
 
 
 def _traceback_requested(ctx: click.Context) -> bool:

@@ -7,13 +7,14 @@ from typing import TypeVar
 
 import click
 
+from kdump.cli.time_options import TimeInput, time_style_options
+from kdump.dump.run import INT32_MAX
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.render.dialect import DEFAULT_KAFKA_VERSION
+from kdump.render.times import TIME_INPUT_HELP
 
 F = TypeVar("F", bound=Callable[..., object])
-
-INT32_MAX = 2**31 - 1
 
 
 def _stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
@@ -74,6 +75,27 @@ dump_options = _stack(
                  help="Decode __remote_log_metadata records. Implies --print-data-log."),
     click.option("--share-group-state-decoder", is_flag=True,
                  help="Decode __share_group_state records. Implies --print-data-log."),
+    click.option("--decode-internal", is_flag=True,
+                 help="Decode each internal topic's partitions with its decoder (__consumer_offsets, "
+                      "__transaction_state, __cluster_metadata, __share_group_state, __remote_log_metadata) "
+                      "and print other topics' records as strings. Implies --print-data-log."),
+    click.option("--offsets", metavar="A..B",
+                 help="Only records with offsets A to B (inclusive; A.. or ..B leave an end open), found "
+                      "through the .index."),
+    click.option("--from", "from_time", type=TimeInput(), metavar="TIME",
+                 help=f"Only records with timestamps at or after TIME ({TIME_INPUT_HELP}), found through the "
+                      f".timeindex."),
+    click.option("--to", "to_time", type=TimeInput(), metavar="TIME",
+                 help="Only records with timestamps at or before TIME."),
+    click.option("--key", metavar="REGEX", help="Only records whose key, as printed by the key decoder, "
+                                                "contains a match of REGEX."),
+    click.option("--value", metavar="REGEX", help="Only records whose value, as printed by the value decoder, "
+                                                  "contains a match of REGEX."),
+    click.option("--limit", type=int, metavar="N", help="Stop after N matching records."),
+    click.option("--escape", is_flag=True,
+                 help="Print control characters in keys, values and header keys as \\n, \\x1b... (and \\ "
+                      "as \\\\), so no record can print a line of its own."),
+    time_style_options(),
     kafka_version_option,
     json_option,
     traceback_option,

@@ -342,5 +342,17 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC
 PyInit__v2records(void)
 {
-    return PyModule_Create(&module_def);
+    PyObject *module = PyModule_Create(&module_def);
+    if (module == NULL)
+        return NULL;
+    /* The Record layout read_record fills, slot by slot; records.py refuses this module unless it
+       equals Record._fields. */
+    PyObject *fields = Py_BuildValue("(ssssssss)", "offset", "timestamp", "key", "value", "headers", "sequence",
+                                     "legacy_crc", "legacy_valid");
+    if (fields == NULL || PyModule_AddObject(module, "RECORD_FIELDS", fields) < 0) {
+        Py_XDECREF(fields);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
 }

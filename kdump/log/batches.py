@@ -35,6 +35,7 @@ from kdump.format.records import Record, count_records, decode_records, iter_rec
 from kdump.log.segment import ReadOnlyFile
 
 WINDOW_BYTES = 1 << 20
+PROBE_WINDOW_BYTES = 64 << 10   # batch_at, and scans expected to stop after a few batches
 """Bytes read per ``pread``: large enough that a call costs nothing per batch, small enough to stay in
 the CPU cache while the CRC runs over it (measured in benchmarks/bench_dump.py)."""
 
@@ -186,8 +187,9 @@ def batch_at(file: ReadOnlyFile, position: int, end: int | None = None, *,
     """The complete entry starting at ``position`` (before ``end``), or None when there is none.
 
     Raises FormatError when the bytes there cannot be an entry (size field below Kafka's minimum).
+    A probe reads one small window (it grows for a larger entry), not the scan's.
     """
-    for batch in LogBatches(file, position, end, check_crc=check_crc):
+    for batch in LogBatches(file, position, end, check_crc=check_crc, window_bytes=PROBE_WINDOW_BYTES):
         return batch
     return None
 

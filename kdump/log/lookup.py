@@ -197,16 +197,61 @@ def _summarise(result: LookupResult) -> None:
                 batches=result.batches_scanned, bytes=result.bytes_read)
 
 
+def segment_largest_timestamp(seg: SegmentFiles) -> int | None:
+    """The time index's last entry (a rolled segment's largest timestamp), None without one."""
+    if seg.time_index is None:
+        return None
+    with open_time_index(seg.time_index, seg.base_offset) as time_index:
+        last = time_index.last_entry()
+    return last.timestamp if last is not None and last.timestamp >= 0 else None
+
+
 def _largest_timestamp(seg: SegmentFiles) -> tuple[int, str]:
     """LogSegment.largestTimestamp: the time index's last entry, else the .log's mtime."""
-    if seg.time_index is not None:
-        with open_time_index(seg.time_index, seg.base_offset) as time_index:
-            last = time_index.last_entry()
-        if last is not None and last.timestamp >= 0:
-            return last.timestamp, f"last time-index entry {last.timestamp}"
+    largest = segment_largest_timestamp(seg)
+    if largest is not None:
+        return largest, f"last time-index entry {largest}"
     assert seg.log is not None
     mtime = int(os.stat(seg.log).st_mtime * 1000)
     return mtime, f"no time-index entry, so the .log's mtime {mtime}"
+
+
+def _time_index_offset(result: LookupResult, seg: SegmentFiles, target: int) -> int:
+    """TimeIndex.lookup(target).offset: the offset of the largest entry <= ``target`` (the base offset if none)."""
+    if seg.time_index is None:
+        result.step("time-index", f"no {seg.base_offset:020d}.timeindex; use the base offset {seg.base_offset}")
+        return seg.base_offset
+    with open_time_index(seg.time_index, seg.base_offset) as index:
+        entry = index.lookup(target)
+        if entry.slot >= 0:
+            result.step("time-index", f"{_name(seg.time_index)}: slot {entry.slot} of {index.entries} entries "
+                                      f"holds timestamp {entry.timestamp} offset {entry.offset} (largest "
+                                      f"timestamp <= {target})", file=seg.time_index, slot=entry.slot,
+                        timestamp=entry.timestamp, offset=entry.offset)
+        else:
+            result.step("time-index", f"{_name(seg.time_index)}: no entry <= {target} among {index.entries} "
+                                      f"entries; use (-1, base offset {seg.base_offset})",
+                        file=seg.time_index, slot=None, offset=seg.base_offset)
+        return entry.offset
+
+
+def scan_start(seg: SegmentFiles, log: ReadOnlyFile, offset: int | None = None,
+               timestamp: int | None = None) -> tuple[int, str | None]:
+    """Where a scan for records at or after ``offset`` with timestamps >= ``timestamp`` starts in this
+    segment, by Kafka's index lookups (as ``find``), and a note when an index could not be used (the
+    scan then starts at position 0, which is always right, only slower)."""
+    result = LookupResult("offset", seg.base_offset)
+    target = seg.base_offset if offset is None else max(offset, seg.base_offset)
+    try:
+        if timestamp is not None:
+            target = max(target, _time_index_offset(result, seg, timestamp))
+        position = _offset_index_position(result, seg, target, log)
+    except KdumpError as err:
+        return 0, f"its index cannot be used ({err.reason}); scanning from position 0"
+    if seg.index is None:
+        return 0, "no .index beside it; scanning from position 0"
+    notes = [step.text for step in result.steps if step.kind == "note"]
+    return position, notes[0] if notes else None
 
 
 def find_timestamp(partition: PartitionDir, target: int) -> LookupResult:
@@ -232,23 +277,7 @@ def find_timestamp(partition: PartitionDir, target: int) -> LookupResult:
         result.step("segment", f"{_name(chosen.log)}: no segment's time index reaches {target}; the active "
                                f"segment's newest batches are not indexed yet, so scan it", file=chosen.log)
     seg = chosen
-    start_offset = seg.base_offset
-    if seg.time_index is not None:
-        with open_time_index(seg.time_index, seg.base_offset) as index:
-            entry = index.lookup(target)
-            if entry.slot >= 0:
-                result.step("time-index", f"{_name(seg.time_index)}: slot {entry.slot} of {index.entries} entries "
-                                          f"holds timestamp {entry.timestamp} offset {entry.offset} (largest "
-                                          f"timestamp <= {target})", file=seg.time_index, slot=entry.slot,
-                            timestamp=entry.timestamp, offset=entry.offset)
-            else:
-                result.step("time-index", f"{_name(seg.time_index)}: no entry <= {target} among {index.entries} "
-                                          f"entries; use (-1, base offset {seg.base_offset})",
-                            file=seg.time_index, slot=None, offset=seg.base_offset)
-            start_offset = entry.offset
-    else:
-        result.step("time-index", f"no {seg.base_offset:020d}.timeindex; use the base offset {seg.base_offset}")
-    start_offset = max(start_offset, log_start)
+    start_offset = max(_time_index_offset(result, seg, target), log_start)
     assert seg.log is not None
     with ReadOnlyFile(seg.log) as log:
         start = _offset_index_position(result, seg, start_offset, log)

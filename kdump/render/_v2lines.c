@@ -442,5 +442,26 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC
 PyInit__v2lines(void)
 {
-    return PyModule_Create(&module_def);
+    PyObject *module = PyModule_Create(&module_def);
+    if (module == NULL)
+        return NULL;
+    /* The layouts this module reads by slot (put_line's record fields 0-5, the B_* enum); log_text.py
+       refuses the module unless they equal Record._fields and Batch._fields. */
+    PyObject *record = Py_BuildValue("(ssssssss)", "offset", "timestamp", "key", "value", "headers", "sequence",
+                                     "legacy_crc", "legacy_valid");
+    PyObject *batch = Py_BuildValue("(sssssssssssssss)", "position", "base_offset", "last_offset", "size", "magic",
+                                    "crc", "attributes", "partition_leader_epoch", "base_timestamp", "max_timestamp",
+                                    "producer_id", "producer_epoch", "base_sequence", "records_count", "is_valid");
+    if (record == NULL || batch == NULL || PyModule_AddObject(module, "RECORD_FIELDS", record) < 0) {
+        Py_XDECREF(record);
+        Py_XDECREF(batch);
+        Py_DECREF(module);
+        return NULL;
+    }
+    if (PyModule_AddObject(module, "BATCH_FIELDS", batch) < 0) {
+        Py_DECREF(batch);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
 }

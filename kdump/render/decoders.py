@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import struct
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from kdump.errors import InvalidRecordError, UsageError
+from kdump.render.dialect import Dialect
 
 BytesDecoder = Callable[[bytes], str]
 
@@ -186,6 +188,41 @@ def bytes_decoder(name: str) -> BytesDecoder:
                          f"org.apache.kafka.tools.api. prefix)") from None
 
 
+# --escape: what a terminal or a line-based reader would take as structure. C0/C1 controls, DEL and the
+# Unicode line and paragraph separators become escapes, and a backslash is doubled so an escape in
+# the data cannot pass for one kdump wrote.
+_SHORT_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_TO_ESCAPE = re.compile("[\\\\\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    char = match.group(0)
+    short = _SHORT_ESCAPES.get(char)
+    if short is not None:
+        return short
+    return f"\\x{ord(char):02x}" if ord(char) <= 0xFF else f"\\u{ord(char):04x}"
+
+
+def escape_text(text: str) -> str:
+    """``text`` with control characters written as ``\\n``, ``\\x1b``, ``\\u2028`` (and ``\\`` as ``\\\\``)."""
+    return _TO_ESCAPE.sub(_escape_char, text)
+
+
+def escaped(decoder: BytesDecoder) -> BytesDecoder:
+    return lambda data: escape_text(decoder(data))
+
+
+PairDecoder = Callable[[int, bytes | None, bytes | None], tuple[str | None, str | None]]
+
+
+def escaped_pair(decode: PairDecoder) -> PairDecoder:
+    """An internal-topic decoder ((offset, key, value) -> texts) whose texts are escaped."""
+    def escaped_decode(offset: int, key: bytes | None, value: bytes | None) -> tuple[str | None, str | None]:
+        return tuple(None if text is None else escape_text(text) for text in decode(offset, key, value))  # type: ignore[return-value]
+
+    return escaped_decode
+
+
 @dataclass(frozen=True, slots=True)
 class KafkaDecoderClass:
     """A ``--key/value-decoder-class`` as the given Kafka release loads it."""
@@ -195,7 +232,7 @@ class KafkaDecoderClass:
     notice: str | None = None          # what that release prints each time it creates the decoder
 
 
-def kafka_decoder_class(name: str, major_minor: tuple[int, int]) -> KafkaDecoderClass:
+def kafka_decoder_class(name: str, dialect: Dialect) -> KafkaDecoderClass:
     """Resolve a decoder class the way that release's tool does.
 
     ``kafka.serializer.*`` exists until 3.9 (3.8 and 3.9 print a deprecation line and use the
@@ -209,10 +246,10 @@ def kafka_decoder_class(name: str, major_minor: tuple[int, int]) -> KafkaDecoder
         short = name[len(package):] if name.startswith(package) else None
         if short not in _KAFKA_CLASSES:
             continue
-        if package == SERIALIZER and major_minor < (4, 0):
+        if package == SERIALIZER and dialect.serializer_decoders:
             notice = (f"{name} is deprecated. Please use {TOOLS_API}{short} instead"
-                      if major_minor >= (3, 8) else None)
+                      if dialect.tools_api_decoders else None)
             return KafkaDecoderClass(name, _DECODERS[short], notice)
-        if package == TOOLS_API and major_minor >= (3, 8):
+        if package == TOOLS_API and dialect.tools_api_decoders:
             return KafkaDecoderClass(name, _DECODERS[short])
     return KafkaDecoderClass(name, None)

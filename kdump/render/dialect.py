@@ -132,6 +132,46 @@ class Dialect:
         return self.major_minor >= (4, 0)
 
     @property
+    def serializer_decoders(self) -> bool:
+        """``kafka.serializer.*`` decoder classes exist up to 3.9."""
+        return self.major_minor < (4, 0)
+
+    @property
+    def tools_api_decoders(self) -> bool:
+        """``org.apache.kafka.tools.api.*`` decoder classes exist from 3.8, which deprecate the old ones."""
+        return self.major_minor >= (3, 8)
+
+    @property
+    def summary_map_order(self) -> str:
+        """The hash map the tool walks its end-of-run summaries in: Java's (J), Scala 2.13's (3.0-4.2) or
+        Scala 2.12's (2.x)."""
+        if self.is_java:
+            return "java"
+        return "scala213" if self.major_minor >= (3, 0) else "scala212"
+
+    @property
+    def snapshot_last_timestamp(self) -> bool:
+        """3.1+ print a producer's ``lastTimestamp:`` in a snapshot entry."""
+        return self.major_minor >= (3, 1)
+
+    @property
+    def snapshot_empty_metadata_printed(self) -> bool:
+        """2.2-2.4 printed an entry without a batch with Kafka's empty defaults; 2.5+ leave that part out."""
+        return self.major_minor < (2, 5)
+
+    @property
+    def empty_index_line(self) -> bool:
+        """2.8+ print ``<file> is empty.`` for an offset index without slots."""
+        return self.major_minor >= (2, 8)
+
+    @property
+    def index_checks_first_record(self) -> bool:
+        """2.2 compared an offset-index entry with the first record's offset at its position (later: the
+        batch's last offset), checked the zero entry before stopping at it, and the time-index dump stopped
+        at a zero entry only once it matched a batch."""
+        return self.major_minor < (2, 3)
+
+    @property
     def snapshot_optional_long(self) -> bool:
         """3.5+ print currentTxnFirstOffset as OptionalLong[...]; older as Scala Some(...)/None."""
         return self.major_minor >= (3, 5)
@@ -220,6 +260,9 @@ class Dialect:
         """Whether the tool prints KRaft control record ``type_id`` (2-6) as JSON rather than its type name."""
         return {2: self.leader_change_json, 3: self.snapshot_control_json, 4: self.snapshot_control_json,
                 5: self.kraft_control_json, 6: self.kraft_control_json}.get(type_id, False)
+
+
+LATEST = Dialect((*LATEST_RELEASE, 0))
 
 
 def dialect_of(release: tuple[int, int]) -> Dialect:

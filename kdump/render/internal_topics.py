@@ -449,3 +449,13 @@ def control_record_text(control_type: int, value: bytes, kafka_version: Release 
     data = read_message(tables.control(kafka_version)[control_type], value, 0)
     data.version = data["Version"]
     return _CONTROL_LABELS[control_type] + dumps(to_tree(data))
+
+
+# The internal topic each decoder reads (``--decode-internal`` and directories pick it by partition).
+TOPIC_DECODERS: dict[str, type[CoordinatorDecoder] | type[ClusterMetadataDecoder] | type[RemoteLogMetadataDecoder]] = {
+    "__consumer_offsets": OffsetsDecoder,
+    "__transaction_state": TransactionLogDecoder,
+    "__cluster_metadata": ClusterMetadataDecoder,
+    "__remote_log_metadata": RemoteLogMetadataDecoder,
+    "__share_group_state": ShareGroupStateDecoder,
+}

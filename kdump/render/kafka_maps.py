@@ -98,10 +98,7 @@ def scala212_hash_map_order(keys: Iterable[str]) -> list[str]:
     return [key for bucket in reversed(table) for key in bucket]
 
 
-def kafka_map_order(keys: Iterable[str], major_minor: tuple[int, int]) -> list[str]:
-    """The order the given Kafka release's tool walks a summary map with these keys."""
-    if major_minor >= (4, 3):
-        return java_hash_map_order(keys)
-    if major_minor >= (3, 0):
-        return scala213_hash_map_order(keys)
-    return scala212_hash_map_order(keys)
+def kafka_map_order(keys: Iterable[str], map_kind: str) -> list[str]:
+    """The order a tool walks a summary map with these keys (``map_kind``: ``Dialect.summary_map_order``)."""
+    orders = {"java": java_hash_map_order, "scala213": scala213_hash_map_order, "scala212": scala212_hash_map_order}
+    return orders[map_kind](keys)

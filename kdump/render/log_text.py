@@ -9,20 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from kdump.accelerators import load
+from kdump.accelerator_layouts import load_checked
 from kdump.errors import CodecError, KdumpError
 from kdump.format.batch import Batch, increment_sequence
-from kdump.format.control import ControlType, parse_control_record
+from kdump.format.control import parse_control_record
 from kdump.format.records import Record
 from kdump.render.decoders import BytesDecoder, string_decoder
 from kdump.render.dialect import Dialect
 
-_c_string_lines: Callable[[list[Record], str, str, str, bool], str | None] | None = load(
-    "kdump.render._v2lines", "string_lines")
-_c_batch_line: Callable[[Batch, str, str | None, str, str], str | None] | None = load(
-    "kdump.render._v2lines", "batch_line")
+_LAYOUTS = {"RECORD_FIELDS": Record._fields, "BATCH_FIELDS": Batch._fields}
+_c_string_lines: Callable[[list[Record], str, str, str, bool], str | None] | None = load_checked(
+    "kdump.render._v2lines", "string_lines", **_LAYOUTS)
+_c_batch_line: Callable[[Batch, str, str | None, str, str], str | None] | None = load_checked(
+    "kdump.render._v2lines", "batch_line", **_LAYOUTS)
 LINE_FORMATTER = "C extension" if _c_batch_line is not None else "pure Python"
 """Which formatter writes batch lines and StringDecoder record lines (``kdump --version`` prints it)."""
 
@@ -51,6 +52,8 @@ class RecordTextOptions:
     # the class it fails to load (the file then fails right after its "Dumping" line).
     decoder_notices: tuple[str, ...] = ()
     decoder_load_error: str | None = None
+    header_key_decoder: BytesDecoder = string_decoder   # --escape wraps it as it wraps the others
+    times: Callable[[int], str] | None = None           # --time-format iso/both; None: Kafka's numbers
 
 
 def codec_text(batch: Batch, dialect: Dialect) -> str:
@@ -62,8 +65,11 @@ def batch_line(batch: Batch, dialect: Dialect) -> str:
     return batch_line_renderer(dialect)(batch)
 
 
-def batch_line_renderer(dialect: Dialect) -> Callable[[Batch], str]:
+def batch_line_renderer(dialect: Dialect, times: Callable[[int], str] | None = None) -> Callable[[Batch], str]:
     """``batch_line`` for one dialect: what depends only on (magic, attributes) is formatted once."""
+    if times is not None:  # not Kafka's text: the Python formatter, with the maximum timestamp as ``times`` says
+        attribute_text = _make_batch_line_renderer(dialect, texts_only=True)
+        return lambda batch: _python_batch_line(batch, attribute_text(batch), times(batch.max_timestamp))
     render = _RENDERERS.get(dialect.version)
     if render is None:
         render = _RENDERERS[dialect.version] = _make_batch_line_renderer(dialect)
@@ -73,11 +79,11 @@ def batch_line_renderer(dialect: Dialect) -> Callable[[Batch], str]:
 _RENDERERS: dict[tuple[int, ...], Callable[[Batch], str]] = {}
 
 
-def _make_batch_line_renderer(dialect: Dialect) -> Callable[[Batch], str]:
+def _make_batch_line_renderer(dialect: Dialect, texts_only: bool = False) -> Callable[[Batch], Any]:
     texts: dict[int, _AttributeText | None] = {}
     c_line = _c_batch_line
 
-    def render(batch: Batch) -> str:
+    def render(batch: Batch) -> Any:
         magic = batch[4]
         key = (magic << 16) | batch[6]
         fixed = texts.get(key, False)
@@ -85,6 +91,8 @@ def _make_batch_line_renderer(dialect: Dialect) -> Callable[[Batch], str]:
             fixed = texts[key] = _attribute_text(magic, batch[6], dialect)
         if fixed is None:
             _ = batch.codec  # raises CodecError (Kafka: "Unknown compression type id") with the position
+        if texts_only:
+            return fixed
         if magic >= 2 and c_line is not None:
             text = c_line(batch, fixed.flags, fixed.c_horizon, fixed.ts_name, fixed.codec)  # type: ignore[union-attr]
             if text is not None:
@@ -102,9 +110,11 @@ class _AttributeText(NamedTuple):
     c_horizon: str | None   # the same for the C formatter, None for "set"
 
 
-def _python_batch_line(batch: Batch, fixed: _AttributeText) -> str:
-    (position, base_offset, last_offset, size, magic, crc, _attributes, leader_epoch, base_ts, max_ts,
+def _python_batch_line(batch: Batch, fixed: _AttributeText, max_ts: int | str | None = None) -> str:
+    (position, base_offset, last_offset, size, magic, crc, _attributes, leader_epoch, base_ts, max_timestamp,
      producer_id, producer_epoch, base_seq, count, valid) = batch
+    if max_ts is None:
+        max_ts = max_timestamp
     ts_name, codec, flags, horizon, _ = fixed
     valid_text = "true" if valid else "false"
     if magic < 2:
@@ -146,12 +156,7 @@ def control_text(record: Record, dialect: Dialect) -> str:
     type_id = info.type_id
     if info.is_end_txn_marker:
         return f" endTxnMarker: {info.type_name} coordinatorEpoch: {info.coordinator_epoch}"
-    json_known = (
-        (type_id == ControlType.LEADER_CHANGE and dialect.leader_change_json)
-        or (type_id in (ControlType.SNAPSHOT_HEADER, ControlType.SNAPSHOT_FOOTER) and dialect.snapshot_control_json)
-        or (type_id in (ControlType.KRAFT_VERSION, ControlType.KRAFT_VOTERS) and dialect.kraft_control_json)
-    )
-    if json_known:
+    if dialect.control_record_json(type_id):
         from kdump.render.internal_topics import control_record_text
 
         return control_record_text(type_id, record.value or b"", dialect.major_minor)
@@ -170,8 +175,11 @@ def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOpt
     legacy = batch.is_legacy
     show_meta = not options.skip_metadata
     superset = _superset_fields(batch, records, dialect) if dialect.superset_record_line else None
-    if not legacy and not is_control and show_meta and superset is None and options.record_decoder is None:
+    if (not legacy and not is_control and show_meta and superset is None and options.record_decoder is None
+            and options.times is None and options.header_key_decoder is string_decoder):
         return _v2_data_lines(records, options, dialect, ts_name, key_name, value_name)
+    times = options.times or str
+    header_key = options.header_key_decoder
     lines: list[str] = []
     for record in records:
         parts: list[str] = []
@@ -179,14 +187,15 @@ def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOpt
             key_size = -1 if record.key is None else len(record.key)
             value_size = -1 if record.value is None else len(record.value)
             if superset is not None:
-                parts.append(_superset_head(record, key_name, key_size, value_name, value_size, ts_name, superset))
+                parts.append(_superset_head(record, key_name, key_size, value_name, value_size,
+                                            f"{ts_name}: {times(record.timestamp)}", superset))
             else:
-                parts.append(f"| offset: {record.offset} {ts_name}: {record.timestamp} "
+                parts.append(f"| offset: {record.offset} {ts_name}: {times(record.timestamp)} "
                              f"{key_name}: {key_size} {value_name}: {value_size}")
             if legacy:
                 parts.append(_legacy_validity(record, dialect))
             else:
-                keys = ",".join(string_decoder(k) for k, _ in record.headers)
+                keys = ",".join(header_key(k) for k, _ in record.headers)
                 parts.append(f" sequence: {record.sequence} headerKeys: [{keys}]")
             if is_control:
                 parts.append(control_text(record, dialect))
@@ -250,14 +259,14 @@ def _superset_fields(batch: Batch, records: Sequence[Record], dialect: Dialect) 
 
 
 def _superset_head(record: Record, key_name: str, key_size: int, value_name: str, value_size: int,
-                   ts_name: str, batch_fields: str) -> str:
+                   timestamp: str, batch_fields: str) -> str:
     # v2 records have no CRC of their own: 2.8 printed isValid: true crc: null for them.
     if record.legacy_crc is None:
         validity = "isValid: true crc: null"
     else:
         validity = f"isValid: {'true' if record.legacy_valid else 'false'} crc: {record.legacy_crc}"
     return (f"| offset: {record.offset} {validity} {key_name}: {key_size} {value_name}: {value_size} "
-            f"{ts_name}: {record.timestamp} {batch_fields}")
+            f"{timestamp} {batch_fields}")
 
 
 def _legacy_validity(record: Record, dialect: Dialect) -> str:

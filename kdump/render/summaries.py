@@ -80,7 +80,7 @@ T = TypeVar("T")
 
 def _in_kafka_order(by_path: dict[str, T], dialect: Dialect) -> list[tuple[str, T]]:
     # Kafka keeps these in hash maps keyed by path: files come out in hash order.
-    return [(path, by_path[path]) for path in kafka_map_order(by_path, dialect.major_minor)]
+    return [(path, by_path[path]) for path in kafka_map_order(by_path, dialect.summary_map_order)]
 
 
 def _index_mismatch_order(pairs: list[tuple[int, int]], dialect: Dialect) -> list[tuple[int, int]]:

@@ -8,7 +8,7 @@ forward walk of the log answers all of them, holding one batch; an entry whose o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from kdump.errors import KdumpError
 from kdump.format.batch import Batch
@@ -120,13 +120,18 @@ def kafka_lookup_position(index: OffsetIndex | None, target: int) -> int:
     return index.entry(lo).position
 
 
-def time_entry_lookup(log: ReadOnlyFile, offsets: OffsetIndex | None) -> Callable[[int], int]:
-    """What Kafka's --verify-index-only finds for a time-index entry's offset: the lastOffset of the
-    first batch, from where the offset index points, that ends at or after it (-1: none)."""
-    batches = BatchByLastOffset(log)
+class TimeEntryLookup:
+    """What Kafka's --verify-index-only finds for a time-index entry's offset: the first batch, from
+    where the offset index points, that ends at or after it (``batch``; ``found``: its lastOffset, -1
+    for none). The time-index dump and ``verify --strict`` both ask this."""
 
-    def found(offset: int) -> int:
-        batch = batches.first_ending_at_or_after(offset, kafka_lookup_position(offsets, offset))
+    def __init__(self, log: ReadOnlyFile, offsets: OffsetIndex | None) -> None:
+        self.batches = BatchByLastOffset(log)
+        self.offsets = offsets
+
+    def batch(self, offset: int) -> Batch | None:
+        return self.batches.first_ending_at_or_after(offset, kafka_lookup_position(self.offsets, offset))
+
+    def found(self, offset: int) -> int:
+        batch = self.batch(offset)
         return -1 if batch is None else batch.last_offset
-
-    return found

@@ -46,7 +46,7 @@ from kdump.verify.index_checks import (
     check_padding,
     check_size,
 )
-from kdump.verify.kafka_index_compare import time_entry_lookup
+from kdump.verify.kafka_index_compare import TimeEntryLookup
 
 Opener = Callable[[str], Any]
 """Opens a path for reading: ``ReadOnlyFile`` here, a remote-file adapter in Spark tasks."""
@@ -137,7 +137,7 @@ class SegmentCheck:
         offsets = OffsetIndexChecker(index, log, strict=self.strict) if index is not None else None
         times = None
         if tindex is not None:
-            found = time_entry_lookup(log, index) if self.strict else None
+            found = TimeEntryLookup(log, index).found if self.strict else None
             times = TimeIndexChecker(tindex, strict=self.strict, kafka_found=found)
         if offsets is not None:
             yield from offsets.start()

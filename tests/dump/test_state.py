@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from kdump.cli.dump_state import dump_producer_snapshot, dump_txn_index, snapshot_entry_line
-from kdump.cli.run import DumpOptions, DumpRun
+from kdump.dump.run import DumpOptions, DumpRun
+from kdump.dump.state import dump_producer_snapshot, dump_txn_index, snapshot_entry_line
 from kdump.format.snapshot import ProducerSnapshotEntry, encode_producer_snapshot
 from kdump.format.txnindex import encode_aborted_txn
 from kdump.render.dialect import parse_kafka_version
@@ -19,7 +19,7 @@ WITHOUT = ProducerSnapshotEntry(1001, 0, -1, -1, 0, 1700000000500, -1, -1)
 
 
 def make_run(version: str = "4.3", json_output: bool = False) -> DumpRun:
-    return DumpRun(options=DumpOptions(json=json_output), dialect=parse_kafka_version(version),
+    return DumpRun(options=DumpOptions(json=json_output, dialect=parse_kafka_version(version)),
                    out=io.StringIO(), err=io.StringIO())
 
 
@@ -78,7 +78,7 @@ def test_corrupt_snapshot_goes_to_stderr_and_run_continues(tmp_path, version: st
     dump_producer_snapshot(run, str(path))
     assert run.out.getvalue() == ""
     assert run.err.getvalue() == message + "\n"
-    assert run.exit_code == 0
+    assert not run.failed
 
 
 def test_crc_error_text(tmp_path) -> None:
@@ -112,7 +112,7 @@ def test_txn_index_lines(tmp_path) -> None:
 def test_missing_txn_index_prints_nothing(tmp_path) -> None:
     run = make_run()
     dump_txn_index(run, str(tmp_path / "00000000000000000000.txnindex"))
-    assert run.out.getvalue() == "" and run.err.getvalue() == "" and run.exit_code == 0
+    assert run.out.getvalue() == "" and run.err.getvalue() == "" and not run.failed
 
 
 def test_txn_index_version_error(tmp_path, monkeypatch) -> None:
@@ -124,4 +124,4 @@ def test_txn_index_version_error(tmp_path, monkeypatch) -> None:
     assert run.out.getvalue() == "version: 0 producerId: 1 firstOffset: 2 lastOffset: 3 lastStableOffset: 4\n"
     assert run.err.getvalue() == (f"Error: Unexpected aborted transaction version 1 in transaction index "
                                   f"{os.getcwd()}/00000000000000000000.txnindex, current version is 0\n")
-    assert run.exit_code == 1
+    assert run.failed

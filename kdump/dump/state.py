@@ -17,7 +17,7 @@ import os
 import re
 from typing import Any
 
-from kdump.cli.run import DumpRun
+from kdump.dump.run import DumpRun
 from kdump.format.snapshot import CorruptSnapshotError, ProducerSnapshotEntry
 from kdump.format.txnindex import AbortedTxn, TxnIndexVersionError
 from kdump.log.files import java_absolute_path
@@ -39,14 +39,14 @@ def snapshot_entry_line(entry: ProducerSnapshotEntry, dialect: Dialect) -> str:
     fixed = (f"producerId: {entry.producer_id} producerEpoch: {entry.producer_epoch} "
              f"coordinatorEpoch: {entry.coordinator_epoch} "
              f"currentTxnFirstOffset: {_txn_first_offset_text(entry, dialect)}")
-    if dialect.major_minor >= (3, 1):
+    if dialect.snapshot_last_timestamp:
         fixed += f" lastTimestamp: {entry.timestamp}"
     metadata: str | None = None
     if entry.has_batch_metadata:
         metadata = (f"firstSequence: {entry.first_sequence} lastSequence: {entry.last_sequence} "
                     f"lastOffset: {entry.last_offset} offsetDelta: {entry.offset_delta} "
                     f"timestamp: {entry.timestamp}")
-    elif dialect.major_minor < (2, 5):
+    elif dialect.snapshot_empty_metadata_printed:
         # 2.2-2.4 printed the empty entry's defaults (NO_SEQUENCE, -1, delta 0, NO_TIMESTAMP).
         metadata = "firstSequence: -1 lastSequence: -1 lastOffset: -1 offsetDelta: 0 timestamp: -1"
     if dialect.is_java:
@@ -77,9 +77,9 @@ def txn_entry_object(path: str, entry: AbortedTxn) -> dict[str, Any]:
             "lastStableOffset": entry.last_stable_offset}
 
 
-def _kafka_error(run: DumpRun, message: str) -> None:
+def _kafka_error(run: DumpRun, path: str, message: str) -> None:
     """Kafka's own message, already naming the file, on one stderr line."""
-    run.fail(message)
+    run.fail(message, path)
 
 
 _NEGATIVE_COUNT = re.compile(r"'producer_entries': Array size -?\d+ cannot be negative$")
@@ -145,4 +145,4 @@ def dump_txn_index(run: DumpRun, path: str) -> None:
                 else:
                     run.out.write(txn_entry_line(entry) + "\n")
         except TxnIndexVersionError as err:
-            _kafka_error(run, err.reason)
+            _kafka_error(run, path, err.reason)

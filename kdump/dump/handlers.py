@@ -5,19 +5,19 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
-from kdump.cli.run import DumpRun
+from kdump.dump.run import DumpRun
 from kdump.log.files import FileKind
 
 Handler = Callable[[DumpRun, str], None]
 
 # FileKind -> "module:function(run, path)".
 HANDLERS: dict[FileKind, str] = {
-    FileKind.LOG: "kdump.cli.dump_log:dump_log",
-    FileKind.CHECKPOINT: "kdump.cli.dump_log:dump_log",
-    FileKind.INDEX: "kdump.cli.dump_index:dump_offset_index",
-    FileKind.TIME_INDEX: "kdump.cli.dump_index:dump_time_index",
-    FileKind.PRODUCER_SNAPSHOT: "kdump.cli.dump_state:dump_producer_snapshot",
-    FileKind.TXN_INDEX: "kdump.cli.dump_state:dump_txn_index",
+    FileKind.LOG: "kdump.dump.log:dump_log",
+    FileKind.CHECKPOINT: "kdump.dump.log:dump_log",
+    FileKind.INDEX: "kdump.dump.index:dump_offset_index",
+    FileKind.TIME_INDEX: "kdump.dump.index:dump_time_index",
+    FileKind.PRODUCER_SNAPSHOT: "kdump.dump.state:dump_producer_snapshot",
+    FileKind.TXN_INDEX: "kdump.dump.state:dump_txn_index",
 }
 
 

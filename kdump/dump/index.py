@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
-from kdump.cli.run import DumpRun
+from kdump.dump.run import DumpRun
 from kdump.errors import IndexFormatError, KdumpError
 from kdump.format.batch import Batch
 from kdump.format.index import offset_index_sanity_check, time_index_sanity_check
@@ -23,12 +23,7 @@ from kdump.log.files import base_offset_of, java_absolute_path, java_path, sibli
 from kdump.log.indexes import OffsetIndex, TimeIndex
 from kdump.log.segment import ReadOnlyFile
 from kdump.render import log_json
-from kdump.verify.kafka_index_compare import (
-    BatchByLastOffset,
-    kafka_lookup_position,
-    max_record_timestamp,
-    offset_at_position,
-)
+from kdump.verify.kafka_index_compare import TimeEntryLookup, max_record_timestamp, offset_at_position
 
 
 def _open_log(run: DumpRun, path: str, what: str) -> ReadOnlyFile | None:
@@ -84,7 +79,7 @@ def _offset_index_body(run: DumpRun, path: str, index: OffsetIndex, log: ReadOnl
     if options.json:
         _json(run, log_json.file_object(path, "index", size=index.size, baseOffset=index.base_offset,
                                         slots=index.slots, validEntries=index.entries))
-    if index.slots == 0 and run.dialect.major_minor >= (2, 8):
+    if index.slots == 0 and run.dialect.empty_index_line:
         if options.json:
             _json(run, {"type": "empty", "path": path})
         else:
@@ -93,7 +88,7 @@ def _offset_index_body(run: DumpRun, path: str, index: OffsetIndex, log: ReadOnl
     if options.index_sanity_check:
         _sanity(run, path, offset_index_sanity_check, index)
         return
-    legacy_check = run.dialect.major_minor < (2, 3)
+    legacy_check = run.dialect.index_checks_first_record
     base = index.base_offset
     mismatches: list[tuple[int, int]] = []
     for slot in range(index.slots):
@@ -157,9 +152,9 @@ def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: ReadOnlyFil
     if options.index_sanity_check:
         _sanity(run, path, time_index_sanity_check, index)
         return
-    batches = BatchByLastOffset(log) if log is not None else None
+    lookup = TimeEntryLookup(log, offsets) if log is not None else None
     framing_noted = False
-    stop_inside_found = run.dialect.major_minor < (2, 3)
+    stop_inside_found = run.dialect.index_checks_first_record
     abs_path = java_absolute_path(path)
     summaries = run.summaries
     base = index.base_offset
@@ -167,21 +162,21 @@ def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: ReadOnlyFil
     for slot in range(index.slots):
         entry = index.entry(slot)
         stop = slot > 0 and entry.offset == base
-        if stop and (not stop_inside_found or batches is None):
+        if stop and (not stop_inside_found or lookup is None):
             break
-        if batches is not None:
-            # Kafka starts at the position the offset index gives for this offset.
-            batch = batches.first_ending_at_or_after(entry.offset, kafka_lookup_position(offsets, entry.offset))
-            if batches.error is not None and not framing_noted:
+        if lookup is not None:
+            batch = lookup.batch(entry.offset)
+            broken = lookup.batches.error
+            if broken is not None and not framing_noted:
                 framing_noted = True
-                run.warn(f"Note: {java_path(path)}: the log's batches stop at position {batches.error.position}: "
-                         f"{batches.error.reason}; later entries are reported as not found")
+                run.warn(f"Note: {java_path(path)}: the log's batches stop at position {broken.position}: "
+                         f"{broken.reason}; later entries are reported as not found")
             if batch is None:
                 summaries.offsets_not_found.setdefault(abs_path, []).append((entry.offset, -1))
             elif batch.last_offset != entry.offset:
                 summaries.offsets_not_found.setdefault(abs_path, []).append((entry.offset, batch.last_offset))
             else:
-                max_ts = _max_record_timestamp(run, path, slot, batch, batches.log)
+                max_ts = _max_record_timestamp(run, path, slot, batch, lookup.batches.log)
                 if max_ts is not None and max_ts != entry.timestamp:
                     summaries.timestamp_mismatches.setdefault(abs_path, []).append((entry.timestamp, max_ts))
                 if prev_ts >= entry.timestamp:

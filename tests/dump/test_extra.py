@@ -5,8 +5,9 @@ from __future__ import annotations
 import io
 import json
 
-from kdump.cli.dump_extra import dump_extra, expand_paths
-from kdump.cli.run import DumpOptions, DumpRun
+from kdump.dump.extra import dump_extra
+from kdump.dump.paths import expand_paths
+from kdump.dump.run import DumpOptions, DumpRun
 from kdump.format.checkpoint import encode_partition_metadata
 from kdump.format.encode import encode_batch_v2
 from kdump.format.records import Record
@@ -15,7 +16,7 @@ from kdump.render.dialect import parse_kafka_version
 
 
 def make_run(json_output: bool = False) -> DumpRun:
-    return DumpRun(options=DumpOptions(json=json_output), dialect=parse_kafka_version("4.3"),
+    return DumpRun(options=DumpOptions(json=json_output, dialect=parse_kafka_version("4.3")),
                    out=io.StringIO(), err=io.StringIO())
 
 
@@ -65,7 +66,7 @@ def test_malformed_line_is_one_error_line_naming_file_and_line(tmp_path) -> None
     run = dump(path)
     assert run.out.getvalue() == ""
     assert run.err.getvalue() == f"Error: Malformed line in checkpoint file [{path}]: orders one 7 (line 4)\n"
-    assert run.exit_code == 1
+    assert run.failed
     path.write_text("1\n0\n")
     assert dump(path).err.getvalue() == \
         f"Error: Unrecognised version:1, expected version: 0 in checkpoint file at: {path} (line 1)\n"

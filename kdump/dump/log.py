@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import os
+from collections.abc import Callable, Iterator
 
-from kdump.cli.run import INT32_MAX, DumpRun
+from kdump.dump.filters import kept_groups, start_position
+from kdump.dump.run import INT32_MAX, DumpRun
 from kdump.errors import InputError, KdumpError
 from kdump.format.control import parse_control_record
-from kdump.log.batches import LogBatches
+from kdump.format.records import Record
+from kdump.log.batches import PROBE_WINDOW_BYTES, WINDOW_BYTES, LogBatches
 from kdump.log.files import (
     base_offset_of,
     java_absolute_path,
@@ -55,59 +59,12 @@ def dump_log(run: DumpRun, path: str) -> None:
             run.warn(f"Note: {path}: {segment.size} bytes is past Kafka's segment limit of {MAX_SEGMENT_BYTES} "
                      f"(Integer.MAX_VALUE): Kafka's tool and broker refuse to open it (\"The size of segment ... is "
                      f"larger than the maximum allowed segment size\"); kdump reads all of it")
-        tracker = _OffsetTracker(run, path)
-        batches = LogBatches(segment, 0, window)
-        batch = None
-        # Lines are written a few hundred at a time: one write per line halves the speed
-        # (benchmarks/bench_dump.py), and what was printed before an error must still come out first.
-        pending: list[str] = []
-        pending_lines = 0
-        line_of = batch_line_renderer(run.dialect)
-
-        def flush() -> None:
-            nonlocal pending_lines
-            if pending:
-                pending.append("")
-                out.write("\n".join(pending))
-                pending.clear()
-                pending_lines = 0
-
-        # Records come a group at a time (a compressed batch may hold millions); a large value is read
-        # only when it is printed (or written out as JSON, piece by piece).
-        values = options.records.print_contents
-        written = None   # the batch whose own line is already out
-        try:
-            for batch in batches:
-                groups = batches.iter_records(batch, values=values) if options.deep else None
-                if options.json:
-                    for chunk in log_json.batch_chunks(path, batch, groups, options.records, tracker.feed):
-                        out.write(chunk)
-                        written = batch
-                    continue
-                pending.append(line_of(batch))
-                pending_lines += 1
-                for records in groups or ():
-                    _check_control(batch, records)
-                    pending.extend(record_lines(batch, records, options.records, run.dialect))
-                    pending_lines += len(records)
-                    tracker.feed(records)
-                    if pending_lines >= _LINES_PER_WRITE:
-                        flush()
-                if pending_lines >= _LINES_PER_WRITE:
-                    flush()
-        except KdumpError as err:
-            flush()
-            # In text the batch line and the records before the bad one are out now, as Kafka prints them.
-            if isinstance(err, RecordLinesError):  # and what Kafka printed of the record it failed on
-                out.write("\n".join(err.printed) + "\n")
-            if options.json and batch is not None and err.position == batch.position:
-                # The batch was read, its records not (all of them): keep it, with the error.
-                out.write(log_json.dumps(log_json.batch_object(path, batch, err.reason) if written is not batch
-                                         else log_json.records_error_object(path, batch, err.reason)) + "\n")
-            tracker.close(path)
-            raise
-        flush()
-        tracker.close(path)
+        start, note = start_position(options.filter, path, segment)
+        if note is not None:
+            run.warn(f"Note: {path}: {note}")
+        batches = dump_batches(run, path, segment, start, window)
+        if batches is None:
+            return  # stopped at the filter's end: what follows was not read
         padding = batches.padding_error
         if padding is not None:
             # Kafka's tool dies here; the truth is that the rest is preallocated space.
@@ -127,6 +84,91 @@ def dump_log(run: DumpRun, path: str) -> None:
         if grown:
             run.warn(f"Note: {path}: the file grew by {grown} bytes while kdump read it (a live segment); "
                      f"this dump covers its first {segment.size} bytes")
+
+
+def dump_batches(run: DumpRun, path: str, segment: ReadOnlyFile, start: int, window: int) -> LogBatches | None:
+    """Kafka's lines for the batches of ``segment`` from position ``start``, those of ``run.options.filter``
+    only; the batches read (for what follows them), or None when the filter's end stopped the scan."""
+    options = run.options
+    records_options = run.records
+    out = run.out
+    wanted = options.filter
+    match = wanted.matcher(lambda r: log_json.decoded_texts(r, records_options)) if wanted.active else None
+    feed = None if match is not None else _OffsetTracker(run, path).feed  # gaps of a whole file only
+    # A bounded filter reads a few batches: a small first window (it grows for a larger batch).
+    bounded = match is not None and (wanted.last_offset is not None or wanted.limit is not None)
+    batches = LogBatches(segment, start, window, window_bytes=PROBE_WINDOW_BYTES if bounded else WINDOW_BYTES)
+    batch = None
+    # Lines are written a few hundred at a time: one write per line halves the speed
+    # (benchmarks/bench_dump.py), and what was printed before an error must still come out first.
+    pending: list[str] = []
+    pending_lines = 0
+    line_of = batch_line_renderer(run.dialect, records_options.times)
+
+    def flush() -> None:
+        nonlocal pending_lines
+        if pending:
+            pending.append("")
+            out.write("\n".join(pending))
+            pending.clear()
+            pending_lines = 0
+
+    # Records come a group at a time (a compressed batch may hold millions); a large value is read
+    # only when it is printed (or written out as JSON, piece by piece).
+    values = records_options.print_contents or wanted.value is not None
+    written = None   # the batch whose own line is already out
+    previous_last: int | None = None
+    try:
+        for batch in batches:
+            if match is not None and wanted.past_end(batch, previous_last):
+                flush()
+                return None
+            previous_last = batch.last_offset
+            groups = batches.iter_records(batch, values=values) if options.deep else None
+            if match is not None and groups is not None:
+                groups = _matching(groups, match, batch.is_control, run)
+            if groups is None and match is not None:
+                pass  # no matching record: no batch line
+            elif options.json:
+                for chunk in log_json.batch_chunks(path, batch, groups, records_options, feed):
+                    out.write(chunk)
+                    written = batch
+            else:
+                pending.append(line_of(batch))
+                pending_lines += 1
+                for records in groups or ():
+                    _check_control(batch, records)
+                    pending.extend(record_lines(batch, records, records_options, run.dialect))
+                    pending_lines += len(records)
+                    if feed is not None:
+                        feed(records)
+                    if pending_lines >= _LINES_PER_WRITE:
+                        flush()
+                if pending_lines >= _LINES_PER_WRITE:
+                    flush()
+            if match is not None and run.limit_reached:  # before the next batch is even read
+                flush()
+                return None
+    except KdumpError as err:
+        flush()
+        # In text the batch line and the records before the bad one are out now, as Kafka prints them.
+        if isinstance(err, RecordLinesError):  # and what Kafka printed of the record it failed on
+            out.write("\n".join(err.printed) + "\n")
+        if options.json and batch is not None and err.position == batch.position:
+            # The batch was read, its records not (all of them): keep it, with the error.
+            out.write(log_json.dumps(log_json.batch_object(path, batch, err.reason) if written is not batch
+                                     else log_json.records_error_object(path, batch, err.reason)) + "\n")
+        raise
+    flush()
+    return batches
+
+
+def _matching(groups: Iterator[list[Record]], match: Callable[[Record, bool], bool], is_control: bool,
+              run: DumpRun) -> Iterator[list[Record]] | None:
+    """The batch's matching records a group at a time, or None when it holds none (no batch line then)."""
+    kept = kept_groups(groups, lambda r: match(r, is_control) and run.take())
+    first = next(kept, None)
+    return None if first is None else itertools.chain((first,), kept)
 
 
 def _check_control(batch, records) -> None:  # type: ignore[no-untyped-def]
@@ -160,6 +202,3 @@ class _OffsetTracker:
                 self.gaps.append(previous, offset)
             previous = offset
         self.previous = previous
-
-    def close(self, path: str) -> None:
-        """Nothing left to do: gaps go to the run's summaries as they are found."""

@@ -1,0 +1,141 @@
+"""DumpLogSegments' top-level loop as a library call: ``dump_files(paths, DumpOptions(...))``.
+
+Each path is dumped by the handler of its file kind (``handlers.py``); a directory expands to its
+files (``paths.py``); a file that cannot be dumped completely gets one ``Error:`` line on ``err`` and
+the run goes on; Kafka's end-of-run summaries follow the last file (on ``err``, or on ``out`` as JSON).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from kdump.dump.extra import dump_extra
+from kdump.dump.filters import segments_to_filter
+from kdump.dump.handlers import handler_for
+from kdump.dump.log import dump_batches
+from kdump.dump.paths import expand_paths
+from kdump.dump.run import DumpOptions, DumpRun
+from kdump.errors import KdumpError, UsageError
+from kdump.format.crc import CRC32C_IMPLEMENTATION, CRC32C_IS_SLOW
+from kdump.log.files import FileKind, file_kind, java_path, kafka_suffix
+from kdump.log.logdir import SegmentFiles
+from kdump.log.segment import ReadOnlyFile
+from kdump.render import log_json
+from kdump.render.summaries import DumpSummaries
+
+
+@dataclass
+class DumpResult:
+    """What a run did: the files it was given (directories expanded), those it could not dump completely."""
+
+    files: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    summaries: DumpSummaries = field(default_factory=DumpSummaries)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+def dump_files(paths: list[str], options: DumpOptions | None = None, *, out: TextIO | None = None,
+               err: TextIO | None = None) -> DumpResult:
+    """Dump ``paths`` (files, partition directories or log dirs) as ``kafka-dump-log --files`` does."""
+    run = DumpRun(options=options or DumpOptions(), out=out or sys.stdout, err=err or sys.stderr)
+    options = run.options
+    dialect = run.dialect
+    result = DumpResult(summaries=run.summaries, failed=run.failed)
+    load_error = options.records.decoder_load_error
+    if load_error and not dialect.decoders_created_per_file:
+        run.fail(load_error, "")  # 2.2 created the decoders once, before the first file
+        return result
+    if CRC32C_IS_SLOW:
+        run.warn(f"Warning: CRC-32C is computed by {CRC32C_IMPLEMENTATION}; install the 'crc32c' package "
+                 f"or a compiler for crcmod's C extension for normal speed.")
+    for given in paths:
+        # kdump extension: a partition directory or log.dirs expands to its files in Kafka's order.
+        from_directory = bool(given) and os.path.isdir(given)
+        files = expand_paths([given])
+        if from_directory and options.filter.active:
+            files = segments_to_filter(files, options.filter)
+        result.files.extend(files)
+        for path in files:
+            if run.limit_reached:
+                break
+            run.records = options.records_for(path, from_directory)
+            dump_one(run, path)
+    if options.json:  # JSON consumers read one stream: the summaries join the objects on stdout
+        for obj in run.summaries.json_objects(dialect):
+            run.out.write(log_json.dumps(obj) + "\n")
+    run.out.flush()
+    if not options.json:
+        for line in run.summaries.lines(dialect):
+            run.err.write(line + "\n")
+        run.err.flush()
+    return result
+
+
+def dump_records_from(segments: Sequence[SegmentFiles], position: int, options: DumpOptions, *,
+                      out: TextIO | None = None, err: TextIO | None = None) -> DumpResult:
+    """The batch and record lines of ``segments`` (no file lines) from ``position`` in the first, as
+    ``options.filter`` selects, until its limit: ``find --count``."""
+    run = DumpRun(options=options, out=out or sys.stdout, err=err or sys.stderr)
+    result = DumpResult(summaries=run.summaries, failed=run.failed)
+    for seg in segments:
+        if seg.log is None:
+            continue
+        result.files.append(seg.log)
+        with ReadOnlyFile(seg.log) as log:
+            try:
+                dump_batches(run, seg.log, log, position if seg is segments[0] else 0, log.size)
+            except KdumpError as problem:
+                raise problem.with_file(seg.log) from None
+        if run.limit_reached:
+            break
+    run.out.flush()
+    return result
+
+
+def dump_one(run: DumpRun, path: str) -> None:
+    if not run.options.json:
+        run.out.write(f"Dumping {java_path(path)}\n")
+    try:
+        if path == "":
+            raise UsageError("empty file name in --files (two commas in a row?)")
+        # kdump extension: checkpoints, partition.metadata, meta.properties, quorum-state and
+        # .deleted/.cleaned/.swap segment files, which Kafka's tool crashes on or ignores.
+        if dump_extra(run, path):
+            return
+        if kafka_suffix(path) is None and run.dialect.ignores_names_without_dot:
+            run.warn(f"Ignoring unknown file {java_path(path)}")
+            return
+        if kafka_suffix(path) is None:
+            # Kafka <= 4.2 dies here with StringIndexOutOfBoundsException; kdump names the file and goes on.
+            raise UsageError("the file name has no '.', so its type is unknown (Kafka's tool crashes on "
+                             "such names; checkpoint files are read by `kdump summary`)")
+        kind = file_kind(path)
+        if kind is None:
+            run.warn(f"Ignoring unknown file {java_path(path)}")
+            return
+        if kind in (FileKind.LOG, FileKind.CHECKPOINT) and not run.options.json:
+            _create_decoders(run)
+        handler_for(kind)(run, path)
+    except KdumpError as err:
+        run.error(err, path)
+    except Exception as err:  # a bug in kdump: still one line, unless --traceback
+        if run.options.traceback:
+            raise
+        run.error(KdumpError(f"internal error {type(err).__name__}: {err} (rerun with --traceback and "
+                             f"report it)"), path)
+
+
+def _create_decoders(run: DumpRun) -> None:
+    """What Kafka does when it creates the decoders for one .log file: print its notices, or fail."""
+    records = run.options.records
+    for notice in records.decoder_notices:
+        run.out.write(notice + "\n")
+    if records.decoder_load_error:
+        raise KdumpError(records.decoder_load_error)

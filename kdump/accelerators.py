@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import warnings
 import zipimport
 from typing import Any, TextIO
 
@@ -32,15 +33,29 @@ def pure_python_requested() -> bool:
     return os.environ.get("KDUMP_PURE_PYTHON", "") not in ("", "0")
 
 
-def load(module: str, name: str) -> Any | None:
-    """``module.name`` from a built extension, or None when it is not built or turned off."""
+def load(module: str, name: str, **layouts: tuple[str, ...]) -> Any | None:
+    """``module.name`` from a built extension, or None when it is not built, turned off, or built for
+    another tuple layout.
+
+    The extensions read ``Record`` and ``Batch`` tuples by slot, so each exports the field names it was
+    built for (``RECORD_FIELDS``, ``BATCH_FIELDS``); ``layouts`` maps those attributes to the fields the
+    Python code has now. A stale build (a field added or moved since) is refused with a warning.
+    """
     if pure_python_requested():
         return None
     try:
-        return getattr(importlib.import_module(module), name)
+        extension = importlib.import_module(module)
     except ImportError as err:  # built without a C compiler: the Python reference does the work
         _missing[module] = str(err)
         return None
+    for attr, fields in layouts.items():
+        built = getattr(extension, attr, None)
+        if built != fields:
+            _missing[module] = f"built for {attr} {built}, not {fields}"
+            warnings.warn(f"{module} was built for {attr} {built}, not {fields}; using the Python code instead "
+                          f"(rebuild it: pip install -e .)", RuntimeWarning, stacklevel=2)
+            return None
+    return getattr(extension, name)
 
 
 def imported_from_zip() -> bool:
@@ -99,5 +114,8 @@ def warn_once(stream: TextIO | None = None, hint: str = "") -> bool:
 def _reason() -> str:
     if imported_from_zip():
         return "kdump is imported from a zip archive, which cannot load C extensions; install kdump instead"
-    names = ", ".join(missing())
-    return f"{names} not built: kdump was installed without a C compiler; reinstall it with one, or from a wheel"
+    gone = missing()
+    stale = [f"{module} {_missing[module]}" for module in gone if _missing[module].startswith("built for ")]
+    if stale:
+        return "; ".join(stale) + ": a stale build; reinstall kdump (pip install -e . in a checkout)"
+    return f"{', '.join(gone)} not built: kdump was installed without a C compiler; reinstall it with one, or from a wheel"

@@ -17,7 +17,7 @@ import functools
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from kdump.accelerator_layouts import load_checked
+from kdump.accelerators import load
 from kdump.errors import CodecError, FormatError, InvalidRecordError
 from kdump.format.batch import V2_HEADER_SIZE, Batch, increment_sequence, read_batch
 from kdump.format.codecs import Codec, decompress_chunks
@@ -56,7 +56,7 @@ _new_record = tuple.__new__  # Record(...) goes through a Python-level __new__; 
 _AcceleratedDecode = Callable[..., "tuple[list[Record], int] | None"]
 
 
-_accelerated_decode: _AcceleratedDecode | None = load_checked("kdump.format._v2records", "decode",
+_accelerated_decode: _AcceleratedDecode | None = load("kdump.format._v2records", "decode",
                                                               RECORD_FIELDS=Record._fields)
 RECORD_DECODER = "C extension" if _accelerated_decode is not None else "pure Python"
 """Which v2 record decoder this process uses (benchmarks and ``kdump --version`` print it)."""

@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from kdump.accelerator_layouts import load_checked
+from kdump import accelerators
+from kdump.accelerators import load as load_checked
 from kdump.format.batch import Batch
 from kdump.format.records import Record
 
@@ -33,6 +34,7 @@ def test_built_extensions_match_the_namedtuples(module: str, layouts: dict[str, 
 
 def test_a_layout_mismatch_refuses_the_extension_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KDUMP_PURE_PYTHON", raising=False)
+    monkeypatch.setattr(accelerators, "_missing", {})  # the refusals below are this test's, not the process's
     extension = _extension("kdump.format._v2records")
     assert load_checked("kdump.format._v2records", "decode", RECORD_FIELDS=Record._fields) is extension.decode
     reordered = ("timestamp", "offset", *Record._fields[2:])
@@ -56,3 +58,7 @@ def test_modules_fall_back_to_python_when_the_layout_changed(module: str, attr: 
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert done.stdout == "pure Python\n"
     assert f"RuntimeWarning: {module} was built for {attr}" in done.stderr
+    status = subprocess.run([sys.executable, "-c", code.replace(f"print(user.{switch})",
+                             "from kdump import accelerators; print(accelerators.status())")],
+                            capture_output=True, text=True, env=env, check=True)
+    assert "NOT loaded" in status.stdout and "stale build" in status.stdout

@@ -118,4 +118,5 @@ def _reason() -> str:
     stale = [f"{module} {_missing[module]}" for module in gone if _missing[module].startswith("built for ")]
     if stale:
         return "; ".join(stale) + ": a stale build; reinstall kdump (pip install -e . in a checkout)"
-    return f"{', '.join(gone)} not built: kdump was installed without a C compiler; reinstall it with one, or from a wheel"
+    return (f"{', '.join(gone)} not built: kdump was installed without a C compiler; "
+            "reinstall it with one, or from a wheel")

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from kdump.errors import KdumpError
 from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_offset_checkpoint
 from kdump.log.batches import LogBatches
-from kdump.log.logdir import parse_partition_dir_name, segment_base_offset
+from kdump.log.logdir import is_partition_dir, parse_partition_dir_name, segment_base_offset
+from kdump.log.producer_replay import SegmentPart, TransactionEffect, replay_transactions
 from kdump.log.recovery import INT32_MAX, RecoveredBatches
 from kdump.log.segment import ReadOnlyFile, read_small_file
 from kdump.log.state_files import read_aborted_txns
@@ -53,6 +54,7 @@ class LogDirState:
     log_start_offsets: dict[tuple[str, int], int] = field(default_factory=dict)
     high_watermarks: dict[tuple[str, int], int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    refusal: tuple[str, str] | None = None        # (file, why): the broker loads no partition of this dir
 
 
 @dataclass
@@ -125,7 +127,16 @@ class PartitionPlan:
     log_start_offset: int = 0
     new_recovery_point: int = 0
     high_watermark: int | None = None
-    refused: str | None = None                # the broker cannot load this partition (it stops the log dir)
+    transactions: TransactionEffect = field(default_factory=TransactionEffect)
+    refused_file: str | None = None           # the broker cannot load this partition because of this file
+    refused_reason: str | None = None         # (it takes the log dir offline, or fails to start)
+
+    def refuse(self, path: str, reason: str) -> None:
+        self.refused_file, self.refused_reason = path, reason
+
+    @property
+    def refused(self) -> str | None:
+        return None if self.refused_file is None else f"{self.refused_file}: {self.refused_reason}"
 
     @property
     def loses_data(self) -> bool:
@@ -145,8 +156,16 @@ def read_log_dir_state(log_dir: str) -> LogDirState:
         try:
             parsed = parse_offset_checkpoint(read_small_file(path, _MAX_CHECKPOINT_BYTES), path)
         except KdumpError as err:
-            # LogManager logs the error and loads as if the checkpoint were empty.
-            state.notes.append(f"{path}: {err.reason}; the broker reads it as empty")
+            if name == HIGH_WATERMARK_CHECKPOINT:
+                # Read by ReplicaManager when a partition becomes leader, not while logs load.
+                state.notes.append(f"{path}: {err.reason}; the broker fails to read it when the partitions "
+                                   f"become leaders")
+                continue
+            # LogManager.loadLogs (kafka/log/LogManager.scala, 3.9.0 and 4.3.0) warns and resets the offsets,
+            # but CheckpointFileWithFailureHandler.read has already marked the log dir offline: no
+            # partition of it loads, and a broker whose only log dir is offline stops.
+            state.refusal = (path, f"{err.reason} (reading it takes the log dir offline: the broker does not "
+                                   f"load it and stops when it has no other log dir)")
             continue
         target.update({(e.topic, e.partition): e.offset for e in parsed.entries})
     return state
@@ -294,7 +313,7 @@ def _read_epochs(plan: PartitionPlan) -> list[EpochEntry]:
     try:
         return list(parse_leader_epoch_checkpoint(read_small_file(path, _MAX_CHECKPOINT_BYTES), path).entries)
     except KdumpError as err:
-        plan.refused = f"{path}: {err.reason} (the broker fails to load the partition's leader-epoch cache)"
+        plan.refuse(path, f"{err.reason} (the broker fails to load the partition's leader-epoch cache)")
         return []
 
 
@@ -308,14 +327,17 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
     plan = PartitionPlan(topic, partition, os.path.abspath(path), state.clean_shutdown,
                          state.recovery_points.get(key, 0), state.log_start_offsets.get(key, 0),
                          state.high_watermarks.get(key))
+    if state.refusal is not None:
+        plan.refuse(*state.refusal)
+        return plan
     files: dict[str, str] = {}
     for name in sorted(os.listdir(path)):
         full = os.path.join(plan.path, name)
         if not os.path.isfile(full):
             continue
         if not os.access(full, os.R_OK):
-            plan.refused = f"{full}: not readable (the broker fails with \"Could not read file\" and takes the log " \
-                           f"dir offline)"
+            plan.refuse(full, "not readable (the broker fails with \"Could not read file\" and takes the log dir "
+                              "offline)")
             return plan
         files[name] = full
     _temporary_files(plan, files)
@@ -399,7 +421,23 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
     plan.epochs_removed = [e for e in original_epochs if e not in epochs]
     plan.epochs_added = [e for e in epochs if e not in original_epochs]
     plan.snapshots_deleted = [p for o, p in snapshots if o > plan.log_end_offset]
+    plan.transactions = replay_transactions(*_kept_and_lost(plan, recoveries))
     return plan
+
+
+def _kept_and_lost(plan: PartitionPlan, recoveries: dict[int, SegmentRecovery]) \
+        -> tuple[list[SegmentPart], list[SegmentPart]]:
+    """The bytes the broker keeps and those it drops, segment by segment in log order."""
+    kept: list[SegmentPart] = []
+    lost: list[SegmentPart] = []
+    for base, log in plan.kept_segments:
+        recovery = recoveries.get(base)
+        end = recovery.valid_bytes if recovery is not None and recovery.truncated_bytes else None
+        kept.append((base, log, 0, end))
+        if end is not None:
+            lost.append((base, log, end, None))
+    lost.extend((d.base_offset, d.log, 0, None) for d in plan.deleted_segments)
+    return kept, lost
 
 
 def _refuse_overflow(plan: PartitionPlan, recovery: SegmentRecovery) -> bool:
@@ -419,9 +457,9 @@ def _truncate_epochs(epochs: list[EpochEntry], end_offset: int, start_offset: in
         epochs[:] = [EpochEntry(removed[-1].epoch, start_offset)] + [e for e in epochs if e.start_offset > start_offset]
 
 
-def plan_log_dir(log_dir: str, state: LogDirState | None = None) -> Iterator[PartitionPlan]:
-    """Every partition a broker would load from ``log_dir``, in topic and partition order."""
-    state = state or read_log_dir_state(log_dir)
+def partition_dirs(log_dir: str, state: LogDirState) -> list[str]:
+    """The partition dirs a broker loads from ``log_dir``, in topic and partition order (notes in ``state``
+    say what is left out)."""
     partitions = []
     for name in os.listdir(log_dir):
         parsed = parse_partition_dir_name(name)
@@ -433,5 +471,20 @@ def plan_log_dir(log_dir: str, state: LogDirState | None = None) -> Iterator[Par
             state.notes.append(f"{full}: the KRaft metadata log is loaded by the raft layer; not planned here")
             continue
         partitions.append((parsed[0], parsed[1], full))
-    for _, _, full in sorted(partitions):
+    return [full for _, _, full in sorted(partitions)]
+
+
+def recover_targets(path: str) -> tuple[LogDirState, list[str]]:
+    """The log dir state and the partition dirs ``kdump recover PATH`` plans: PATH itself when it is a
+    partition dir (with its parent's checkpoints), else every partition dir of the log dir PATH."""
+    if is_partition_dir(path):
+        return read_log_dir_state(os.path.dirname(os.path.abspath(path))), [path]
+    state = read_log_dir_state(path)
+    return state, partition_dirs(path, state)
+
+
+def plan_log_dir(log_dir: str, state: LogDirState | None = None) -> Iterator[PartitionPlan]:
+    """Every partition a broker would load from ``log_dir``, in topic and partition order."""
+    state = state or read_log_dir_state(log_dir)
+    for full in partition_dirs(log_dir, state):
         yield plan_partition(full, state)

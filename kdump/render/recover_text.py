@@ -18,6 +18,18 @@ def log_dir_lines(state: LogDirState) -> list[str]:
     return [f"Log dir {state.path}: {how}"] + [f"  note: {note}" for note in state.notes]
 
 
+def log_dir_object(state: LogDirState) -> dict[str, Any]:
+    return {"type": "logDir", "path": state.path, "cleanShutdown": state.clean_shutdown, "notes": state.notes}
+
+
+def totals_line(plans: list[PartitionPlan]) -> str:
+    """The last line of the text output, over every log dir planned."""
+    lost = sum(1 for p in plans if p.loses_data)
+    return (f"recover: {len(plans)} partitions, {lost} would lose data, "
+            f"{sum(len(p.deleted_segments) for p in plans)} segments deleted, "
+            f"{sum(1 for p in plans if p.refused)} refused")
+
+
 def _name(path: str) -> str:
     return os.path.basename(path)
 
@@ -64,6 +76,14 @@ def plan_lines(plan: PartitionPlan) -> list[str]:
         lines.append(f"  leader-epoch-checkpoint: add epoch {entry.epoch} at offset {entry.start_offset}")
     for path in plan.snapshots_deleted:
         lines.append(f"  delete producer snapshot {_name(path)}: above the new log end offset")
+    for txn in plan.transactions.open_after:
+        why = "its marker is among the lost batches" if txn.marker_lost else "open before loading too"
+        lines.append(f"  open transaction after loading: producer {txn.producer_id} from offset {txn.first_offset} "
+                     f"({why})")
+    for pid, first in plan.transactions.lost_open:
+        lines.append(f"  open transaction lost: producer {pid} from offset {first} (all its batches are dropped)")
+    if plan.transactions.lost_producers:
+        lines.append(f"  producers with lost batches: {', '.join(map(str, sorted(plan.transactions.lost_producers)))}")
     hw_after = "none" if plan.high_watermark is None else str(plan.high_watermark)
     lines.append(f"  after loading: log end offset {plan.log_end_offset} (now {plan.log_end_offset_before}), "
                  f"log start offset {plan.log_start_offset}, recovery point {plan.new_recovery_point}, "
@@ -96,6 +116,11 @@ def plan_object(plan: PartitionPlan) -> dict[str, Any]:
         "leaderEpochsRemoved": [{"epoch": e.epoch, "startOffset": e.start_offset} for e in plan.epochs_removed],
         "leaderEpochsAdded": [{"epoch": e.epoch, "startOffset": e.start_offset} for e in plan.epochs_added],
         "snapshotsDeleted": plan.snapshots_deleted,
+        "openTransactions": [{"producerId": t.producer_id, "firstOffset": t.first_offset, "markerLost": t.marker_lost}
+                             for t in plan.transactions.open_after],
+        "lostOpenTransactions": [{"producerId": pid, "firstOffset": first}
+                                 for pid, first in plan.transactions.lost_open],
+        "producersWithLostBatches": sorted(plan.transactions.lost_producers),
         "logEndOffsetBefore": plan.log_end_offset_before, "logEndOffset": plan.log_end_offset,
         "logStartOffset": plan.log_start_offset, "recoveryPointAfter": plan.new_recovery_point,
         "highWatermark": plan.high_watermark, "refused": plan.refused, "losesData": plan.loses_data,

@@ -171,6 +171,31 @@ def test_a_partition_dir_is_planned_with_its_log_dir_checkpoints(logs: Path) -> 
     assert code == 0 and plan["highWatermarkCheckpoint"] == 200
 
 
+@pytest.mark.parametrize("name", ["recovery-point-offset-checkpoint", "log-start-offset-checkpoint"])
+def test_an_unparseable_offset_checkpoint_is_a_refusal_naming_the_file(logs: Path, name: str) -> None:
+    # CheckpointFileWithFailureHandler.read marks the log dir offline before LogManager's warning
+    # (tests/kafka/test_real_broker_refusals.py: the real broker stops).
+    (logs / name).write_text("0\n1\n")       # one entry announced, none there
+    result = run_kdump("recover", str(logs), "--out", str(logs.parent / "copy"))
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"Error: {logs / name}: the broker refuses to load a-0: Expected [1] entries in checkpoint file "
+        f"[{logs / name}], but found only [0] (reading it takes the log dir offline: the broker does not load it "
+        f"and stops when it has no other log dir)"]
+    assert "REFUSED" in result.stdout and not (logs.parent / "copy").exists()
+
+
+def test_several_paths_are_planned_in_order_with_one_total(logs: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    assert run_kdump("gen", str(other), "--topics", "b,c", "--partitions", "1", "--records", "20").exit_code == 0
+    result = run_kdump("recover", str(other), str(logs / "a-0"))
+    assert result.exit_code == 0, result.stderr
+    partitions = [line.split()[1] for line in result.stdout.splitlines() if line.startswith("Partition ")]
+    assert partitions == ["b-0", "c-0", "a-0"]
+    assert result.stdout.splitlines()[-1] == "recover: 3 partitions, 0 would lose data, 0 segments deleted, 0 refused"
+    assert run_kdump("recover", str(other), str(logs), "--out", str(tmp_path / "x")).exit_code == 2
+
+
 # --- --out: the recovered copy --------------------------------------------------------------------
 
 

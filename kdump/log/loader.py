@@ -28,8 +28,9 @@ from kdump.errors import KdumpError
 from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_offset_checkpoint
 from kdump.log.batches import LogBatches
 from kdump.log.logdir import is_partition_dir, parse_partition_dir_name, segment_base_offset
+from kdump.log.overflow_split import SplitFailure, split_pieces
 from kdump.log.producer_replay import SegmentPart, TransactionEffect, replay_transactions
-from kdump.log.recovery import INT32_MAX, RecoveredBatches
+from kdump.log.recovery import RecoveredBatches, fits_segment
 from kdump.log.segment import ReadOnlyFile, read_small_file
 from kdump.log.state_files import read_aborted_txns
 
@@ -84,7 +85,6 @@ class SegmentRecovery:
     lost_offsets: tuple[int, int] | None = None
     lost_producers: set[int] = field(default_factory=set)
     zero_padding: bool = False                # the truncated bytes are a zero-padded tail, not data
-    overflow: str | None = None               # a batch outside the index's offset range: the broker splits
 
     @property
     def truncated_bytes(self) -> int:
@@ -128,6 +128,7 @@ class PartitionPlan:
     new_recovery_point: int = 0
     high_watermark: int | None = None
     transactions: TransactionEffect = field(default_factory=TransactionEffect)
+    split_spans: dict[int, tuple[int, int]] = field(default_factory=dict)  # split piece base -> bytes of its file
     refused_file: str | None = None           # the broker cannot load this partition because of this file
     refused_reason: str | None = None         # (it takes the log dir offline, or fails to start)
 
@@ -171,12 +172,17 @@ def read_log_dir_state(log_dir: str) -> LogDirState:
     return state
 
 
-def _next_offset(log_path: str, base_offset: int) -> int:
+Span = tuple[int, int | None]
+"""The bytes [start, end) of a segment's file that are the segment (a piece of a split one), else (0, None)."""
+WHOLE: Span = (0, None)
+
+
+def _next_offset(log_path: str, base_offset: int, span: Span = WHOLE) -> int:
     """LogSegment.readNextOffset: one past the last complete batch, or the base offset."""
     last = None
     with ReadOnlyFile(log_path) as log:
         try:
-            for batch in LogBatches(log, check_crc=False):
+            for batch in LogBatches(log, *span, check_crc=False):
                 last = batch.last_offset
         except KdumpError:
             pass
@@ -240,18 +246,19 @@ def _txn_index_problem(path: str, base_offset: int) -> str | None:
     return None
 
 
-def _recover_segment(base: int, log: str, why: str, epochs: list[EpochEntry]) -> SegmentRecovery:
+def _recover_segment(base: int, log: str, why: str, epochs: list[EpochEntry], span: Span = WHOLE) \
+        -> SegmentRecovery:
     """LogSegment.recover: keep batches until one fails ensureValid; count what the rest holds."""
     result = SegmentRecovery(base, log, why)
     with ReadOnlyFile(log) as f:
-        result.size = f.size
-        recovered = RecoveredBatches(f)
+        recovered = RecoveredBatches(f, *span)
+        result.size = recovered.end - recovered.start
         last = None
         for batch in recovered:
-            if batch.last_offset - base > INT32_MAX or batch.last_offset < base:
-                result.overflow = (f"the batch at position {batch.position} holds offsets {batch.base_offset}.."
-                                   f"{batch.last_offset}, outside what an index based at {base} can hold")
-                break
+            if not fits_segment(base, batch.last_offset):
+                raise _Overflow(base, log, span, f"the batch at position {batch.position - recovered.start} holds "
+                                f"offsets {batch.base_offset}..{batch.last_offset}, outside what an index based at "
+                                f"{base} can hold")
             if batch.magic >= 2 and batch.partition_leader_epoch >= 0 and \
                     (not epochs or batch.partition_leader_epoch > epochs[-1].epoch):
                 _assign_epoch(epochs, EpochEntry(batch.partition_leader_epoch, batch.base_offset))
@@ -262,13 +269,13 @@ def _recover_segment(base: int, log: str, why: str, epochs: list[EpochEntry]) ->
         result.stopped = recovered.stopped
         if result.truncated_bytes:
             result.zero_padding = recovered.zero_padding_from is not None
-            _count_lost(f, result)
+            _count_lost(f, result, recovered.start)
     return result
 
 
-def _count_lost(log: ReadOnlyFile, result: SegmentRecovery) -> None:
+def _count_lost(log: ReadOnlyFile, result: SegmentRecovery, start: int) -> None:
     """What the truncated bytes hold: the complete batches that frame after the stop point."""
-    batches = LogBatches(log, result.valid_bytes, check_crc=False)
+    batches = LogBatches(log, start + result.valid_bytes, start + result.size, check_crc=False)
     try:
         for batch in batches:
             result.lost_batches += 1
@@ -282,13 +289,13 @@ def _count_lost(log: ReadOnlyFile, result: SegmentRecovery) -> None:
         pass
 
 
-def _deleted(base: int, log: str, why: str) -> DeletedSegment:
+def _deleted(base: int, log: str, why: str, span: Span = WHOLE) -> DeletedSegment:
     """A segment to be deleted, with the batches and records that go with it."""
     segment = DeletedSegment(base, log, why)
     with ReadOnlyFile(log) as f:
-        segment.size = f.size
+        segment.size = (f.size if span[1] is None else span[1]) - span[0]
         try:
-            for batch in LogBatches(f, check_crc=False):
+            for batch in LogBatches(f, *span, check_crc=False):
                 segment.batches += 1
                 segment.records += max(batch.records_count if batch.records_count is not None else 1, 0)
                 low = batch.base_offset if segment.offsets is None else segment.offsets[0]
@@ -355,55 +362,25 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
             plan.file_changes.append(FileChange(files[name], "delete", "an index file with no .log beside it"))
         elif name.endswith(".log"):
             segments.append((offset, files[name]))
-    recoveries: dict[int, SegmentRecovery] = {}
-    for base, log in segments:
-        why = None
-        if f"{base:020d}.index" not in files:
-            why = "its offset index is missing"
-        elif f"{base:020d}.txnindex" in files:
-            problem = _txn_index_problem(files[f"{base:020d}.txnindex"], base)
-            if problem is not None:
-                why = f"its transaction index fails the sanity check ({problem})"
-        if why is not None:
-            recoveries[base] = _recover_segment(base, log, why, epochs)
-            plan.recovered.append(recoveries[base])
-            plan.rebuilt_indexes.append((log, why))
-            if _refuse_overflow(plan, recoveries[base]):
+    while True:
+        try:
+            kept, recoveries = _load_segments(plan, state, segments, files, epochs)
+            break
+        except _Overflow as overflow:
+            if not _split(plan, segments, overflow):
                 return plan
-    plan.log_end_offset_before = _next_offset(segments[-1][1], segments[-1][0]) if segments else 0
-
-    kept = list(segments)
-    if not state.clean_shutdown and segments:
-        bases = [b for b, _ in segments]
-        floor = max((b for b in bases if b <= plan.recovery_point), default=None)
-        start = 0 if floor is None else bases.index(floor)
-        for i in range(start, len(segments)):
-            base, log = segments[i]
-            earlier = recoveries.get(base)
-            if earlier is not None:
-                # Already recovered (and truncated) while loading: a second recovery truncates nothing.
-                continue
-            recovery = recoveries[base] = _recover_segment(base, log, "unflushed: at or above the recovery point "
-                                                   f"{plan.recovery_point} and no clean shutdown", epochs)
-            plan.recovered.append(recovery)
-            plan.rebuilt_indexes.append((log, "recovered"))
-            if _refuse_overflow(plan, recovery):
-                return plan
-            if recovery.truncated_bytes:
-                for later_base, later_log in segments[i + 1:]:
-                    plan.deleted_segments.append(_deleted(later_base, later_log, f"after the segment truncated "
-                                                                                  f"at {base:020d}.log"))
-                kept = segments[:i + 1]
-                break
+            epochs[:] = original_epochs
     if kept:
         base, log = kept[-1]
-        plan.log_end_offset = recoveries[base].next_offset if base in recoveries else _next_offset(log, base)
+        plan.log_end_offset = recoveries[base].next_offset if base in recoveries else \
+            _next_offset(log, base, plan.split_spans.get(base, WHOLE))
     if not kept:
         plan.log_end_offset = plan.log_start_checkpoint
     if kept and plan.log_end_offset < plan.log_start_checkpoint:
         for base, log in kept:
             plan.deleted_segments.append(_deleted(base, log, f"the log end offset {plan.log_end_offset} is below "
-                                                             f"the log start offset {plan.log_start_checkpoint}"))
+                                                             f"the log start offset {plan.log_start_checkpoint}",
+                                                  plan.split_spans.get(base, WHOLE)))
         kept = []
         plan.log_end_offset = plan.log_start_checkpoint
         epochs.clear()
@@ -431,20 +408,87 @@ def _kept_and_lost(plan: PartitionPlan, recoveries: dict[int, SegmentRecovery]) 
     kept: list[SegmentPart] = []
     lost: list[SegmentPart] = []
     for base, log in plan.kept_segments:
+        start, end = plan.split_spans.get(base, WHOLE)
         recovery = recoveries.get(base)
-        end = recovery.valid_bytes if recovery is not None and recovery.truncated_bytes else None
-        kept.append((base, log, 0, end))
-        if end is not None:
-            lost.append((base, log, end, None))
-    lost.extend((d.base_offset, d.log, 0, None) for d in plan.deleted_segments)
+        if recovery is not None and recovery.truncated_bytes:
+            kept.append((base, log, start, start + recovery.valid_bytes))
+            lost.append((base, log, start + recovery.valid_bytes, end))
+        else:
+            kept.append((base, log, start, end))
+    lost.extend((d.base_offset, d.log, *plan.split_spans.get(d.base_offset, WHOLE)) for d in plan.deleted_segments)
     return kept, lost
 
 
-def _refuse_overflow(plan: PartitionPlan, recovery: SegmentRecovery) -> bool:
-    if recovery.overflow is None:
+class _Overflow(Exception):
+    """LogSegmentOffsetOverflowException: a valid batch of this segment is outside its index's range."""
+
+    def __init__(self, base: int, log: str, span: Span, reason: str) -> None:
+        super().__init__(reason)
+        self.base, self.log, self.span, self.reason = base, log, span, reason
+
+
+def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple[int, str]], files: dict[str, str],
+                   epochs: list[EpochEntry]) -> tuple[list[tuple[int, str]], dict[int, SegmentRecovery]]:
+    """LogLoader.loadSegmentFiles then recoverLog: the segments kept and those recovered (by base)."""
+    plan.recovered, plan.rebuilt_indexes, plan.deleted_segments = [], [], []
+    spans = plan.split_spans
+    recoveries: dict[int, SegmentRecovery] = {}
+    for base, log in segments:
+        why = None
+        if base in spans:
+            pass    # written by the split with its indexes (LogSegment.append)
+        elif f"{base:020d}.index" not in files:
+            why = "its offset index is missing"
+        elif f"{base:020d}.txnindex" in files:
+            problem = _txn_index_problem(files[f"{base:020d}.txnindex"], base)
+            if problem is not None:
+                why = f"its transaction index fails the sanity check ({problem})"
+        if why is not None:
+            recoveries[base] = _recover_segment(base, log, why, epochs, spans.get(base, WHOLE))
+            plan.recovered.append(recoveries[base])
+            plan.rebuilt_indexes.append((log, why))
+    plan.log_end_offset_before = _next_offset(segments[-1][1], segments[-1][0], spans.get(segments[-1][0], WHOLE)) \
+        if segments else 0
+
+    kept = list(segments)
+    if not state.clean_shutdown and segments:
+        bases = [b for b, _ in segments]
+        floor = max((b for b in bases if b <= plan.recovery_point), default=None)
+        start = 0 if floor is None else bases.index(floor)
+        for i in range(start, len(segments)):
+            base, log = segments[i]
+            if base in recoveries:
+                # Already recovered (and truncated) while loading: a second recovery truncates nothing.
+                continue
+            recovery = recoveries[base] = _recover_segment(base, log, "unflushed: at or above the recovery point "
+                                                           f"{plan.recovery_point} and no clean shutdown", epochs,
+                                                           spans.get(base, WHOLE))
+            plan.recovered.append(recovery)
+            plan.rebuilt_indexes.append((log, "recovered"))
+            if recovery.truncated_bytes:
+                for later_base, later_log in segments[i + 1:]:
+                    plan.deleted_segments.append(_deleted(later_base, later_log, f"after the segment truncated "
+                                                                                  f"at {base:020d}.log",
+                                                          spans.get(later_base, WHOLE)))
+                return segments[:i + 1], recoveries
+    return kept, recoveries
+
+
+def _split(plan: PartitionPlan, segments: list[tuple[int, str]], overflow: _Overflow) -> bool:
+    """LogLoader.retryOnOffsetOverflow: split the segment in ``segments`` (False: the broker cannot)."""
+    try:
+        pieces = split_pieces(overflow.log, overflow.base, *overflow.span)
+    except SplitFailure as failure:
+        plan.refuse(overflow.log, f"{overflow.reason}; {failure.reason}" +
+                    (f" (position {failure.position - overflow.span[0]})" if failure.position is not None else ""))
         return False
-    plan.refused = (f"{recovery.log}: {recovery.overflow}; the broker splits this segment before loading "
-                    f"(LogLoader.splitOverflowedSegment), which kdump does not simulate")
+    i = next(i for i, (base, _) in enumerate(segments) if base == overflow.base)
+    segments[i:i + 1] = [(piece.base_offset, overflow.log) for piece in pieces]
+    plan.split_spans.pop(overflow.base, None)
+    plan.split_spans.update({piece.base_offset: (piece.start, piece.end) for piece in pieces})
+    names = ", ".join(f"{piece.base_offset:020d}.log" for piece in pieces)
+    plan.file_changes.append(FileChange(overflow.log, "split", f"{overflow.reason}: the broker splits it into {names} "
+                                        f"(LocalLog.splitOverflowedSegment) and loads the partition again"))
     return True
 
 

@@ -19,36 +19,43 @@ from kdump.log.segment import ReadOnlyFile
 class RecoveredBatches:
     """Iterate the batches recovery keeps; then ``stopped`` says why it ended early (None: it did not)."""
 
-    def __init__(self, log: ReadOnlyFile) -> None:
+    def __init__(self, log: ReadOnlyFile, start: int = 0, end: int | None = None) -> None:
         self.log = log
+        self.start, self.end = start, log.size if end is None else end   # a piece of a split segment
         self.stopped: str | None = None
-        self.valid_bytes = 0
+        self.valid_bytes = 0                          # counted from ``start``
         self.count = 0
         self.zero_padding_from: int | None = None   # where a zero-padded (preallocated) tail starts
 
     def __iter__(self) -> Iterator[Batch]:
-        batches = LogBatches(self.log, check_crc=True)
+        batches = LogBatches(self.log, self.start, self.end, check_crc=True)
         try:
             for batch in batches:
                 if not batch.is_valid:
                     self.stopped = f"the batch at position {batch.position} fails its CRC check"
                     return
-                self.valid_bytes = batch.end
+                self.valid_bytes = batch.end - self.start
                 self.count += 1
                 yield batch
         except KdumpError as err:
             self.stopped = f"position {err.position}: {err.reason}"
             return
+        size = self.end - self.start
         if batches.zero_padding_from is not None:
             self.zero_padding_from = batches.zero_padding_from
-            self.stopped = (f"{self.log.size - self.valid_bytes} bytes of zero padding from position "
+            self.stopped = (f"{size - self.valid_bytes} bytes of zero padding from position "
                             f"{self.valid_bytes} (a preallocated or crashed active segment)")
-        elif self.valid_bytes < self.log.size:
-            self.stopped = (f"{self.log.size - self.valid_bytes} bytes after position {self.valid_bytes} are not a "
+        elif self.valid_bytes < size:
+            self.stopped = (f"{size - self.valid_bytes} bytes after position {self.valid_bytes} are not a "
                             f"complete batch")
 
 
 INT32_MAX = 2**31 - 1
+
+
+def fits_segment(base_offset: int, offset: int) -> bool:
+    """OffsetIndex.canAppendOffset: ``offset`` relative to ``base_offset`` fits an index entry's 4 bytes."""
+    return 0 <= offset - base_offset <= INT32_MAX
 
 
 def offset_range_problem(batch: Batch, base_offset: int) -> str | None:

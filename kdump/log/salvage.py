@@ -48,11 +48,11 @@ def write_recovered_copy(state: LogDirState, plans: list[PartitionPlan], out_dir
         write_new_file(os.path.join(stage, CLEAN_SHUTDOWN_FILE), b"")
 
 
-def _copy(source: str, target: str, length: int | None = None) -> None:
-    """The first ``length`` bytes (all by default) of ``source`` into a new file ``target``."""
+def _copy(source: str, target: str, length: int | None = None, start: int = 0) -> None:
+    """``length`` bytes (all by default) of ``source`` from ``start`` into a new file ``target``."""
     with ReadOnlyFile(source) as f, open(target, "xb") as out:
-        end = f.size if length is None else min(length, f.size)
-        for position in range(0, end, _COPY_BYTES):
+        end = f.size if length is None else min(start + length, f.size)
+        for position in range(start, end, _COPY_BYTES):
             out.write(f.read(position, min(_COPY_BYTES, end - position)))
 
 
@@ -63,8 +63,11 @@ def _write_partition(plan: PartitionPlan, directory: str, interval: int, max_ind
     for base, source in plan.kept_segments:
         recovery = recovered.get(base)
         log_name = segment_file_name(base, ".log")
-        _copy(source, os.path.join(directory, log_name), recovery.valid_bytes if recovery else None)
-        builder = SegmentIndexBuilder(base, interval, max_index_bytes) if recovery else None
+        split = plan.split_spans.get(base)      # a piece of a split segment: its bytes of the old file
+        length = recovery.valid_bytes if recovery else (split[1] - split[0] if split else None)
+        _copy(source, os.path.join(directory, log_name), length, split[0] if split else 0)
+        # LogSegment.recover and the split's appends (LogSegment.append, per batch since Kafka 4.1) index alike.
+        builder = SegmentIndexBuilder(base, interval, max_index_bytes) if recovery or split else None
         with ReadOnlyFile(os.path.join(directory, log_name)) as log:
             batches = LogBatches(log, check_crc=False)
             for batch in batches:
@@ -76,7 +79,7 @@ def _write_partition(plan: PartitionPlan, directory: str, interval: int, max_ind
             builder.close()
             write_new_file(os.path.join(directory, segment_file_name(base, ".index")), builder.offset_index_bytes())
             write_new_file(os.path.join(directory, segment_file_name(base, ".timeindex")), builder.time_index_bytes())
-            aborted = observer.aborted.get(base)
+            aborted = observer.aborted.get(base) if recovery else None   # appends write no .txnindex
             if aborted:
                 write_new_file(os.path.join(directory, segment_file_name(base, ".txnindex")), b"".join(aborted))
         else:

@@ -196,6 +196,46 @@ def test_several_paths_are_planned_in_order_with_one_total(logs: Path, tmp_path:
     assert run_kdump("recover", str(other), str(logs), "--out", str(tmp_path / "x")).exit_code == 2
 
 
+def _append_overflowing_copy(log: Path) -> tuple[int, int]:
+    """Append the last batch again with its base offset 2^31 + 7 higher (outside the CRC); returns the
+    new batch's (position, base offset)."""
+    position, size, base_offset, _ = _batches(log)[-1]
+    data = log.read_bytes()
+    batch = bytearray(data[position:position + size])
+    struct.pack_into(">q", batch, 0, base_offset + 2**31 + 7)
+    log.write_bytes(data + bytes(batch))
+    return len(data), base_offset + 2**31 + 7
+
+
+def test_an_overflowing_segment_is_split_where_its_offsets_leave_the_index_range(logs: Path, tmp_path: Path) -> None:
+    # LocalLog.splitOverflowedSegment: a new segment at the first batch that no index based at the
+    # segment's base can hold; then the load starts again and recovers both pieces.
+    last = _segments(logs / "a-0")[-1]
+    position, new_base = _append_overflowing_copy(last)
+    records = _batches(last)[-1][3]
+    code, plan = _plan(logs)
+    assert code == 0, plan
+    assert [c["action"] for c in plan["fileChanges"]] == ["split"]
+    assert plan["logEndOffset"] == new_base + records and plan["refused"] is None
+    out = tmp_path / "salvaged"
+    assert run_kdump("recover", str(logs), "--out", str(out)).exit_code == 0
+    piece = out / "a-0" / f"{new_base:020d}.log"
+    assert piece.read_bytes() == last.read_bytes()[position:]
+    assert (out / "a-0" / last.name).read_bytes() == last.read_bytes()[:position]
+    assert run_kdump("verify-index", str(out)).exit_code == 0
+
+
+def test_a_split_that_meets_a_cut_batch_is_a_refusal(logs: Path) -> None:
+    last = _segments(logs / "a-0")[-1]
+    _append_overflowing_copy(last)
+    with open(last, "ab") as f:
+        f.write(last.read_bytes()[:30])        # the start of a batch, cut: the split cannot read it
+    result = run_kdump("recover", str(logs))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"Error: {last}: the broker refuses to load a-0: ")
+    assert "splitting the overflowed segment fails" in result.stderr
+
+
 # --- --out: the recovered copy --------------------------------------------------------------------
 
 

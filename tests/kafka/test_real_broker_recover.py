@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import struct
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -67,6 +68,23 @@ def _leave_a_swap(partition: Path) -> None:
     shutil.copyfile(first, first.with_name(first.name + ".swap"))
 
 
+def _overflow_offsets(partition: Path) -> None:
+    """A copy of the active segment's last batch appended with its base offset moved 2^31 + 7 up (the
+    base offset is outside the batch CRC): valid, but no index based at the segment's base can hold
+    it, as in segments older brokers wrote (KAFKA-6264). The broker splits the segment at start-up."""
+    active = max(partition.glob("*.log"))
+    data = active.read_bytes()
+    position = last = 0
+    while position + 12 <= len(data):
+        size = struct.unpack_from(">i", data, position + 8)[0]
+        if position + 12 + size > len(data):
+            break
+        last, position = position, position + 12 + size
+    batch = bytearray(data[last:position])
+    struct.pack_into(">q", batch, 0, struct.unpack_from(">q", batch, 0)[0] + 2**31 + 7)
+    active.write_bytes(data[:position] + bytes(batch))
+
+
 DAMAGE: dict[str, Callable[[Path], None]] = {
     "killed": lambda partition: None,
     "flipped-byte": _flip_last_batch,
@@ -74,6 +92,7 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "garbage": _append_garbage,
     "no-index": _delete_an_index,
     "swap": _leave_a_swap,
+    "offset-overflow": _overflow_offsets,
 }
 
 

@@ -1,0 +1,67 @@
+"""Log dirs a real broker refuses to start on, and `kdump recover` saying so.
+
+Each case damages a copy of a cleanly stopped 4.3 broker's log dir; the real broker started on it
+exits during start-up (its only log dir goes offline), and `kdump recover` exits 2 with one
+`Error: <file>: ...` line naming the file the broker fails on, and writes no copy.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from broker import RELEASES, Broker, BrokerError, run_driver
+from make_real_fixtures import setup_topics
+from real_jars import kafka_lib
+
+from kdump_testing import run_kdump
+
+PARTITION = "sequence-0"
+
+
+def _garble(name: str) -> Callable[[Path], Path]:
+    def damage(log_dir: Path) -> Path:
+        path = log_dir / name
+        path.write_text("0\n3\nsequence 0 12\n")      # three entries announced, one there
+        return path
+    return damage
+
+
+DAMAGE: dict[str, Callable[[Path], Path]] = {
+    "recovery-point-checkpoint": _garble("recovery-point-offset-checkpoint"),
+    "log-start-checkpoint": _garble("log-start-offset-checkpoint"),
+    "leader-epoch-checkpoint": _garble(f"{PARTITION}/leader-epoch-checkpoint"),
+}
+
+
+@pytest.fixture(scope="module")
+def stopped_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("stopped")
+    broker = Broker(kafka_lib(RELEASES[0]), tmp / "logdir", tmp / "work", RELEASES[0]).start()
+    try:
+        setup_topics(broker)
+        run_driver(broker.lib, "sequence", broker.bootstrap, "sequence", "300", "10", "1700000000000", "1000")
+    finally:
+        assert broker.stop() in (0, 143)
+    return broker.log_dir
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGE))
+def test_kdump_reports_what_the_broker_refuses(case: str, stopped_dir: Path, tmp_path: Path,
+                                               start_broker: Callable[..., Broker]) -> None:
+    for_kdump, for_broker = tmp_path / "for-kdump", tmp_path / "for-broker"
+    shutil.copytree(stopped_dir, for_kdump)
+    shutil.copytree(stopped_dir, for_broker)
+    damaged = DAMAGE[case](for_kdump)
+    DAMAGE[case](for_broker)
+
+    result = run_kdump("recover", str(for_kdump), "--out", str(tmp_path / "copy"))
+    assert result.exit_code == 2, result.stdout
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {damaged}: the broker refuses to load "), lines
+    assert not (tmp_path / "copy").exists()
+
+    with pytest.raises(BrokerError, match="exited during start"):
+        start_broker(RELEASES[0], log_dir=for_broker)

@@ -18,9 +18,12 @@ from kdump.cli.options import index_settings_options, json_option
 from kdump.errors import InputError, UsageError
 from kdump.log.loader import LogDirState, PartitionPlan, plan_partition, recover_targets
 from kdump.log.salvage import write_recovered_copy
+from kdump.render.dialect import DEFAULT_KAFKA_VERSION, parse_kafka_version
 from kdump.render.recover_text import log_dir_lines, log_dir_object, plan_lines, plan_object, totals_line
 
 LogDirPlans = tuple[LogDirState, list[PartitionPlan]]
+# kafka/log/LogLoader.scala first appears in 3.0.0 (before, Log.scala loaded segments with other rules).
+LOG_LOADER_SINCE = (3, 0)
 
 
 @click.command("recover", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
@@ -30,9 +33,11 @@ LogDirPlans = tuple[LogDirState, list[PartitionPlan]]
                    "one PATH only).")
 @click.option("--force", is_flag=True, help="Replace --out if it holds an earlier kdump recover copy (or is empty).")
 @index_settings_options
+@click.option("--kafka-version", default=DEFAULT_KAFKA_VERSION, show_default=True, metavar="V",
+              help="The broker's Kafka release (3.0 ... 4.3): what its log loading does where releases differ.")
 @json_option
 def recover(paths: tuple[str, ...], out_dir: str | None, force: bool, index_interval_bytes: int,
-            segment_index_bytes: int, json_output: bool) -> None:
+            segment_index_bytes: int, kafka_version: str, json_output: bool) -> None:
     """The plan of Kafka's log loading for partition dirs or whole log dirs, read-only.
 
     \b
@@ -43,6 +48,9 @@ def recover(paths: tuple[str, ...], out_dir: str | None, force: bool, index_inte
     Exit status: 0 nothing would be lost, 1 data would be truncated or deleted, 2 unreadable
     input or a partition the broker would refuse to load.
     """
+    release = parse_kafka_version(kafka_version)
+    if release.major_minor < LOG_LOADER_SINCE:
+        raise UsageError(f"--kafka-version {kafka_version}: kdump recover follows the LogLoader of Kafka 3.0 and later")
     if out_dir is not None and len(paths) != 1:
         raise UsageError("--out writes the recovered copy of one PATH")
     results = []
@@ -51,7 +59,8 @@ def recover(paths: tuple[str, ...], out_dir: str | None, force: bool, index_inte
         results.append((state, [plan_partition(d, state) for d in dirs]))
     report(results, json_output, paths)
     if out_dir is not None:
-        _write_copy(*results[0], out_dir, force, index_interval_bytes, segment_index_bytes, json_output)
+        _write_copy(*results[0], out_dir, force, index_interval_bytes, segment_index_bytes,
+                    release.indexes_each_appended_batch, json_output)
     raise SystemExit(exit_status(results))
 
 
@@ -86,13 +95,13 @@ def exit_status(results: Sequence[LogDirPlans]) -> ExitCode:
 
 
 def _write_copy(state: LogDirState, plans: list[PartitionPlan], out_dir: str, force: bool,
-                interval: int, max_index_bytes: int, json_output: bool) -> None:
+                interval: int, max_index_bytes: int, per_batch: bool, json_output: bool) -> None:
     source = os.path.realpath(state.path)
     target = os.path.realpath(out_dir)
     if target == source or target.startswith(source + os.sep) or source.startswith(target + os.sep):
         raise UsageError("--out must be outside the log dir it recovers (never in place)", path=out_dir)
     write_recovered_copy(state, plans, out_dir, force=force, index_interval_bytes=interval,
-                         max_index_bytes=max_index_bytes)
+                         max_index_bytes=max_index_bytes, split_indexed_per_batch=per_batch)
     if json_output:
         click.echo(json.dumps({"type": "recoveredCopy", "path": os.path.abspath(out_dir)}, separators=(",", ":")))
     else:

@@ -225,6 +225,24 @@ def test_an_overflowing_segment_is_split_where_its_offsets_leave_the_index_range
     assert run_kdump("verify-index", str(out)).exit_code == 0
 
 
+@pytest.mark.parametrize(("version", "entries"), [("4.3", True), ("3.9", False)])
+def test_split_pieces_are_indexed_as_the_release_appends(logs: Path, tmp_path: Path, version: str,
+                                                        entries: bool) -> None:
+    # After a clean shutdown only the segment with no offset index is recovered; its split pieces are
+    # not recovered again, so their indexes are those LogSegment.appendFromFile wrote: per batch since
+    # Kafka 4.1, before that once per chunk of up to 1 MiB (here: one chunk, no offset-index entry).
+    (logs / ".kafka_cleanshutdown").write_text("")
+    first = _segments(logs / "a-0")[0]
+    position, _ = _append_overflowing_copy(first)
+    first.with_suffix(".index").unlink()
+    out = tmp_path / version
+    result = run_kdump("recover", str(logs), "--out", str(out), "--kafka-version", version,
+                       "--index-interval-bytes", "512")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    index = (out / "a-0" / first.name).with_suffix(".index").read_bytes()
+    assert (len(index) > 0) == entries and position > 512
+
+
 def test_a_split_that_meets_a_cut_batch_is_a_refusal(logs: Path) -> None:
     last = _segments(logs / "a-0")[-1]
     _append_overflowing_copy(last)

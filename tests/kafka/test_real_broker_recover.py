@@ -96,12 +96,13 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
 }
 
 
-@pytest.fixture(scope="module")
-def killed_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One broker killed (kill -9) while a producer still sends, shared by every case; each case
-    works on its own copies."""
-    tmp = tmp_path_factory.mktemp("killed")
-    broker = Broker(kafka_lib(RELEASES[0]), tmp / "logdir", tmp / "work", RELEASES[0]).start()
+@pytest.fixture(scope="module", params=RELEASES)
+def killed_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """One broker per release killed (kill -9) while a producer still sends, shared by every case;
+    each case works on its own copies."""
+    release = request.param
+    tmp = tmp_path_factory.mktemp(f"killed-{release}")
+    broker = Broker(kafka_lib(release), tmp / "logdir", tmp / "work", release).start()
     try:
         setup_topics(broker)
         stream = start_driver(broker.lib, "stream", broker.bootstrap, "stream", "1000000", "1")
@@ -119,27 +120,29 @@ def killed_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     finally:
         broker.kill()
     assert not (broker.log_dir / ".kafka_cleanshutdown").exists()
-    return broker.log_dir
+    return release, broker.log_dir
 
 
 @pytest.mark.parametrize("case", sorted(DAMAGE))
-def test_recover_plans_what_the_broker_does(case: str, killed_dir: Path, tmp_path: Path,
+def test_recover_plans_what_the_broker_does(case: str, killed_dir: tuple[str, Path], tmp_path: Path,
                                             start_broker: Callable[..., Broker]) -> None:
+    release, killed = killed_dir
     for_kdump = tmp_path / "for-kdump"
     for_broker = tmp_path / "for-broker"
-    shutil.copytree(killed_dir, for_kdump)
-    shutil.copytree(killed_dir, for_broker)
+    shutil.copytree(killed, for_kdump)
+    shutil.copytree(killed, for_broker)
     DAMAGE[case](for_kdump / PARTITION)
     DAMAGE[case](for_broker / PARTITION)
 
     salvaged = tmp_path / "salvaged"
     # The topic's index settings, as tests/kafka/broker.py configures the broker.
     result = run_kdump("recover", str(for_kdump / PARTITION), "--json", "--out", str(salvaged),
-                       "--index-interval-bytes", "512", "--segment-index-bytes", "4096")
+                       "--index-interval-bytes", "512", "--segment-index-bytes", "4096",
+                       "--kafka-version", release.rsplit(".", 1)[0])
     assert result.exit_code in (0, 1), result.stderr
     plan = next(json.loads(line) for line in result.stdout.splitlines() if '"type":"partition"' in line)
 
-    restarted = start_broker(RELEASES[0], log_dir=for_broker)
+    restarted = start_broker(release, log_dir=for_broker)
     assert restarted.stop() in (0, 143)
 
     assert _segments(salvaged / PARTITION) == _segments(for_broker / PARTITION), plan

@@ -26,11 +26,18 @@ from dataclasses import dataclass, field
 
 from kdump.errors import KdumpError
 from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_offset_checkpoint
-from kdump.log.batches import LogBatches
 from kdump.log.logdir import is_partition_dir, parse_partition_dir_name, segment_base_offset
 from kdump.log.overflow_split import SplitFailure, split_pieces
 from kdump.log.producer_replay import SegmentPart, TransactionEffect, replay_transactions
-from kdump.log.recovery import RecoveredBatches, fits_segment
+from kdump.log.recovery import (
+    WHOLE,
+    DeletedSegment,
+    SegmentOverflow,
+    SegmentRecovery,
+    deleted_segment,
+    next_offset,
+    recover_segment,
+)
 from kdump.log.segment import ReadOnlyFile, read_small_file
 from kdump.log.state_files import read_aborted_txns
 
@@ -66,42 +73,6 @@ class FileChange:
     action: str            # "delete" or "rename"
     why: str
     to: str | None = None
-
-
-@dataclass
-class SegmentRecovery:
-    """One segment the broker recovers, and what recovery keeps of it."""
-
-    base_offset: int
-    log: str
-    why: str
-    size: int = 0
-    valid_bytes: int = 0
-    kept_batches: int = 0
-    next_offset: int = 0                      # the segment's next offset after recovery
-    stopped: str | None = None                # why recovery stopped before the end, if it did
-    lost_batches: int = 0                     # complete batches after the stop point
-    lost_records: int = 0
-    lost_offsets: tuple[int, int] | None = None
-    lost_producers: set[int] = field(default_factory=set)
-    zero_padding: bool = False                # the truncated bytes are a zero-padded tail, not data
-
-    @property
-    def truncated_bytes(self) -> int:
-        return self.size - self.valid_bytes
-
-
-@dataclass
-class DeletedSegment:
-    """A whole segment the broker deletes while loading, and what it holds."""
-
-    base_offset: int
-    log: str
-    why: str
-    size: int = 0
-    batches: int = 0
-    records: int = 0
-    offsets: tuple[int, int] | None = None
 
 
 @dataclass
@@ -172,23 +143,6 @@ def read_log_dir_state(log_dir: str) -> LogDirState:
     return state
 
 
-Span = tuple[int, int | None]
-"""The bytes [start, end) of a segment's file that are the segment (a piece of a split one), else (0, None)."""
-WHOLE: Span = (0, None)
-
-
-def _next_offset(log_path: str, base_offset: int, span: Span = WHOLE) -> int:
-    """LogSegment.readNextOffset: one past the last complete batch, or the base offset."""
-    last = None
-    with ReadOnlyFile(log_path) as log:
-        try:
-            for batch in LogBatches(log, *span, check_crc=False):
-                last = batch.last_offset
-        except KdumpError:
-            pass
-    return base_offset if last is None else last + 1
-
-
 def _file_offset(name: str) -> int | None:
     return segment_base_offset(name)
 
@@ -216,7 +170,7 @@ def _temporary_files(plan: PartitionPlan, files: dict[str, str]) -> None:
             base = _file_offset(name)
             if base is None:
                 continue
-            nxt = _next_offset(files[name], base)
+            nxt = next_offset(files[name], base)
             low = base if low is None else min(low, base)
             high = nxt if high is None else max(high, nxt)
     if low is not None and high is not None:
@@ -244,73 +198,6 @@ def _txn_index_problem(path: str, base_offset: int) -> str | None:
     except KdumpError as err:
         return err.reason
     return None
-
-
-def _recover_segment(base: int, log: str, why: str, epochs: list[EpochEntry], span: Span = WHOLE) \
-        -> SegmentRecovery:
-    """LogSegment.recover: keep batches until one fails ensureValid; count what the rest holds."""
-    result = SegmentRecovery(base, log, why)
-    with ReadOnlyFile(log) as f:
-        recovered = RecoveredBatches(f, *span)
-        result.size = recovered.end - recovered.start
-        last = None
-        for batch in recovered:
-            if not fits_segment(base, batch.last_offset):
-                raise _Overflow(base, log, span, f"the batch at position {batch.position - recovered.start} holds "
-                                f"offsets {batch.base_offset}..{batch.last_offset}, outside what an index based at "
-                                f"{base} can hold")
-            if batch.magic >= 2 and batch.partition_leader_epoch >= 0 and \
-                    (not epochs or batch.partition_leader_epoch > epochs[-1].epoch):
-                _assign_epoch(epochs, EpochEntry(batch.partition_leader_epoch, batch.base_offset))
-            last = batch.last_offset
-        result.valid_bytes = recovered.valid_bytes
-        result.kept_batches = recovered.count
-        result.next_offset = base if last is None else last + 1
-        result.stopped = recovered.stopped
-        if result.truncated_bytes:
-            result.zero_padding = recovered.zero_padding_from is not None
-            _count_lost(f, result, recovered.start)
-    return result
-
-
-def _count_lost(log: ReadOnlyFile, result: SegmentRecovery, start: int) -> None:
-    """What the truncated bytes hold: the complete batches that frame after the stop point."""
-    batches = LogBatches(log, start + result.valid_bytes, start + result.size, check_crc=False)
-    try:
-        for batch in batches:
-            result.lost_batches += 1
-            count = batch.records_count if batch.records_count is not None else 1
-            result.lost_records += max(count, 0)
-            low = batch.base_offset if result.lost_offsets is None else result.lost_offsets[0]
-            result.lost_offsets = (low, batch.last_offset)
-            if batch.producer_id >= 0:
-                result.lost_producers.add(batch.producer_id)
-    except KdumpError:
-        pass
-
-
-def _deleted(base: int, log: str, why: str, span: Span = WHOLE) -> DeletedSegment:
-    """A segment to be deleted, with the batches and records that go with it."""
-    segment = DeletedSegment(base, log, why)
-    with ReadOnlyFile(log) as f:
-        segment.size = (f.size if span[1] is None else span[1]) - span[0]
-        try:
-            for batch in LogBatches(f, *span, check_crc=False):
-                segment.batches += 1
-                segment.records += max(batch.records_count if batch.records_count is not None else 1, 0)
-                low = batch.base_offset if segment.offsets is None else segment.offsets[0]
-                segment.offsets = (low, batch.last_offset)
-        except KdumpError:
-            pass
-    return segment
-
-
-def _assign_epoch(epochs: list[EpochEntry], entry: EpochEntry) -> None:
-    """LeaderEpochFileCache.assign: drop entries the new one supersedes, then append it."""
-    if epochs and entry.epoch == epochs[-1].epoch and entry.start_offset >= epochs[-1].start_offset:
-        return
-    epochs[:] = [e for e in epochs if e.epoch < entry.epoch and e.start_offset < entry.start_offset]
-    epochs.append(entry)
 
 
 def _read_epochs(plan: PartitionPlan) -> list[EpochEntry]:
@@ -366,21 +253,21 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
         try:
             kept, recoveries = _load_segments(plan, state, segments, files, epochs)
             break
-        except _Overflow as overflow:
+        except SegmentOverflow as overflow:
             if not _split(plan, segments, overflow):
                 return plan
             epochs[:] = original_epochs
     if kept:
         base, log = kept[-1]
         plan.log_end_offset = recoveries[base].next_offset if base in recoveries else \
-            _next_offset(log, base, plan.split_spans.get(base, WHOLE))
+            next_offset(log, base, plan.split_spans.get(base, WHOLE))
     if not kept:
         plan.log_end_offset = plan.log_start_checkpoint
     if kept and plan.log_end_offset < plan.log_start_checkpoint:
         for base, log in kept:
-            plan.deleted_segments.append(_deleted(base, log, f"the log end offset {plan.log_end_offset} is below "
-                                                             f"the log start offset {plan.log_start_checkpoint}",
-                                                  plan.split_spans.get(base, WHOLE)))
+            plan.deleted_segments.append(deleted_segment(
+                base, log, f"the log end offset {plan.log_end_offset} is below the log start offset "
+                           f"{plan.log_start_checkpoint}", plan.split_spans.get(base, WHOLE)))
         kept = []
         plan.log_end_offset = plan.log_start_checkpoint
         epochs.clear()
@@ -419,14 +306,6 @@ def _kept_and_lost(plan: PartitionPlan, recoveries: dict[int, SegmentRecovery]) 
     return kept, lost
 
 
-class _Overflow(Exception):
-    """LogSegmentOffsetOverflowException: a valid batch of this segment is outside its index's range."""
-
-    def __init__(self, base: int, log: str, span: Span, reason: str) -> None:
-        super().__init__(reason)
-        self.base, self.log, self.span, self.reason = base, log, span, reason
-
-
 def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple[int, str]], files: dict[str, str],
                    epochs: list[EpochEntry]) -> tuple[list[tuple[int, str]], dict[int, SegmentRecovery]]:
     """LogLoader.loadSegmentFiles then recoverLog: the segments kept and those recovered (by base)."""
@@ -444,10 +323,10 @@ def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple
             if problem is not None:
                 why = f"its transaction index fails the sanity check ({problem})"
         if why is not None:
-            recoveries[base] = _recover_segment(base, log, why, epochs, spans.get(base, WHOLE))
+            recoveries[base] = recover_segment(base, log, why, epochs, spans.get(base, WHOLE))
             plan.recovered.append(recoveries[base])
             plan.rebuilt_indexes.append((log, why))
-    plan.log_end_offset_before = _next_offset(segments[-1][1], segments[-1][0], spans.get(segments[-1][0], WHOLE)) \
+    plan.log_end_offset_before = next_offset(segments[-1][1], segments[-1][0], spans.get(segments[-1][0], WHOLE)) \
         if segments else 0
 
     kept = list(segments)
@@ -460,21 +339,21 @@ def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple
             if base in recoveries:
                 # Already recovered (and truncated) while loading: a second recovery truncates nothing.
                 continue
-            recovery = recoveries[base] = _recover_segment(base, log, "unflushed: at or above the recovery point "
+            recovery = recoveries[base] = recover_segment(base, log, "unflushed: at or above the recovery point "
                                                            f"{plan.recovery_point} and no clean shutdown", epochs,
                                                            spans.get(base, WHOLE))
             plan.recovered.append(recovery)
             plan.rebuilt_indexes.append((log, "recovered"))
             if recovery.truncated_bytes:
                 for later_base, later_log in segments[i + 1:]:
-                    plan.deleted_segments.append(_deleted(later_base, later_log, f"after the segment truncated "
-                                                                                  f"at {base:020d}.log",
-                                                          spans.get(later_base, WHOLE)))
+                    plan.deleted_segments.append(deleted_segment(
+                        later_base, later_log, f"after the segment truncated at {base:020d}.log",
+                        spans.get(later_base, WHOLE)))
                 return segments[:i + 1], recoveries
     return kept, recoveries
 
 
-def _split(plan: PartitionPlan, segments: list[tuple[int, str]], overflow: _Overflow) -> bool:
+def _split(plan: PartitionPlan, segments: list[tuple[int, str]], overflow: SegmentOverflow) -> bool:
     """LogLoader.retryOnOffsetOverflow: split the segment in ``segments`` (False: the broker cannot)."""
     try:
         pieces = split_pieces(overflow.log, overflow.base, *overflow.span)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from kdump.log.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan, SegmentRecovery
+from kdump.log.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan
+from kdump.log.recovery import SegmentRecovery
 
 
 def log_dir_lines(state: LogDirState) -> list[str]:

@@ -68,10 +68,10 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
 }
 
 
-@pytest.fixture(scope="module")
-def killed_txn_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("killed-txn")
-    release = RELEASES[0]
+@pytest.fixture(scope="module", params=RELEASES)
+def killed_txn_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    release = request.param
+    tmp = tmp_path_factory.mktemp(f"killed-txn-{release}")
     broker = Broker(kafka_lib(release), tmp / "logdir", tmp / "work", release).start()
     try:
         driver = start_driver(broker.lib, "txncrash", broker.bootstrap, TOPIC, segment_config(release),
@@ -99,7 +99,7 @@ def killed_txn_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     finally:
         broker.kill()
     assert len(list((broker.log_dir / PARTITION).glob("*.log"))) >= 3
-    return broker.log_dir
+    return release, broker.log_dir
 
 
 def _files(partition: Path, suffix: str) -> dict[str, bytes]:
@@ -108,21 +108,23 @@ def _files(partition: Path, suffix: str) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("case", sorted(DAMAGE))
 def test_recover_rebuilds_transaction_indexes_and_snapshots_as_the_broker(
-        case: str, killed_txn_dir: Path, tmp_path: Path, start_broker: Callable[..., Broker]) -> None:
+        case: str, killed_txn_dir: tuple[str, Path], tmp_path: Path, start_broker: Callable[..., Broker]) -> None:
+    release, killed = killed_txn_dir
     for_kdump, for_broker = tmp_path / "for-kdump", tmp_path / "for-broker"
-    shutil.copytree(killed_txn_dir, for_kdump)
-    shutil.copytree(killed_txn_dir, for_broker)
+    shutil.copytree(killed, for_kdump)
+    shutil.copytree(killed, for_broker)
     DAMAGE[case](for_kdump)
     DAMAGE[case](for_broker)
     before = {p.name for p in (for_broker / PARTITION).glob("*.snapshot")}
 
     salvaged = tmp_path / "salvaged"
     result = run_kdump("recover", str(for_kdump / PARTITION), "--json", "--out", str(salvaged),
-                       "--index-interval-bytes", "512", "--segment-index-bytes", "4096")
+                       "--index-interval-bytes", "512", "--segment-index-bytes", "4096",
+                       "--kafka-version", release.rsplit(".", 1)[0])
     assert result.exit_code in (0, 1), result.stderr
     plan = next(json.loads(line) for line in result.stdout.splitlines() if '"type":"partition"' in line)
 
-    restarted = start_broker(RELEASES[0], log_dir=for_broker)
+    restarted = start_broker(release, log_dir=for_broker)
     assert restarted.stop() in (0, 143)
 
     ours, theirs = salvaged / PARTITION, for_broker / PARTITION

@@ -1,6 +1,6 @@
 """Log dirs a real broker refuses to start on, and `kdump recover` saying so.
 
-Each case damages a copy of a cleanly stopped 4.3 broker's log dir; the real broker started on it
+Each case damages a copy of a cleanly stopped broker's log dir (4.3.0 and 3.9.2); the real broker started on it
 exits during start-up (its only log dir goes offline), and `kdump recover` exits 2 with one
 `Error: <file>: ...` line naming the file the broker fails on, and writes no copy.
 """
@@ -36,24 +36,26 @@ DAMAGE: dict[str, Callable[[Path], Path]] = {
 }
 
 
-@pytest.fixture(scope="module")
-def stopped_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("stopped")
-    broker = Broker(kafka_lib(RELEASES[0]), tmp / "logdir", tmp / "work", RELEASES[0]).start()
+@pytest.fixture(scope="module", params=RELEASES)
+def stopped_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    release = request.param
+    tmp = tmp_path_factory.mktemp(f"stopped-{release}")
+    broker = Broker(kafka_lib(release), tmp / "logdir", tmp / "work", release).start()
     try:
         setup_topics(broker)
         run_driver(broker.lib, "sequence", broker.bootstrap, "sequence", "300", "10", "1700000000000", "1000")
     finally:
         assert broker.stop() in (0, 143)
-    return broker.log_dir
+    return release, broker.log_dir
 
 
 @pytest.mark.parametrize("case", sorted(DAMAGE))
-def test_kdump_reports_what_the_broker_refuses(case: str, stopped_dir: Path, tmp_path: Path,
+def test_kdump_reports_what_the_broker_refuses(case: str, stopped_dir: tuple[str, Path], tmp_path: Path,
                                                start_broker: Callable[..., Broker]) -> None:
+    release, stopped = stopped_dir
     for_kdump, for_broker = tmp_path / "for-kdump", tmp_path / "for-broker"
-    shutil.copytree(stopped_dir, for_kdump)
-    shutil.copytree(stopped_dir, for_broker)
+    shutil.copytree(stopped, for_kdump)
+    shutil.copytree(stopped, for_broker)
     damaged = DAMAGE[case](for_kdump)
     DAMAGE[case](for_broker)
 
@@ -64,4 +66,4 @@ def test_kdump_reports_what_the_broker_refuses(case: str, stopped_dir: Path, tmp
     assert not (tmp_path / "copy").exists()
 
     with pytest.raises(BrokerError, match="exited during start"):
-        start_broker(RELEASES[0], log_dir=for_broker)
+        start_broker(release, log_dir=for_broker)

@@ -271,9 +271,15 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
         kept = []
         plan.log_end_offset = plan.log_start_checkpoint
         epochs.clear()
+        # ProducerStateManager.truncateFullyAndStartAt deletes every snapshot; the broker then writes
+        # one at the new log end.
+        snapshots = [(-1, p) for _, p in snapshots]
+        emptied = True
+    else:
+        emptied = False
     first_base = kept[0][0] if kept else plan.log_start_checkpoint
     plan.log_start_offset = max(plan.log_start_checkpoint, first_base)
-    if state.clean_shutdown:
+    if state.clean_shutdown and not emptied:
         plan.new_recovery_point = plan.log_end_offset
     else:
         plan.new_recovery_point = min(plan.recovery_point, plan.log_end_offset)
@@ -284,7 +290,7 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
     plan.epochs = epochs
     plan.epochs_removed = [e for e in original_epochs if e not in epochs]
     plan.epochs_added = [e for e in epochs if e not in original_epochs]
-    plan.snapshots_deleted = [p for o, p in snapshots if o > plan.log_end_offset]
+    plan.snapshots_deleted = [p for o, p in snapshots if o > plan.log_end_offset or o < 0]
     plan.transactions = replay_transactions(*_kept_and_lost(plan, recoveries))
     return plan
 

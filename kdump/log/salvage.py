@@ -92,6 +92,10 @@ def _write_partition(plan: PartitionPlan, directory: str, interval: int, max_ind
                 write_new_file(os.path.join(directory, segment_file_name(base, ".txnindex")), b"".join(aborted))
         else:
             _copy_trimmed_indexes(source_dir, directory, base)
+    if not plan.kept_segments:
+        # LogLoader.recoverLog: no segment left, a new empty one at the log start offset.
+        for suffix in (".log", ".index", ".timeindex"):
+            write_new_file(os.path.join(directory, segment_file_name(plan.log_end_offset, suffix)), b"")
     for name in sorted(os.listdir(plan.path)):
         path = os.path.join(plan.path, name)
         if name.endswith(".snapshot") and path not in plan.snapshots_deleted and os.path.isfile(path):

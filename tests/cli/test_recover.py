@@ -196,6 +196,24 @@ def test_several_paths_are_planned_in_order_with_one_total(logs: Path, tmp_path:
     assert run_kdump("recover", str(other), str(logs), "--out", str(tmp_path / "x")).exit_code == 2
 
 
+def test_a_log_start_past_the_log_end_empties_the_partition(logs: Path, tmp_path: Path) -> None:
+    # LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd: every segment and producer snapshot goes,
+    # the leader epochs are cleared, and a new empty segment starts at the log start offset.
+    (logs / ".kafka_cleanshutdown").write_text("")
+    _set_checkpoint(logs, "log-start-offset-checkpoint", 500)
+    code, plan = _plan(logs)
+    assert code == 1
+    assert len(plan["deletedSegments"]) == len(_segments(logs / "a-0")) and plan["logEndOffset"] == 500 and plan["logStartOffset"] == 500
+    assert sorted(Path(p).name for p in plan["snapshotsDeleted"]) == sorted(
+        p.name for p in (logs / "a-0").glob("*.snapshot"))
+    assert plan["recoveryPointAfter"] == 200      # min(the checkpointed 200, log end 500), clean shutdown or not
+    out = tmp_path / "salvaged"
+    assert run_kdump("recover", str(logs), "--out", str(out)).exit_code == 1
+    assert sorted(p.name for p in (out / "a-0").iterdir() if p.name[0].isdigit()) == [
+        f"{500:020d}{suffix}" for suffix in (".index", ".log", ".snapshot", ".timeindex")]
+    assert (out / "a-0" / f"{500:020d}.log").read_bytes() == b""
+
+
 def _append_overflowing_copy(log: Path) -> tuple[int, int]:
     """Append the last batch again with its base offset 2^31 + 7 higher (outside the CRC); returns the
     new batch's (position, base offset)."""

@@ -23,6 +23,7 @@ from broker import RELEASES, Broker, start_driver
 from make_real_fixtures import setup_topics
 from real_jars import kafka_lib
 
+from kdump.format.checkpoint import OffsetCheckpointEntry, encode_offset_checkpoint, parse_offset_checkpoint
 from kdump_testing import run_kdump
 
 PARTITION = "stream-0"
@@ -85,6 +86,15 @@ def _overflow_offsets(partition: Path) -> None:
     active.write_bytes(data[:position] + bytes(batch))
 
 
+def _log_start_past_the_end(partition: Path) -> None:
+    """A log-start-offset checkpoint far past the log end (as if segment files were lost): the
+    broker deletes every segment and starts an empty one at the log start offset."""
+    path = partition.parent / "log-start-offset-checkpoint"
+    entries = [e for e in parse_offset_checkpoint(path.read_bytes(), str(path)).entries if e.topic != "stream"]
+    end = int(max(partition.glob("*.log")).name[:20]) + 100_000
+    path.write_bytes(encode_offset_checkpoint([*entries, OffsetCheckpointEntry("stream", 0, end)]))
+
+
 DAMAGE: dict[str, Callable[[Path], None]] = {
     "killed": lambda partition: None,
     "flipped-byte": _flip_last_batch,
@@ -93,6 +103,7 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "no-index": _delete_an_index,
     "swap": _leave_a_swap,
     "offset-overflow": _overflow_offsets,
+    "log-start-past-end": _log_start_past_the_end,
 }
 
 

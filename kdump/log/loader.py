@@ -93,6 +93,7 @@ class PartitionPlan:
     epochs_removed: list[EpochEntry] = field(default_factory=list)
     epochs_added: list[EpochEntry] = field(default_factory=list)
     snapshots_deleted: list[str] = field(default_factory=list)
+    snapshot_written: int | None = None       # the offset of the snapshot rebuildProducerState adds, if new
     log_end_offset_before: int = 0
     log_end_offset: int = 0
     log_start_offset: int = 0
@@ -291,6 +292,9 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
     plan.epochs_removed = [e for e in original_epochs if e not in epochs]
     plan.epochs_added = [e for e in epochs if e not in original_epochs]
     plan.snapshots_deleted = [p for o, p in snapshots if o > plan.log_end_offset or o < 0]
+    # UnifiedLog.rebuildProducerState ends with a snapshot at the log end offset.
+    if plan.log_end_offset not in {o for o, p in snapshots if p not in plan.snapshots_deleted}:
+        plan.snapshot_written = plan.log_end_offset
     plan.transactions = replay_transactions(*_kept_and_lost(plan, recoveries))
     return plan
 

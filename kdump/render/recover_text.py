@@ -76,7 +76,12 @@ def plan_lines(plan: PartitionPlan) -> list[str]:
     for entry in plan.epochs_added:
         lines.append(f"  leader-epoch-checkpoint: add epoch {entry.epoch} at offset {entry.start_offset}")
     for path in plan.snapshots_deleted:
-        lines.append(f"  delete producer snapshot {_name(path)}: above the new log end offset")
+        above = int(_name(path)[:20]) > plan.log_end_offset
+        lines.append(f"  delete producer snapshot {_name(path)}: " + ("above the new log end offset" if above else
+                     "the producer state is dropped with every segment"))
+    if plan.snapshot_written is not None:
+        lines.append(f"  write producer snapshot {plan.snapshot_written:020d}.snapshot: the producer state at the new "
+                     f"log end offset")
     for txn in plan.transactions.open_after:
         why = "its marker is among the lost batches" if txn.marker_lost else "open before loading too"
         lines.append(f"  open transaction after loading: producer {txn.producer_id} from offset {txn.first_offset} "
@@ -116,7 +121,7 @@ def plan_object(plan: PartitionPlan) -> dict[str, Any]:
                              "offsets": list(d.offsets) if d.offsets else None} for d in plan.deleted_segments],
         "leaderEpochsRemoved": [{"epoch": e.epoch, "startOffset": e.start_offset} for e in plan.epochs_removed],
         "leaderEpochsAdded": [{"epoch": e.epoch, "startOffset": e.start_offset} for e in plan.epochs_added],
-        "snapshotsDeleted": plan.snapshots_deleted,
+        "snapshotsDeleted": plan.snapshots_deleted, "snapshotWritten": plan.snapshot_written,
         "openTransactions": [{"producerId": t.producer_id, "firstOffset": t.first_offset, "markerLost": t.marker_lost}
                              for t in plan.transactions.open_after],
         "lostOpenTransactions": [{"producerId": pid, "firstOffset": first}

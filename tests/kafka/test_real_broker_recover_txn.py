@@ -140,6 +140,8 @@ def test_recover_rebuilds_transaction_indexes_and_snapshots_as_the_broker(
         assert snap_ours[name] == snap_theirs[name], name
     # The plan names the snapshots the broker deleted and the transactions left open at the new log end.
     assert sorted(Path(p).name for p in plan["snapshotsDeleted"]) == sorted(before - set(snap_theirs))
+    written = set() if plan["snapshotWritten"] is None else {f"{plan['snapshotWritten']:020d}.snapshot"}
+    assert written == set(snap_theirs) - before
     end = parse_producer_snapshot(snap_theirs[f"{plan['logEndOffset']:020d}.snapshot"])
     open_txns = {e.producer_id: e.ongoing_txn_first_offset for e in end.entries if e.ongoing_txn_first_offset is not None}
     assert {t["producerId"]: t["firstOffset"] for t in plan["openTransactions"]} == open_txns

@@ -1,8 +1,11 @@
 """What a broker does to one partition directory when it loads it: Kafka's LogLoader, as a plan.
 
 Follows storage/src/main/java/org/apache/kafka/storage/internals/log/LogLoader.java and
-LogSegment.recover of Kafka 4.3 (the same steps as 3.x's LogLoader), read-only: nothing here
-changes a file; ``plan_partition`` says what the broker would change and what it would keep.
+LogSegment.recover of Kafka 4.3.0 (the same steps as core/src/main/scala/kafka/log/LogLoader.scala
+of 3.3.2, 3.6.0 and 3.9.0), read-only: nothing here changes a file; ``plan_partition`` says what the
+broker would change and what it would keep.
+
+0. The log dir: an unparseable recovery-point or log-start checkpoint takes it offline (a refusal).
 
 1. Temporary files: ``*.deleted`` (not KRaft ``.checkpoint.deleted``) and ``*.cleaned`` are deleted;
    a ``*.swap`` whose base offset is at or above the smallest ``.cleaned`` one belongs to an
@@ -11,8 +14,12 @@ changes a file; ``plan_partition`` says what the broker would change and what it
    ``.txnindex`` fails its sanity check, is recovered whatever the shutdown was.
 3. Recovery (no clean-shutdown marker): every segment from the one holding the recovery point is
    recovered; the first one that loses bytes is truncated there and every later one is deleted.
+   A recovered segment whose offsets overflow its index is split (kdump.log.overflow_split) and
+   the loading starts again on the pieces.
 4. The log end offset, the recovery point, the log start offset and the high watermark that
-   follow, and the leader-epoch entries the broker truncates.
+   follow (every segment and snapshot goes when the log start offset is past the log end), the
+   leader-epoch entries the broker truncates, the producer snapshots, and the transactions left
+   open (kdump.log.producer_replay).
 
 Recovering a segment (LogSegment.recover) keeps the batches before the first one that fails
 ``ensureValid`` (framing, size, CRC) and rebuilds the segment's indexes.

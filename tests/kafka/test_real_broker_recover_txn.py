@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from broker import RELEASES, Broker, start_driver
+from broker import RECOVER_RELEASES, Broker, run_driver, start_driver
 from make_real_fixtures import SEGMENT_BYTES, segment_config
 from real_jars import kafka_lib
 
@@ -68,7 +68,7 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
 }
 
 
-@pytest.fixture(scope="module", params=RELEASES)
+@pytest.fixture(scope="module", params=RECOVER_RELEASES)
 def killed_txn_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     release = request.param
     tmp = tmp_path_factory.mktemp(f"killed-txn-{release}")
@@ -125,6 +125,9 @@ def test_recover_rebuilds_transaction_indexes_and_snapshots_as_the_broker(
     plan = next(json.loads(line) for line in result.stdout.splitlines() if '"type":"partition"' in line)
 
     restarted = start_broker(release, log_dir=for_broker)
+    # A 3.3 broker listens before it loads its logs (once it has caught up with the metadata): read
+    # the partition to the end so the stop comes after the load.
+    run_driver(restarted.lib, "count", restarted.bootstrap, TOPIC)
     assert restarted.stop() in (0, 143)
 
     ours, theirs = salvaged / PARTITION, for_broker / PARTITION

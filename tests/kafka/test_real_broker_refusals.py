@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from broker import RELEASES, Broker, BrokerError, run_driver
+from broker import RECOVER_RELEASES, Broker, BrokerError, run_driver
 from make_real_fixtures import setup_topics
 from real_jars import kafka_lib
 
@@ -36,7 +36,7 @@ DAMAGE: dict[str, Callable[[Path], Path]] = {
 }
 
 
-@pytest.fixture(scope="module", params=RELEASES)
+@pytest.fixture(scope="module", params=RECOVER_RELEASES)
 def stopped_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     release = request.param
     tmp = tmp_path_factory.mktemp(f"stopped-{release}")
@@ -65,5 +65,10 @@ def test_kdump_reports_what_the_broker_refuses(case: str, stopped_dir: tuple[str
     assert len(lines) == 1 and lines[0].startswith(f"Error: {damaged}: the broker refuses to load "), lines
     assert not (tmp_path / "copy").exists()
 
-    with pytest.raises(BrokerError, match="exited during start"):
-        start_broker(release, log_dir=for_broker)
+    try:
+        broker = start_broker(release, log_dir=for_broker)
+    except BrokerError as err:
+        assert "exited during start" in str(err)
+    else:
+        # A 3.3 broker listens before it loads its logs; it stops when it does.
+        assert broker.process is not None and broker.process.wait(90) != 0, broker.output_tail()

@@ -1,9 +1,14 @@
-"""``kdump recover PATH``: what a broker will do to a log dir at its next start, before it starts."""
+"""``kdump recover PATH...``: what a broker will do to its log dirs at its next start, before it starts.
+
+``report`` prints the plans and ends the run with the exit status; ``kdump spark recover`` plans the
+partitions in Spark tasks and ends through the same function, so both print the same lines.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 
 import click
 
@@ -11,27 +16,29 @@ from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import index_settings_options, json_option
 from kdump.errors import InputError, UsageError
-from kdump.log.loader import (
-    LogDirState,
-    plan_log_dir,
-    plan_partition,
-    read_log_dir_state,
-)
-from kdump.log.logdir import is_partition_dir
+from kdump.log.loader import LogDirState, PartitionPlan, plan_partition, recover_targets
 from kdump.log.salvage import write_recovered_copy
-from kdump.render.recover_text import log_dir_lines, plan_lines, plan_object
+from kdump.render.dialect import DEFAULT_KAFKA_VERSION, parse_kafka_version
+from kdump.render.recover_text import log_dir_lines, log_dir_object, plan_lines, plan_object, totals_line
+
+LogDirPlans = tuple[LogDirState, list[PartitionPlan]]
+# kafka/log/LogLoader.scala first appears in 3.0.0 (before, Log.scala loaded segments with other rules).
+LOG_LOADER_SINCE = (3, 0)
 
 
 @click.command("recover", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
-@click.argument("path", type=click.Path(exists=True, file_okay=False))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
 @click.option("--out", "out_dir", type=click.Path(), default=None,
-              help="Also write the recovered copy a broker would leave into this new directory (never in place).")
+              help="Also write the recovered copy a broker would leave into this new directory (never in place; "
+                   "one PATH only).")
 @click.option("--force", is_flag=True, help="Replace --out if it holds an earlier kdump recover copy (or is empty).")
 @index_settings_options
+@click.option("--kafka-version", default=DEFAULT_KAFKA_VERSION, show_default=True, metavar="V",
+              help="The broker's Kafka release (3.0 ... 4.3): what its log loading does where releases differ.")
 @json_option
-def recover(path: str, out_dir: str | None, force: bool, index_interval_bytes: int, segment_index_bytes: int,
-            json_output: bool) -> None:
-    """The plan of Kafka's log loading for a partition dir or a whole log dir, read-only.
+def recover(paths: tuple[str, ...], out_dir: str | None, force: bool, index_interval_bytes: int,
+            segment_index_bytes: int, kafka_version: str, json_output: bool) -> None:
+    """The plan of Kafka's log loading for partition dirs or whole log dirs, read-only.
 
     \b
     After an unclean shutdown (no .kafka_cleanshutdown marker) the broker re-validates every
@@ -41,51 +48,61 @@ def recover(path: str, out_dir: str | None, force: bool, index_interval_bytes: i
     Exit status: 0 nothing would be lost, 1 data would be truncated or deleted, 2 unreadable
     input or a partition the broker would refuse to load.
     """
-    if is_partition_dir(path):
-        state = read_log_dir_state(os.path.dirname(os.path.abspath(path)))
-        plans = [plan_partition(path, state)]
-    else:
-        state = read_log_dir_state(path)
-        plans = list(plan_log_dir(path, state))
-    _print(state, plans, json_output)
-    if not plans:
-        raise InputError("no partition directories found: nothing was checked", path=path)
-    if any(p.refused for p in plans):
-        if out_dir is not None:
-            raise InputError("not written: the broker would refuse to load a partition", path=out_dir)
-        raise SystemExit(ExitCode.UNREADABLE)
+    release = parse_kafka_version(kafka_version)
+    if release.major_minor < LOG_LOADER_SINCE:
+        raise UsageError(f"--kafka-version {kafka_version}: kdump recover follows the LogLoader of Kafka 3.0 and later")
+    if out_dir is not None and len(paths) != 1:
+        raise UsageError("--out writes the recovered copy of one PATH")
+    results = []
+    for path in paths:
+        state, dirs = recover_targets(path)
+        results.append((state, [plan_partition(d, state) for d in dirs]))
+    report(results, json_output, paths)
     if out_dir is not None:
-        _write_copy(state, plans, out_dir, force, index_interval_bytes, segment_index_bytes, json_output)
-    raise SystemExit(ExitCode.DATA_LOST if any(p.loses_data for p in plans) else ExitCode.OK)
+        _write_copy(*results[0], out_dir, force, index_interval_bytes, segment_index_bytes,
+                    release.indexes_each_appended_batch, json_output)
+    raise SystemExit(exit_status(results))
 
 
-def _write_copy(state: LogDirState, plans: list, out_dir: str, force: bool,
-                interval: int, max_index_bytes: int, json_output: bool) -> None:
+def report(results: Sequence[LogDirPlans], json_output: bool, paths: Sequence[str]) -> None:
+    """Print every log dir's plans (text or JSON Lines); raise the run's error when the broker would
+    refuse a partition or nothing was found."""
+    for state, plans in results:
+        if json_output:
+            click.echo(json.dumps(log_dir_object(state), separators=(",", ":")))
+            for plan in plans:
+                click.echo(json.dumps(plan_object(plan), separators=(",", ":")))
+            continue
+        for line in log_dir_lines(state):
+            click.echo(line)
+        for plan in plans:
+            for line in plan_lines(plan):
+                click.echo(line)
+    every = [plan for _, plans in results for plan in plans]
+    if not json_output:
+        click.echo(totals_line(every))
+    if not every:
+        raise InputError("no partition directories found: nothing was checked", path=", ".join(paths))
+    refused = next((p for p in every if p.refused_file), None)
+    if refused is not None:
+        raise InputError(f"the broker refuses to load {refused.topic}-{refused.partition}: "
+                         f"{refused.refused_reason}", path=refused.refused_file)
+
+
+def exit_status(results: Sequence[LogDirPlans]) -> ExitCode:
+    lost = any(plan.loses_data for _, plans in results for plan in plans)
+    return ExitCode.DATA_LOST if lost else ExitCode.OK
+
+
+def _write_copy(state: LogDirState, plans: list[PartitionPlan], out_dir: str, force: bool,
+                interval: int, max_index_bytes: int, per_batch: bool, json_output: bool) -> None:
     source = os.path.realpath(state.path)
     target = os.path.realpath(out_dir)
     if target == source or target.startswith(source + os.sep) or source.startswith(target + os.sep):
         raise UsageError("--out must be outside the log dir it recovers (never in place)", path=out_dir)
     write_recovered_copy(state, plans, out_dir, force=force, index_interval_bytes=interval,
-                         max_index_bytes=max_index_bytes)
+                         max_index_bytes=max_index_bytes, split_indexed_per_batch=per_batch)
     if json_output:
         click.echo(json.dumps({"type": "recoveredCopy", "path": os.path.abspath(out_dir)}, separators=(",", ":")))
     else:
         click.echo(f"wrote the recovered copy to {out_dir}")
-
-
-def _print(state: LogDirState, plans: list, json_output: bool) -> None:
-    if json_output:
-        click.echo(json.dumps({"type": "logDir", "path": state.path, "cleanShutdown": state.clean_shutdown,
-                               "notes": state.notes}, separators=(",", ":")))
-        for plan in plans:
-            click.echo(json.dumps(plan_object(plan), separators=(",", ":")))
-        return
-    for line in log_dir_lines(state):
-        click.echo(line)
-    for plan in plans:
-        for line in plan_lines(plan):
-            click.echo(line)
-    lost = [p for p in plans if p.loses_data]
-    click.echo(f"recover: {len(plans)} partitions, {len(lost)} would lose data, "
-               f"{sum(len(p.deleted_segments) for p in plans)} segments deleted, "
-               f"{sum(1 for p in plans if p.refused)} refused")

@@ -68,6 +68,10 @@ class BrokerStateObserver(LogObserver):
         state = self.producers.get(batch.producer_id)
         if state is None:
             state = self.producers[batch.producer_id] = _Producer(batch.producer_epoch)
+        if state.epoch != batch.producer_epoch:
+            # ProducerStateEntry.maybeUpdateProducerEpoch: a new epoch forgets the batch metadata (with
+            # transaction version 2 every marker bumps the epoch, so a marker leaves none behind).
+            state.last_sequence, state.last_offset, state.offset_delta = -1, -1, 0
         state.epoch = batch.producer_epoch
         if batch.is_control:
             for record in decode_records(data, batch):

@@ -1,8 +1,11 @@
 """What a broker does to one partition directory when it loads it: Kafka's LogLoader, as a plan.
 
 Follows storage/src/main/java/org/apache/kafka/storage/internals/log/LogLoader.java and
-LogSegment.recover of Kafka 4.3 (the same steps as 3.x's LogLoader), read-only: nothing here
-changes a file; ``plan_partition`` says what the broker would change and what it would keep.
+LogSegment.recover of Kafka 4.3.0 (the same steps as core/src/main/scala/kafka/log/LogLoader.scala
+of 3.3.2, 3.6.0 and 3.9.0), read-only: nothing here changes a file; ``plan_partition`` says what the
+broker would change and what it would keep.
+
+0. The log dir: an unparseable recovery-point or log-start checkpoint takes it offline (a refusal).
 
 1. Temporary files: ``*.deleted`` (not KRaft ``.checkpoint.deleted``) and ``*.cleaned`` are deleted;
    a ``*.swap`` whose base offset is at or above the smallest ``.cleaned`` one belongs to an
@@ -11,8 +14,12 @@ changes a file; ``plan_partition`` says what the broker would change and what it
    ``.txnindex`` fails its sanity check, is recovered whatever the shutdown was.
 3. Recovery (no clean-shutdown marker): every segment from the one holding the recovery point is
    recovered; the first one that loses bytes is truncated there and every later one is deleted.
+   A recovered segment whose offsets overflow its index is split (kdump.log.overflow_split) and
+   the loading starts again on the pieces.
 4. The log end offset, the recovery point, the log start offset and the high watermark that
-   follow, and the leader-epoch entries the broker truncates.
+   follow (every segment and snapshot goes when the log start offset is past the log end), the
+   leader-epoch entries the broker truncates, the producer snapshots, and the transactions left
+   open (kdump.log.producer_replay).
 
 Recovering a segment (LogSegment.recover) keeps the batches before the first one that fails
 ``ensureValid`` (framing, size, CRC) and rebuilds the segment's indexes.
@@ -26,9 +33,18 @@ from dataclasses import dataclass, field
 
 from kdump.errors import KdumpError
 from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_offset_checkpoint
-from kdump.log.batches import LogBatches
-from kdump.log.logdir import parse_partition_dir_name, segment_base_offset
-from kdump.log.recovery import INT32_MAX, RecoveredBatches
+from kdump.log.logdir import is_partition_dir, parse_partition_dir_name, segment_base_offset
+from kdump.log.overflow_split import SplitFailure, split_pieces
+from kdump.log.producer_replay import SegmentPart, TransactionEffect, replay_transactions
+from kdump.log.recovery import (
+    WHOLE,
+    DeletedSegment,
+    SegmentOverflow,
+    SegmentRecovery,
+    deleted_segment,
+    next_offset,
+    recover_segment,
+)
 from kdump.log.segment import ReadOnlyFile, read_small_file
 from kdump.log.state_files import read_aborted_txns
 
@@ -53,6 +69,7 @@ class LogDirState:
     log_start_offsets: dict[tuple[str, int], int] = field(default_factory=dict)
     high_watermarks: dict[tuple[str, int], int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    refusal: tuple[str, str] | None = None        # (file, why): the broker loads no partition of this dir
 
 
 @dataclass
@@ -63,43 +80,6 @@ class FileChange:
     action: str            # "delete" or "rename"
     why: str
     to: str | None = None
-
-
-@dataclass
-class SegmentRecovery:
-    """One segment the broker recovers, and what recovery keeps of it."""
-
-    base_offset: int
-    log: str
-    why: str
-    size: int = 0
-    valid_bytes: int = 0
-    kept_batches: int = 0
-    next_offset: int = 0                      # the segment's next offset after recovery
-    stopped: str | None = None                # why recovery stopped before the end, if it did
-    lost_batches: int = 0                     # complete batches after the stop point
-    lost_records: int = 0
-    lost_offsets: tuple[int, int] | None = None
-    lost_producers: set[int] = field(default_factory=set)
-    zero_padding: bool = False                # the truncated bytes are a zero-padded tail, not data
-    overflow: str | None = None               # a batch outside the index's offset range: the broker splits
-
-    @property
-    def truncated_bytes(self) -> int:
-        return self.size - self.valid_bytes
-
-
-@dataclass
-class DeletedSegment:
-    """A whole segment the broker deletes while loading, and what it holds."""
-
-    base_offset: int
-    log: str
-    why: str
-    size: int = 0
-    batches: int = 0
-    records: int = 0
-    offsets: tuple[int, int] | None = None
 
 
 @dataclass
@@ -120,12 +100,23 @@ class PartitionPlan:
     epochs_removed: list[EpochEntry] = field(default_factory=list)
     epochs_added: list[EpochEntry] = field(default_factory=list)
     snapshots_deleted: list[str] = field(default_factory=list)
+    snapshot_written: int | None = None       # the offset of the snapshot rebuildProducerState adds, if new
     log_end_offset_before: int = 0
     log_end_offset: int = 0
     log_start_offset: int = 0
     new_recovery_point: int = 0
     high_watermark: int | None = None
-    refused: str | None = None                # the broker cannot load this partition (it stops the log dir)
+    transactions: TransactionEffect = field(default_factory=TransactionEffect)
+    split_spans: dict[int, tuple[int, int]] = field(default_factory=dict)  # split piece base -> bytes of its file
+    refused_file: str | None = None           # the broker cannot load this partition because of this file
+    refused_reason: str | None = None         # (it takes the log dir offline, or fails to start)
+
+    def refuse(self, path: str, reason: str) -> None:
+        self.refused_file, self.refused_reason = path, reason
+
+    @property
+    def refused(self) -> str | None:
+        return None if self.refused_file is None else f"{self.refused_file}: {self.refused_reason}"
 
     @property
     def loses_data(self) -> bool:
@@ -145,23 +136,19 @@ def read_log_dir_state(log_dir: str) -> LogDirState:
         try:
             parsed = parse_offset_checkpoint(read_small_file(path, _MAX_CHECKPOINT_BYTES), path)
         except KdumpError as err:
-            # LogManager logs the error and loads as if the checkpoint were empty.
-            state.notes.append(f"{path}: {err.reason}; the broker reads it as empty")
+            if name == HIGH_WATERMARK_CHECKPOINT:
+                # Read by ReplicaManager when a partition becomes leader, not while logs load.
+                state.notes.append(f"{path}: {err.reason}; the broker fails to read it when the partitions "
+                                   f"become leaders")
+                continue
+            # LogManager.loadLogs (kafka/log/LogManager.scala, 3.9.0 and 4.3.0) warns and resets the offsets,
+            # but CheckpointFileWithFailureHandler.read has already marked the log dir offline: no
+            # partition of it loads, and a broker whose only log dir is offline stops.
+            state.refusal = (path, f"{err.reason} (reading it takes the log dir offline: the broker does not "
+                                   f"load it and stops when it has no other log dir)")
             continue
         target.update({(e.topic, e.partition): e.offset for e in parsed.entries})
     return state
-
-
-def _next_offset(log_path: str, base_offset: int) -> int:
-    """LogSegment.readNextOffset: one past the last complete batch, or the base offset."""
-    last = None
-    with ReadOnlyFile(log_path) as log:
-        try:
-            for batch in LogBatches(log, check_crc=False):
-                last = batch.last_offset
-        except KdumpError:
-            pass
-    return base_offset if last is None else last + 1
 
 
 def _file_offset(name: str) -> int | None:
@@ -191,7 +178,7 @@ def _temporary_files(plan: PartitionPlan, files: dict[str, str]) -> None:
             base = _file_offset(name)
             if base is None:
                 continue
-            nxt = _next_offset(files[name], base)
+            nxt = next_offset(files[name], base)
             low = base if low is None else min(low, base)
             high = nxt if high is None else max(high, nxt)
     if low is not None and high is not None:
@@ -221,72 +208,6 @@ def _txn_index_problem(path: str, base_offset: int) -> str | None:
     return None
 
 
-def _recover_segment(base: int, log: str, why: str, epochs: list[EpochEntry]) -> SegmentRecovery:
-    """LogSegment.recover: keep batches until one fails ensureValid; count what the rest holds."""
-    result = SegmentRecovery(base, log, why)
-    with ReadOnlyFile(log) as f:
-        result.size = f.size
-        recovered = RecoveredBatches(f)
-        last = None
-        for batch in recovered:
-            if batch.last_offset - base > INT32_MAX or batch.last_offset < base:
-                result.overflow = (f"the batch at position {batch.position} holds offsets {batch.base_offset}.."
-                                   f"{batch.last_offset}, outside what an index based at {base} can hold")
-                break
-            if batch.magic >= 2 and batch.partition_leader_epoch >= 0 and \
-                    (not epochs or batch.partition_leader_epoch > epochs[-1].epoch):
-                _assign_epoch(epochs, EpochEntry(batch.partition_leader_epoch, batch.base_offset))
-            last = batch.last_offset
-        result.valid_bytes = recovered.valid_bytes
-        result.kept_batches = recovered.count
-        result.next_offset = base if last is None else last + 1
-        result.stopped = recovered.stopped
-        if result.truncated_bytes:
-            result.zero_padding = recovered.zero_padding_from is not None
-            _count_lost(f, result)
-    return result
-
-
-def _count_lost(log: ReadOnlyFile, result: SegmentRecovery) -> None:
-    """What the truncated bytes hold: the complete batches that frame after the stop point."""
-    batches = LogBatches(log, result.valid_bytes, check_crc=False)
-    try:
-        for batch in batches:
-            result.lost_batches += 1
-            count = batch.records_count if batch.records_count is not None else 1
-            result.lost_records += max(count, 0)
-            low = batch.base_offset if result.lost_offsets is None else result.lost_offsets[0]
-            result.lost_offsets = (low, batch.last_offset)
-            if batch.producer_id >= 0:
-                result.lost_producers.add(batch.producer_id)
-    except KdumpError:
-        pass
-
-
-def _deleted(base: int, log: str, why: str) -> DeletedSegment:
-    """A segment to be deleted, with the batches and records that go with it."""
-    segment = DeletedSegment(base, log, why)
-    with ReadOnlyFile(log) as f:
-        segment.size = f.size
-        try:
-            for batch in LogBatches(f, check_crc=False):
-                segment.batches += 1
-                segment.records += max(batch.records_count if batch.records_count is not None else 1, 0)
-                low = batch.base_offset if segment.offsets is None else segment.offsets[0]
-                segment.offsets = (low, batch.last_offset)
-        except KdumpError:
-            pass
-    return segment
-
-
-def _assign_epoch(epochs: list[EpochEntry], entry: EpochEntry) -> None:
-    """LeaderEpochFileCache.assign: drop entries the new one supersedes, then append it."""
-    if epochs and entry.epoch == epochs[-1].epoch and entry.start_offset >= epochs[-1].start_offset:
-        return
-    epochs[:] = [e for e in epochs if e.epoch < entry.epoch and e.start_offset < entry.start_offset]
-    epochs.append(entry)
-
-
 def _read_epochs(plan: PartitionPlan) -> list[EpochEntry]:
     path = os.path.join(plan.path, "leader-epoch-checkpoint")
     if not os.path.exists(path):
@@ -294,7 +215,7 @@ def _read_epochs(plan: PartitionPlan) -> list[EpochEntry]:
     try:
         return list(parse_leader_epoch_checkpoint(read_small_file(path, _MAX_CHECKPOINT_BYTES), path).entries)
     except KdumpError as err:
-        plan.refused = f"{path}: {err.reason} (the broker fails to load the partition's leader-epoch cache)"
+        plan.refuse(path, f"{err.reason} (the broker fails to load the partition's leader-epoch cache)")
         return []
 
 
@@ -308,14 +229,17 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
     plan = PartitionPlan(topic, partition, os.path.abspath(path), state.clean_shutdown,
                          state.recovery_points.get(key, 0), state.log_start_offsets.get(key, 0),
                          state.high_watermarks.get(key))
+    if state.refusal is not None:
+        plan.refuse(*state.refusal)
+        return plan
     files: dict[str, str] = {}
     for name in sorted(os.listdir(path)):
         full = os.path.join(plan.path, name)
         if not os.path.isfile(full):
             continue
         if not os.access(full, os.R_OK):
-            plan.refused = f"{full}: not readable (the broker fails with \"Could not read file\" and takes the log " \
-                           f"dir offline)"
+            plan.refuse(full, "not readable (the broker fails with \"Could not read file\" and takes the log dir "
+                              "offline)")
             return plan
         files[name] = full
     _temporary_files(plan, files)
@@ -333,61 +257,37 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
             plan.file_changes.append(FileChange(files[name], "delete", "an index file with no .log beside it"))
         elif name.endswith(".log"):
             segments.append((offset, files[name]))
-    recoveries: dict[int, SegmentRecovery] = {}
-    for base, log in segments:
-        why = None
-        if f"{base:020d}.index" not in files:
-            why = "its offset index is missing"
-        elif f"{base:020d}.txnindex" in files:
-            problem = _txn_index_problem(files[f"{base:020d}.txnindex"], base)
-            if problem is not None:
-                why = f"its transaction index fails the sanity check ({problem})"
-        if why is not None:
-            recoveries[base] = _recover_segment(base, log, why, epochs)
-            plan.recovered.append(recoveries[base])
-            plan.rebuilt_indexes.append((log, why))
-            if _refuse_overflow(plan, recoveries[base]):
+    while True:
+        try:
+            kept, recoveries = _load_segments(plan, state, segments, files, epochs)
+            break
+        except SegmentOverflow as overflow:
+            if not _split(plan, segments, overflow):
                 return plan
-    plan.log_end_offset_before = _next_offset(segments[-1][1], segments[-1][0]) if segments else 0
-
-    kept = list(segments)
-    if not state.clean_shutdown and segments:
-        bases = [b for b, _ in segments]
-        floor = max((b for b in bases if b <= plan.recovery_point), default=None)
-        start = 0 if floor is None else bases.index(floor)
-        for i in range(start, len(segments)):
-            base, log = segments[i]
-            earlier = recoveries.get(base)
-            if earlier is not None:
-                # Already recovered (and truncated) while loading: a second recovery truncates nothing.
-                continue
-            recovery = recoveries[base] = _recover_segment(base, log, "unflushed: at or above the recovery point "
-                                                   f"{plan.recovery_point} and no clean shutdown", epochs)
-            plan.recovered.append(recovery)
-            plan.rebuilt_indexes.append((log, "recovered"))
-            if _refuse_overflow(plan, recovery):
-                return plan
-            if recovery.truncated_bytes:
-                for later_base, later_log in segments[i + 1:]:
-                    plan.deleted_segments.append(_deleted(later_base, later_log, f"after the segment truncated "
-                                                                                  f"at {base:020d}.log"))
-                kept = segments[:i + 1]
-                break
+            epochs[:] = original_epochs
     if kept:
         base, log = kept[-1]
-        plan.log_end_offset = recoveries[base].next_offset if base in recoveries else _next_offset(log, base)
+        plan.log_end_offset = recoveries[base].next_offset if base in recoveries else \
+            next_offset(log, base, plan.split_spans.get(base, WHOLE))
     if not kept:
         plan.log_end_offset = plan.log_start_checkpoint
     if kept and plan.log_end_offset < plan.log_start_checkpoint:
         for base, log in kept:
-            plan.deleted_segments.append(_deleted(base, log, f"the log end offset {plan.log_end_offset} is below "
-                                                             f"the log start offset {plan.log_start_checkpoint}"))
+            plan.deleted_segments.append(deleted_segment(
+                base, log, f"the log end offset {plan.log_end_offset} is below the log start offset "
+                           f"{plan.log_start_checkpoint}", plan.split_spans.get(base, WHOLE)))
         kept = []
         plan.log_end_offset = plan.log_start_checkpoint
         epochs.clear()
+        # ProducerStateManager.truncateFullyAndStartAt deletes every snapshot; the broker then writes
+        # one at the new log end.
+        snapshots = [(-1, p) for _, p in snapshots]
+        emptied = True
+    else:
+        emptied = False
     first_base = kept[0][0] if kept else plan.log_start_checkpoint
     plan.log_start_offset = max(plan.log_start_checkpoint, first_base)
-    if state.clean_shutdown:
+    if state.clean_shutdown and not emptied:
         plan.new_recovery_point = plan.log_end_offset
     else:
         plan.new_recovery_point = min(plan.recovery_point, plan.log_end_offset)
@@ -398,15 +298,93 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
     plan.epochs = epochs
     plan.epochs_removed = [e for e in original_epochs if e not in epochs]
     plan.epochs_added = [e for e in epochs if e not in original_epochs]
-    plan.snapshots_deleted = [p for o, p in snapshots if o > plan.log_end_offset]
+    plan.snapshots_deleted = [p for o, p in snapshots if o > plan.log_end_offset or o < 0]
+    # UnifiedLog.rebuildProducerState ends with a snapshot at the log end offset.
+    if plan.log_end_offset not in {o for o, p in snapshots if p not in plan.snapshots_deleted}:
+        plan.snapshot_written = plan.log_end_offset
+    plan.transactions = replay_transactions(*_kept_and_lost(plan, recoveries))
     return plan
 
 
-def _refuse_overflow(plan: PartitionPlan, recovery: SegmentRecovery) -> bool:
-    if recovery.overflow is None:
+def _kept_and_lost(plan: PartitionPlan, recoveries: dict[int, SegmentRecovery]) \
+        -> tuple[list[SegmentPart], list[SegmentPart]]:
+    """The bytes the broker keeps and those it drops, segment by segment in log order."""
+    kept: list[SegmentPart] = []
+    lost: list[SegmentPart] = []
+    for base, log in plan.kept_segments:
+        start, end = plan.split_spans.get(base, WHOLE)
+        recovery = recoveries.get(base)
+        if recovery is not None and recovery.truncated_bytes:
+            kept.append((base, log, start, start + recovery.valid_bytes))
+            lost.append((base, log, start + recovery.valid_bytes, end))
+        else:
+            kept.append((base, log, start, end))
+    lost.extend((d.base_offset, d.log, *plan.split_spans.get(d.base_offset, WHOLE)) for d in plan.deleted_segments)
+    return kept, lost
+
+
+def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple[int, str]], files: dict[str, str],
+                   epochs: list[EpochEntry]) -> tuple[list[tuple[int, str]], dict[int, SegmentRecovery]]:
+    """LogLoader.loadSegmentFiles then recoverLog: the segments kept and those recovered (by base)."""
+    plan.recovered, plan.rebuilt_indexes, plan.deleted_segments = [], [], []
+    spans = plan.split_spans
+    recoveries: dict[int, SegmentRecovery] = {}
+    for base, log in segments:
+        why = None
+        if base in spans:
+            pass    # written by the split with its indexes (LogSegment.append)
+        elif f"{base:020d}.index" not in files:
+            why = "its offset index is missing"
+        elif f"{base:020d}.txnindex" in files:
+            problem = _txn_index_problem(files[f"{base:020d}.txnindex"], base)
+            if problem is not None:
+                why = f"its transaction index fails the sanity check ({problem})"
+        if why is not None:
+            recoveries[base] = recover_segment(base, log, why, epochs, spans.get(base, WHOLE))
+            plan.recovered.append(recoveries[base])
+            plan.rebuilt_indexes.append((log, why))
+    plan.log_end_offset_before = next_offset(segments[-1][1], segments[-1][0], spans.get(segments[-1][0], WHOLE)) \
+        if segments else 0
+
+    kept = list(segments)
+    if not state.clean_shutdown and segments:
+        bases = [b for b, _ in segments]
+        floor = max((b for b in bases if b <= plan.recovery_point), default=None)
+        start = 0 if floor is None else bases.index(floor)
+        for i in range(start, len(segments)):
+            base, log = segments[i]
+            if base in recoveries:
+                # Already recovered (and truncated) while loading: a second recovery truncates nothing.
+                continue
+            recovery = recoveries[base] = recover_segment(base, log, "unflushed: at or above the recovery point "
+                                                           f"{plan.recovery_point} and no clean shutdown", epochs,
+                                                           spans.get(base, WHOLE))
+            plan.recovered.append(recovery)
+            plan.rebuilt_indexes.append((log, "recovered"))
+            if recovery.truncated_bytes:
+                for later_base, later_log in segments[i + 1:]:
+                    plan.deleted_segments.append(deleted_segment(
+                        later_base, later_log, f"after the segment truncated at {base:020d}.log",
+                        spans.get(later_base, WHOLE)))
+                return segments[:i + 1], recoveries
+    return kept, recoveries
+
+
+def _split(plan: PartitionPlan, segments: list[tuple[int, str]], overflow: SegmentOverflow) -> bool:
+    """LogLoader.retryOnOffsetOverflow: split the segment in ``segments`` (False: the broker cannot)."""
+    try:
+        pieces = split_pieces(overflow.log, overflow.base, *overflow.span)
+    except SplitFailure as failure:
+        plan.refuse(overflow.log, f"{overflow.reason}; {failure.reason}" +
+                    (f" (position {failure.position - overflow.span[0]})" if failure.position is not None else ""))
         return False
-    plan.refused = (f"{recovery.log}: {recovery.overflow}; the broker splits this segment before loading "
-                    f"(LogLoader.splitOverflowedSegment), which kdump does not simulate")
+    i = next(i for i, (base, _) in enumerate(segments) if base == overflow.base)
+    segments[i:i + 1] = [(piece.base_offset, overflow.log) for piece in pieces]
+    plan.split_spans.pop(overflow.base, None)
+    plan.split_spans.update({piece.base_offset: (piece.start, piece.end) for piece in pieces})
+    names = ", ".join(f"{piece.base_offset:020d}.log" for piece in pieces)
+    plan.file_changes.append(FileChange(overflow.log, "split", f"{overflow.reason}: the broker splits it into {names} "
+                                        f"(LocalLog.splitOverflowedSegment) and loads the partition again"))
     return True
 
 
@@ -419,9 +397,9 @@ def _truncate_epochs(epochs: list[EpochEntry], end_offset: int, start_offset: in
         epochs[:] = [EpochEntry(removed[-1].epoch, start_offset)] + [e for e in epochs if e.start_offset > start_offset]
 
 
-def plan_log_dir(log_dir: str, state: LogDirState | None = None) -> Iterator[PartitionPlan]:
-    """Every partition a broker would load from ``log_dir``, in topic and partition order."""
-    state = state or read_log_dir_state(log_dir)
+def partition_dirs(log_dir: str, state: LogDirState) -> list[str]:
+    """The partition dirs a broker loads from ``log_dir``, in topic and partition order (notes in ``state``
+    say what is left out)."""
     partitions = []
     for name in os.listdir(log_dir):
         parsed = parse_partition_dir_name(name)
@@ -433,5 +411,20 @@ def plan_log_dir(log_dir: str, state: LogDirState | None = None) -> Iterator[Par
             state.notes.append(f"{full}: the KRaft metadata log is loaded by the raft layer; not planned here")
             continue
         partitions.append((parsed[0], parsed[1], full))
-    for _, _, full in sorted(partitions):
+    return [full for _, _, full in sorted(partitions)]
+
+
+def recover_targets(path: str) -> tuple[LogDirState, list[str]]:
+    """The log dir state and the partition dirs ``kdump recover PATH`` plans: PATH itself when it is a
+    partition dir (with its parent's checkpoints), else every partition dir of the log dir PATH."""
+    if is_partition_dir(path):
+        return read_log_dir_state(os.path.dirname(os.path.abspath(path))), [path]
+    state = read_log_dir_state(path)
+    return state, partition_dirs(path, state)
+
+
+def plan_log_dir(log_dir: str, state: LogDirState | None = None) -> Iterator[PartitionPlan]:
+    """Every partition a broker would load from ``log_dir``, in topic and partition order."""
+    state = state or read_log_dir_state(log_dir)
+    for full in partition_dirs(log_dir, state):
         yield plan_partition(full, state)

@@ -3,15 +3,19 @@
 LogSegment.recover (storage/src/main/java/org/apache/kafka/storage/internals/log/LogSegment.java,
 Kafka 3.x-4.3) walks the batches from position 0, calls ``ensureValid`` on each (size and CRC), and
 truncates the file at the first one that fails or at a partial tail. ``RecoveredBatches`` yields the
-batches it keeps, one at a time, and says afterwards where and why it stopped.
+batches it keeps, one at a time, and says afterwards where and why it stopped. ``recover_segment``,
+``deleted_segment`` and ``next_offset`` are what the load plan (kdump.log.loader) asks of one segment,
+or of one piece of a segment the broker splits (a byte range of the old file).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from kdump.errors import FormatError, KdumpError
 from kdump.format.batch import Batch
+from kdump.format.checkpoint import EpochEntry
 from kdump.log.batches import LogBatches
 from kdump.log.segment import ReadOnlyFile
 
@@ -19,36 +23,43 @@ from kdump.log.segment import ReadOnlyFile
 class RecoveredBatches:
     """Iterate the batches recovery keeps; then ``stopped`` says why it ended early (None: it did not)."""
 
-    def __init__(self, log: ReadOnlyFile) -> None:
+    def __init__(self, log: ReadOnlyFile, start: int = 0, end: int | None = None) -> None:
         self.log = log
+        self.start, self.end = start, log.size if end is None else end   # a piece of a split segment
         self.stopped: str | None = None
-        self.valid_bytes = 0
+        self.valid_bytes = 0                          # counted from ``start``
         self.count = 0
         self.zero_padding_from: int | None = None   # where a zero-padded (preallocated) tail starts
 
     def __iter__(self) -> Iterator[Batch]:
-        batches = LogBatches(self.log, check_crc=True)
+        batches = LogBatches(self.log, self.start, self.end, check_crc=True)
         try:
             for batch in batches:
                 if not batch.is_valid:
                     self.stopped = f"the batch at position {batch.position} fails its CRC check"
                     return
-                self.valid_bytes = batch.end
+                self.valid_bytes = batch.end - self.start
                 self.count += 1
                 yield batch
         except KdumpError as err:
             self.stopped = f"position {err.position}: {err.reason}"
             return
+        size = self.end - self.start
         if batches.zero_padding_from is not None:
             self.zero_padding_from = batches.zero_padding_from
-            self.stopped = (f"{self.log.size - self.valid_bytes} bytes of zero padding from position "
+            self.stopped = (f"{size - self.valid_bytes} bytes of zero padding from position "
                             f"{self.valid_bytes} (a preallocated or crashed active segment)")
-        elif self.valid_bytes < self.log.size:
-            self.stopped = (f"{self.log.size - self.valid_bytes} bytes after position {self.valid_bytes} are not a "
+        elif self.valid_bytes < size:
+            self.stopped = (f"{size - self.valid_bytes} bytes after position {self.valid_bytes} are not a "
                             f"complete batch")
 
 
 INT32_MAX = 2**31 - 1
+
+
+def fits_segment(base_offset: int, offset: int) -> bool:
+    """OffsetIndex.canAppendOffset: ``offset`` relative to ``base_offset`` fits an index entry's 4 bytes."""
+    return 0 <= offset - base_offset <= INT32_MAX
 
 
 def offset_range_problem(batch: Batch, base_offset: int) -> str | None:
@@ -74,3 +85,131 @@ def check_fits_segment(batch: Batch, base_offset: int) -> None:
     problem = offset_range_problem(batch, base_offset)
     if problem is not None:
         raise FormatError(problem, position=batch.position)
+
+
+@dataclass
+class SegmentRecovery:
+    """One segment the broker recovers, and what recovery keeps of it."""
+
+    base_offset: int
+    log: str
+    why: str
+    size: int = 0
+    valid_bytes: int = 0
+    kept_batches: int = 0
+    next_offset: int = 0                      # the segment's next offset after recovery
+    stopped: str | None = None                # why recovery stopped before the end, if it did
+    lost_batches: int = 0                     # complete batches after the stop point
+    lost_records: int = 0
+    lost_offsets: tuple[int, int] | None = None
+    lost_producers: set[int] = field(default_factory=set)
+    zero_padding: bool = False                # the truncated bytes are a zero-padded tail, not data
+
+    @property
+    def truncated_bytes(self) -> int:
+        return self.size - self.valid_bytes
+
+
+@dataclass
+class DeletedSegment:
+    """A whole segment the broker deletes while loading, and what it holds."""
+
+    base_offset: int
+    log: str
+    why: str
+    size: int = 0
+    batches: int = 0
+    records: int = 0
+    offsets: tuple[int, int] | None = None
+
+
+Span = tuple[int, int | None]
+"""The bytes [start, end) of a segment's file that are the segment (a piece of a split one), else (0, None)."""
+WHOLE: Span = (0, None)
+
+
+def next_offset(log_path: str, base_offset: int, span: Span = WHOLE) -> int:
+    """LogSegment.readNextOffset: one past the last complete batch, or the base offset."""
+    last = None
+    with ReadOnlyFile(log_path) as log:
+        try:
+            for batch in LogBatches(log, *span, check_crc=False):
+                last = batch.last_offset
+        except KdumpError:
+            pass
+    return base_offset if last is None else last + 1
+
+
+class SegmentOverflow(Exception):
+    """LogSegmentOffsetOverflowException: a valid batch of this segment is outside its index's range."""
+
+    def __init__(self, base: int, log: str, span: Span, reason: str) -> None:
+        super().__init__(reason)
+        self.base, self.log, self.span, self.reason = base, log, span, reason
+
+
+def recover_segment(base: int, log: str, why: str, epochs: list[EpochEntry], span: Span = WHOLE) \
+        -> SegmentRecovery:
+    """LogSegment.recover: keep batches until one fails ensureValid; count what the rest holds."""
+    result = SegmentRecovery(base, log, why)
+    with ReadOnlyFile(log) as f:
+        recovered = RecoveredBatches(f, *span)
+        result.size = recovered.end - recovered.start
+        last = None
+        for batch in recovered:
+            if not fits_segment(base, batch.last_offset):
+                raise SegmentOverflow(base, log, span, f"the batch at position {batch.position - recovered.start} "
+                                      f"holds offsets {batch.base_offset}..{batch.last_offset}, outside what an "
+                                      f"index based at {base} can hold")
+            if batch.magic >= 2 and batch.partition_leader_epoch >= 0 and \
+                    (not epochs or batch.partition_leader_epoch > epochs[-1].epoch):
+                assign_epoch(epochs, EpochEntry(batch.partition_leader_epoch, batch.base_offset))
+            last = batch.last_offset
+        result.valid_bytes = recovered.valid_bytes
+        result.kept_batches = recovered.count
+        result.next_offset = base if last is None else last + 1
+        result.stopped = recovered.stopped
+        if result.truncated_bytes:
+            result.zero_padding = recovered.zero_padding_from is not None
+            _count_lost(f, result, recovered.start)
+    return result
+
+
+def _count_lost(log: ReadOnlyFile, result: SegmentRecovery, start: int) -> None:
+    """What the truncated bytes hold: the complete batches that frame after the stop point."""
+    batches = LogBatches(log, start + result.valid_bytes, start + result.size, check_crc=False)
+    try:
+        for batch in batches:
+            result.lost_batches += 1
+            count = batch.records_count if batch.records_count is not None else 1
+            result.lost_records += max(count, 0)
+            low = batch.base_offset if result.lost_offsets is None else result.lost_offsets[0]
+            result.lost_offsets = (low, batch.last_offset)
+            if batch.producer_id >= 0:
+                result.lost_producers.add(batch.producer_id)
+    except KdumpError:
+        pass
+
+
+def deleted_segment(base: int, log: str, why: str, span: Span = WHOLE) -> DeletedSegment:
+    """A segment to be deleted, with the batches and records that go with it."""
+    segment = DeletedSegment(base, log, why)
+    with ReadOnlyFile(log) as f:
+        segment.size = (f.size if span[1] is None else span[1]) - span[0]
+        try:
+            for batch in LogBatches(f, *span, check_crc=False):
+                segment.batches += 1
+                segment.records += max(batch.records_count if batch.records_count is not None else 1, 0)
+                low = batch.base_offset if segment.offsets is None else segment.offsets[0]
+                segment.offsets = (low, batch.last_offset)
+        except KdumpError:
+            pass
+    return segment
+
+
+def assign_epoch(epochs: list[EpochEntry], entry: EpochEntry) -> None:
+    """LeaderEpochFileCache.assign: drop entries the new one supersedes, then append it."""
+    if epochs and entry.epoch == epochs[-1].epoch and entry.start_offset >= epochs[-1].start_offset:
+        return
+    epochs[:] = [e for e in epochs if e.epoch < entry.epoch and e.start_offset < entry.start_offset]
+    epochs.append(entry)

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import os
 
+from kdump.format.batch import Batch
 from kdump.format.checkpoint import encode_leader_epoch_checkpoint
 from kdump.log.atomic import staged_directory, write_new_file
 from kdump.log.batches import LogBatches
 from kdump.log.broker_files import BrokerStateObserver, PartitionOffsets, write_offset_checkpoints
 from kdump.log.files import segment_file_name
-from kdump.log.index_builder import SegmentIndexBuilder
+from kdump.log.index_builder import BatchInfo, SegmentIndexBuilder
 from kdump.log.indexes import open_offset_index, open_time_index
 from kdump.log.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan
 from kdump.log.segment import ReadOnlyFile
@@ -31,7 +32,7 @@ _COPY_BYTES = 1 << 20
 
 
 def write_recovered_copy(state: LogDirState, plans: list[PartitionPlan], out_dir: str, *, force: bool,
-                         index_interval_bytes: int, max_index_bytes: int) -> None:
+                         index_interval_bytes: int, max_index_bytes: int, split_indexed_per_batch: bool = True) -> None:
     """Write every plan's partition (refused ones are skipped by the caller) under ``out_dir``."""
     with staged_directory(out_dir, force=force, marker=RECOVER_MARKER) as stage:
         meta = os.path.join(state.path, "meta.properties")
@@ -39,7 +40,7 @@ def write_recovered_copy(state: LogDirState, plans: list[PartitionPlan], out_dir
             _copy(meta, os.path.join(stage, "meta.properties"))
         for plan in plans:
             _write_partition(plan, os.path.join(stage, os.path.basename(plan.path)), index_interval_bytes,
-                             max_index_bytes)
+                             max_index_bytes, split_indexed_per_batch)
         # After a clean stop everything is flushed: the recovery point is the log end offset.
         write_offset_checkpoints(stage, [
             PartitionOffsets(p.topic, p.partition, p.log_start_offset,
@@ -48,39 +49,53 @@ def write_recovered_copy(state: LogDirState, plans: list[PartitionPlan], out_dir
         write_new_file(os.path.join(stage, CLEAN_SHUTDOWN_FILE), b"")
 
 
-def _copy(source: str, target: str, length: int | None = None) -> None:
-    """The first ``length`` bytes (all by default) of ``source`` into a new file ``target``."""
+def _copy(source: str, target: str, length: int | None = None, start: int = 0) -> None:
+    """``length`` bytes (all by default) of ``source`` from ``start`` into a new file ``target``."""
     with ReadOnlyFile(source) as f, open(target, "xb") as out:
-        end = f.size if length is None else min(length, f.size)
-        for position in range(0, end, _COPY_BYTES):
+        end = f.size if length is None else min(start + length, f.size)
+        for position in range(start, end, _COPY_BYTES):
             out.write(f.read(position, min(_COPY_BYTES, end - position)))
 
 
-def _write_partition(plan: PartitionPlan, directory: str, interval: int, max_index_bytes: int) -> None:
+def _write_partition(plan: PartitionPlan, directory: str, interval: int, max_index_bytes: int,
+                     split_indexed_per_batch: bool) -> None:
     os.mkdir(directory)
     recovered = {r.base_offset: r for r in plan.recovered}
     observer = BrokerStateObserver(snapshots=False)
     for base, source in plan.kept_segments:
         recovery = recovered.get(base)
         log_name = segment_file_name(base, ".log")
-        _copy(source, os.path.join(directory, log_name), recovery.valid_bytes if recovery else None)
-        builder = SegmentIndexBuilder(base, interval, max_index_bytes) if recovery else None
+        split = plan.split_spans.get(base)      # a piece of a split segment: its bytes of the old file
+        length = recovery.valid_bytes if recovery else (split[1] - split[0] if split else None)
+        _copy(source, os.path.join(directory, log_name), length, split[0] if split else 0)
+        # LogSegment.recover and the split's appends (LogSegment.append, per batch since Kafka 4.1) index alike.
+        builder = SegmentIndexBuilder(base, interval, max_index_bytes) if recovery or split else None
+        chunks = _AppendChunks(builder) if builder is not None and not recovery and not split_indexed_per_batch \
+            else None
         with ReadOnlyFile(os.path.join(directory, log_name)) as log:
             batches = LogBatches(log, check_crc=False)
             for batch in batches:
                 observer.on_batch(batch._replace(position=0), batches.view(batch), base)
-                if builder is not None:
+                if chunks is not None:
+                    chunks.add(batch)
+                elif builder is not None:
                     builder.add_scanned(batch)
+        if chunks is not None:
+            chunks.flush()
         source_dir = os.path.dirname(source)
         if builder is not None:
             builder.close()
             write_new_file(os.path.join(directory, segment_file_name(base, ".index")), builder.offset_index_bytes())
             write_new_file(os.path.join(directory, segment_file_name(base, ".timeindex")), builder.time_index_bytes())
-            aborted = observer.aborted.get(base)
+            aborted = observer.aborted.get(base) if recovery else None   # appends write no .txnindex
             if aborted:
                 write_new_file(os.path.join(directory, segment_file_name(base, ".txnindex")), b"".join(aborted))
         else:
             _copy_trimmed_indexes(source_dir, directory, base)
+    if not plan.kept_segments:
+        # LogLoader.recoverLog: no segment left, a new empty one at the log start offset.
+        for suffix in (".log", ".index", ".timeindex"):
+            write_new_file(os.path.join(directory, segment_file_name(plan.log_end_offset, suffix)), b"")
     for name in sorted(os.listdir(plan.path)):
         path = os.path.join(plan.path, name)
         if name.endswith(".snapshot") and path not in plan.snapshots_deleted and os.path.isfile(path):
@@ -91,6 +106,28 @@ def _write_partition(plan: PartitionPlan, directory: str, interval: int, max_ind
     if os.path.isfile(metadata):
         _copy(metadata, os.path.join(directory, "partition.metadata"))
     write_new_file(os.path.join(directory, "leader-epoch-checkpoint"), encode_leader_epoch_checkpoint(plan.epochs))
+
+
+class _AppendChunks:
+    """The appends of LogSegment.appendFromFile before Kafka 4.1: batches in chunks of under 1 MiB
+    (at least one batch), the index interval tested once per chunk."""
+
+    CHUNK_BYTES = 1024 * 1024
+
+    def __init__(self, builder: SegmentIndexBuilder) -> None:
+        self.builder = builder
+        self.pending: list[BatchInfo] = []
+        self.bytes = 0
+
+    def add(self, batch: Batch) -> None:
+        if self.pending and self.bytes + batch.size >= self.CHUNK_BYTES:
+            self.flush()
+        self.pending.append((batch.last_offset, batch.position, batch.size, batch.max_timestamp))
+        self.bytes += batch.size
+
+    def flush(self) -> None:
+        self.builder.add_append(self.pending)
+        self.pending, self.bytes = [], 0
 
 
 def _copy_trimmed_indexes(source_dir: str, directory: str, base: int) -> None:

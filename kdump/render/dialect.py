@@ -36,6 +36,13 @@ class Dialect:
         return self.major_minor >= (2, 3)
 
     @property
+    def indexes_each_appended_batch(self) -> bool:
+        """4.1+ (KAFKA-806): LogSegment.append tests the index interval for every batch it appends;
+        before, once per append call (a produce request, or a chunk of up to 1 MiB of batches when
+        LocalLog.splitOverflowedSegment copies a segment)."""
+        return self.major_minor >= (4, 1)
+
+    @property
     def is_java(self) -> bool:
         """4.3+: org.apache.kafka.tools.DumpLogSegments (Java port)."""
         return self.major_minor >= (4, 3)

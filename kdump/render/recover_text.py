@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from kdump.log.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan, SegmentRecovery
+from kdump.log.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan
+from kdump.log.recovery import SegmentRecovery
 
 
 def log_dir_lines(state: LogDirState) -> list[str]:
@@ -16,6 +17,18 @@ def log_dir_lines(state: LogDirState) -> list[str]:
         how = (f"no clean-shutdown marker ({CLEAN_SHUTDOWN_FILE}): the broker recovers every segment from each "
                f"partition's recovery point on")
     return [f"Log dir {state.path}: {how}"] + [f"  note: {note}" for note in state.notes]
+
+
+def log_dir_object(state: LogDirState) -> dict[str, Any]:
+    return {"type": "logDir", "path": state.path, "cleanShutdown": state.clean_shutdown, "notes": state.notes}
+
+
+def totals_line(plans: list[PartitionPlan]) -> str:
+    """The last line of the text output, over every log dir planned."""
+    lost = sum(1 for p in plans if p.loses_data)
+    return (f"recover: {len(plans)} partitions, {lost} would lose data, "
+            f"{sum(len(p.deleted_segments) for p in plans)} segments deleted, "
+            f"{sum(1 for p in plans if p.refused)} refused")
 
 
 def _name(path: str) -> str:
@@ -63,7 +76,20 @@ def plan_lines(plan: PartitionPlan) -> list[str]:
     for entry in plan.epochs_added:
         lines.append(f"  leader-epoch-checkpoint: add epoch {entry.epoch} at offset {entry.start_offset}")
     for path in plan.snapshots_deleted:
-        lines.append(f"  delete producer snapshot {_name(path)}: above the new log end offset")
+        above = int(_name(path)[:20]) > plan.log_end_offset
+        lines.append(f"  delete producer snapshot {_name(path)}: " + ("above the new log end offset" if above else
+                     "the producer state is dropped with every segment"))
+    if plan.snapshot_written is not None:
+        lines.append(f"  write producer snapshot {plan.snapshot_written:020d}.snapshot: the producer state at the new "
+                     f"log end offset")
+    for txn in plan.transactions.open_after:
+        why = "its marker is among the lost batches" if txn.marker_lost else "open before loading too"
+        lines.append(f"  open transaction after loading: producer {txn.producer_id} from offset {txn.first_offset} "
+                     f"({why})")
+    for pid, first in plan.transactions.lost_open:
+        lines.append(f"  open transaction lost: producer {pid} from offset {first} (all its batches are dropped)")
+    if plan.transactions.lost_producers:
+        lines.append(f"  producers with lost batches: {', '.join(map(str, sorted(plan.transactions.lost_producers)))}")
     hw_after = "none" if plan.high_watermark is None else str(plan.high_watermark)
     lines.append(f"  after loading: log end offset {plan.log_end_offset} (now {plan.log_end_offset_before}), "
                  f"log start offset {plan.log_start_offset}, recovery point {plan.new_recovery_point}, "
@@ -95,7 +121,12 @@ def plan_object(plan: PartitionPlan) -> dict[str, Any]:
                              "offsets": list(d.offsets) if d.offsets else None} for d in plan.deleted_segments],
         "leaderEpochsRemoved": [{"epoch": e.epoch, "startOffset": e.start_offset} for e in plan.epochs_removed],
         "leaderEpochsAdded": [{"epoch": e.epoch, "startOffset": e.start_offset} for e in plan.epochs_added],
-        "snapshotsDeleted": plan.snapshots_deleted,
+        "snapshotsDeleted": plan.snapshots_deleted, "snapshotWritten": plan.snapshot_written,
+        "openTransactions": [{"producerId": t.producer_id, "firstOffset": t.first_offset, "markerLost": t.marker_lost}
+                             for t in plan.transactions.open_after],
+        "lostOpenTransactions": [{"producerId": pid, "firstOffset": first}
+                                 for pid, first in plan.transactions.lost_open],
+        "producersWithLostBatches": sorted(plan.transactions.lost_producers),
         "logEndOffsetBefore": plan.log_end_offset_before, "logEndOffset": plan.log_end_offset,
         "logStartOffset": plan.log_start_offset, "recoveryPointAfter": plan.new_recovery_point,
         "highWatermark": plan.high_watermark, "refused": plan.refused, "losesData": plan.loses_data,

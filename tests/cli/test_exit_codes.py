@@ -141,6 +141,10 @@ CASES: dict[tuple[str, int], Callable[[Path], int]] = {
     ("kdump spark verify", 2): lambda tmp: _code("spark", "verify", str(tmp)),
     ("kdump spark export", 0): lambda tmp: _code("spark", "export", str(_spark_logs(tmp)), "--to", str(tmp / "out")),
     ("kdump spark export", 2): lambda tmp: _code("spark", "export", str(tmp), "--to", str(tmp / "out")),
+    ("kdump spark recover", 0): lambda tmp: _code("spark", "recover", str(PLAIN), "--master", "local[2]"),
+    ("kdump spark recover", 1): lambda tmp: _code("spark", "recover", str(_corrupt_partition(tmp)),
+                                                  "--master", "local[2]"),
+    ("kdump spark recover", 2): lambda tmp: _code("spark", "recover", str(tmp / "missing")),
 }
 
 
@@ -205,6 +209,7 @@ ARGS = {
     "kdump completion": ["completion", "bash"],
     "kdump spark verify": ["spark", "verify", "unused"],
     "kdump spark export": ["spark", "export", "unused", "--to", "unused"],
+    "kdump spark recover": ["spark", "recover", str(PLAIN)],
 }
 
 

@@ -171,6 +171,107 @@ def test_a_partition_dir_is_planned_with_its_log_dir_checkpoints(logs: Path) -> 
     assert code == 0 and plan["highWatermarkCheckpoint"] == 200
 
 
+@pytest.mark.parametrize("name", ["recovery-point-offset-checkpoint", "log-start-offset-checkpoint"])
+def test_an_unparseable_offset_checkpoint_is_a_refusal_naming_the_file(logs: Path, name: str) -> None:
+    # CheckpointFileWithFailureHandler.read marks the log dir offline before LogManager's warning
+    # (tests/kafka/test_real_broker_refusals.py: the real broker stops).
+    (logs / name).write_text("0\n1\n")       # one entry announced, none there
+    result = run_kdump("recover", str(logs), "--out", str(logs.parent / "copy"))
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"Error: {logs / name}: the broker refuses to load a-0: Expected [1] entries in checkpoint file "
+        f"[{logs / name}], but found only [0] (reading it takes the log dir offline: the broker does not load it "
+        f"and stops when it has no other log dir)"]
+    assert "REFUSED" in result.stdout and not (logs.parent / "copy").exists()
+
+
+def test_several_paths_are_planned_in_order_with_one_total(logs: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    assert run_kdump("gen", str(other), "--topics", "b,c", "--partitions", "1", "--records", "20").exit_code == 0
+    result = run_kdump("recover", str(other), str(logs / "a-0"))
+    assert result.exit_code == 0, result.stderr
+    partitions = [line.split()[1] for line in result.stdout.splitlines() if line.startswith("Partition ")]
+    assert partitions == ["b-0", "c-0", "a-0"]
+    assert result.stdout.splitlines()[-1] == "recover: 3 partitions, 0 would lose data, 0 segments deleted, 0 refused"
+    assert run_kdump("recover", str(other), str(logs), "--out", str(tmp_path / "x")).exit_code == 2
+
+
+def test_a_log_start_past_the_log_end_empties_the_partition(logs: Path, tmp_path: Path) -> None:
+    # LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd: every segment and producer snapshot goes,
+    # the leader epochs are cleared, and a new empty segment starts at the log start offset.
+    (logs / ".kafka_cleanshutdown").write_text("")
+    _set_checkpoint(logs, "log-start-offset-checkpoint", 500)
+    code, plan = _plan(logs)
+    assert code == 1
+    assert len(plan["deletedSegments"]) == len(_segments(logs / "a-0")) and plan["logEndOffset"] == 500 and plan["logStartOffset"] == 500
+    assert sorted(Path(p).name for p in plan["snapshotsDeleted"]) == sorted(
+        p.name for p in (logs / "a-0").glob("*.snapshot"))
+    assert plan["recoveryPointAfter"] == 200      # min(the checkpointed 200, log end 500), clean shutdown or not
+    out = tmp_path / "salvaged"
+    assert run_kdump("recover", str(logs), "--out", str(out)).exit_code == 1
+    assert sorted(p.name for p in (out / "a-0").iterdir() if p.name[0].isdigit()) == [
+        f"{500:020d}{suffix}" for suffix in (".index", ".log", ".snapshot", ".timeindex")]
+    assert (out / "a-0" / f"{500:020d}.log").read_bytes() == b""
+
+
+def _append_overflowing_copy(log: Path) -> tuple[int, int]:
+    """Append the last batch again with its base offset 2^31 + 7 higher (outside the CRC); returns the
+    new batch's (position, base offset)."""
+    position, size, base_offset, _ = _batches(log)[-1]
+    data = log.read_bytes()
+    batch = bytearray(data[position:position + size])
+    struct.pack_into(">q", batch, 0, base_offset + 2**31 + 7)
+    log.write_bytes(data + bytes(batch))
+    return len(data), base_offset + 2**31 + 7
+
+
+def test_an_overflowing_segment_is_split_where_its_offsets_leave_the_index_range(logs: Path, tmp_path: Path) -> None:
+    # LocalLog.splitOverflowedSegment: a new segment at the first batch that no index based at the
+    # segment's base can hold; then the load starts again and recovers both pieces.
+    last = _segments(logs / "a-0")[-1]
+    position, new_base = _append_overflowing_copy(last)
+    records = _batches(last)[-1][3]
+    code, plan = _plan(logs)
+    assert code == 0, plan
+    assert [c["action"] for c in plan["fileChanges"]] == ["split"]
+    assert plan["logEndOffset"] == new_base + records and plan["refused"] is None
+    out = tmp_path / "salvaged"
+    assert run_kdump("recover", str(logs), "--out", str(out)).exit_code == 0
+    piece = out / "a-0" / f"{new_base:020d}.log"
+    assert piece.read_bytes() == last.read_bytes()[position:]
+    assert (out / "a-0" / last.name).read_bytes() == last.read_bytes()[:position]
+    assert run_kdump("verify-index", str(out)).exit_code == 0
+
+
+@pytest.mark.parametrize(("version", "entries"), [("4.3", True), ("3.9", False)])
+def test_split_pieces_are_indexed_as_the_release_appends(logs: Path, tmp_path: Path, version: str,
+                                                        entries: bool) -> None:
+    # After a clean shutdown only the segment with no offset index is recovered; its split pieces are
+    # not recovered again, so their indexes are those LogSegment.appendFromFile wrote: per batch since
+    # Kafka 4.1, before that once per chunk of up to 1 MiB (here: one chunk, no offset-index entry).
+    (logs / ".kafka_cleanshutdown").write_text("")
+    first = _segments(logs / "a-0")[0]
+    position, _ = _append_overflowing_copy(first)
+    first.with_suffix(".index").unlink()
+    out = tmp_path / version
+    result = run_kdump("recover", str(logs), "--out", str(out), "--kafka-version", version,
+                       "--index-interval-bytes", "512")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    index = (out / "a-0" / first.name).with_suffix(".index").read_bytes()
+    assert (len(index) > 0) == entries and position > 512
+
+
+def test_a_split_that_meets_a_cut_batch_is_a_refusal(logs: Path) -> None:
+    last = _segments(logs / "a-0")[-1]
+    _append_overflowing_copy(last)
+    with open(last, "ab") as f:
+        f.write(last.read_bytes()[:30])        # the start of a batch, cut: the split cannot read it
+    result = run_kdump("recover", str(logs))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"Error: {last}: the broker refuses to load a-0: ")
+    assert "splitting the overflowed segment fails" in result.stderr
+
+
 # --- --out: the recovered copy --------------------------------------------------------------------
 
 

@@ -28,6 +28,9 @@ FETCH = HERE / "fetch.sh"
 DRIVER = HERE / "producer" / "KafkaDriver.java"
 # Releases the broker tests run against: the newest, and the last 3.x line (KRaft, Scala tools, reload4j).
 RELEASES = ("4.3.0", "3.9.2")
+# `kdump recover` is also checked against an older 3.x broker (LogLoader.scala of 3.3); its jars are
+# those tests/kafka/releases.txt already fetches for DumpLogSegments.
+RECOVER_RELEASES = (*RELEASES, "3.3.2")
 # Kafka 4.x logs through log4j2 but ships without an slf4j binding in its Maven dependencies.
 _LOGGING_EXTRAS = {"4": ("org.apache.logging.log4j:log4j-slf4j-impl:2.25.4",)}
 # A fixed cluster id (any 16 bytes, base64url without padding) so regenerated fixtures differ less.

@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import json
 import shutil
+import struct
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from broker import RELEASES, Broker, start_driver
+from broker import RECOVER_RELEASES, Broker, run_driver, start_driver
 from make_real_fixtures import setup_topics
 from real_jars import kafka_lib
 
+from kdump.format.checkpoint import OffsetCheckpointEntry, encode_offset_checkpoint, parse_offset_checkpoint
 from kdump_testing import run_kdump
 
 PARTITION = "stream-0"
@@ -67,6 +69,32 @@ def _leave_a_swap(partition: Path) -> None:
     shutil.copyfile(first, first.with_name(first.name + ".swap"))
 
 
+def _overflow_offsets(partition: Path) -> None:
+    """A copy of the active segment's last batch appended with its base offset moved 2^31 + 7 up (the
+    base offset is outside the batch CRC): valid, but no index based at the segment's base can hold
+    it, as in segments older brokers wrote (KAFKA-6264). The broker splits the segment at start-up."""
+    active = max(partition.glob("*.log"))
+    data = active.read_bytes()
+    position = last = 0
+    while position + 12 <= len(data):
+        size = struct.unpack_from(">i", data, position + 8)[0]
+        if position + 12 + size > len(data):
+            break
+        last, position = position, position + 12 + size
+    batch = bytearray(data[last:position])
+    struct.pack_into(">q", batch, 0, struct.unpack_from(">q", batch, 0)[0] + 2**31 + 7)
+    active.write_bytes(data[:position] + bytes(batch))
+
+
+def _log_start_past_the_end(partition: Path) -> None:
+    """A log-start-offset checkpoint far past the log end (as if segment files were lost): the
+    broker deletes every segment and starts an empty one at the log start offset."""
+    path = partition.parent / "log-start-offset-checkpoint"
+    entries = [e for e in parse_offset_checkpoint(path.read_bytes(), str(path)).entries if e.topic != "stream"]
+    end = int(max(partition.glob("*.log")).name[:20]) + 100_000
+    path.write_bytes(encode_offset_checkpoint([*entries, OffsetCheckpointEntry("stream", 0, end)]))
+
+
 DAMAGE: dict[str, Callable[[Path], None]] = {
     "killed": lambda partition: None,
     "flipped-byte": _flip_last_batch,
@@ -74,15 +102,18 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "garbage": _append_garbage,
     "no-index": _delete_an_index,
     "swap": _leave_a_swap,
+    "offset-overflow": _overflow_offsets,
+    "log-start-past-end": _log_start_past_the_end,
 }
 
 
-@pytest.fixture(scope="module")
-def killed_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One broker killed (kill -9) while a producer still sends, shared by every case; each case
-    works on its own copies."""
-    tmp = tmp_path_factory.mktemp("killed")
-    broker = Broker(kafka_lib(RELEASES[0]), tmp / "logdir", tmp / "work", RELEASES[0]).start()
+@pytest.fixture(scope="module", params=RECOVER_RELEASES)
+def killed_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """One broker per release killed (kill -9) while a producer still sends, shared by every case;
+    each case works on its own copies."""
+    release = request.param
+    tmp = tmp_path_factory.mktemp(f"killed-{release}")
+    broker = Broker(kafka_lib(release), tmp / "logdir", tmp / "work", release).start()
     try:
         setup_topics(broker)
         stream = start_driver(broker.lib, "stream", broker.bootstrap, "stream", "1000000", "1")
@@ -100,27 +131,32 @@ def killed_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     finally:
         broker.kill()
     assert not (broker.log_dir / ".kafka_cleanshutdown").exists()
-    return broker.log_dir
+    return release, broker.log_dir
 
 
 @pytest.mark.parametrize("case", sorted(DAMAGE))
-def test_recover_plans_what_the_broker_does(case: str, killed_dir: Path, tmp_path: Path,
+def test_recover_plans_what_the_broker_does(case: str, killed_dir: tuple[str, Path], tmp_path: Path,
                                             start_broker: Callable[..., Broker]) -> None:
+    release, killed = killed_dir
     for_kdump = tmp_path / "for-kdump"
     for_broker = tmp_path / "for-broker"
-    shutil.copytree(killed_dir, for_kdump)
-    shutil.copytree(killed_dir, for_broker)
+    shutil.copytree(killed, for_kdump)
+    shutil.copytree(killed, for_broker)
     DAMAGE[case](for_kdump / PARTITION)
     DAMAGE[case](for_broker / PARTITION)
 
     salvaged = tmp_path / "salvaged"
     # The topic's index settings, as tests/kafka/broker.py configures the broker.
     result = run_kdump("recover", str(for_kdump / PARTITION), "--json", "--out", str(salvaged),
-                       "--index-interval-bytes", "512", "--segment-index-bytes", "4096")
+                       "--index-interval-bytes", "512", "--segment-index-bytes", "4096",
+                       "--kafka-version", release.rsplit(".", 1)[0])
     assert result.exit_code in (0, 1), result.stderr
     plan = next(json.loads(line) for line in result.stdout.splitlines() if '"type":"partition"' in line)
 
-    restarted = start_broker(RELEASES[0], log_dir=for_broker)
+    restarted = start_broker(release, log_dir=for_broker)
+    # A 3.3 broker listens before it loads its logs (once it has caught up with the metadata): read
+    # the partition to the end so the stop comes after the load.
+    run_driver(restarted.lib, "count", restarted.bootstrap, "stream")
     assert restarted.stop() in (0, 143)
 
     assert _segments(salvaged / PARTITION) == _segments(for_broker / PARTITION), plan

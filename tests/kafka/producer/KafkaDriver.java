@@ -13,6 +13,11 @@
 //                                                  one batch of PER_BATCH records per produce request
 //   stream BOOTSTRAP TOPIC RECORDS PAUSE_MS        a slow producer (for reading a live log dir)
 //   count BOOTSTRAP TOPIC...                       read_committed consumer view: "count TOPIC N"
+//   txncrash BOOTSTRAP TOPIC SEGMENT_CONFIG SEGMENT_BYTES TXNS
+//                                                  create TOPIC, leave one transaction open, run TXNS
+//                                                  transactions (every third aborted) beside an idempotent
+//                                                  producer, leave a second one open, print "idle", wait
+//                                                  to be killed (for kdump recover against a crashed broker)
 // Record content depends only on the seed; batch boundaries depend on timing except in `sequence`.
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -41,6 +46,7 @@ public class KafkaDriver {
                 Long.parseLong(args[5]), Long.parseLong(args[6]));
             case "stream" -> stream(bootstrap, args[2], Integer.parseInt(args[3]), Long.parseLong(args[4]));
             case "count" -> count(bootstrap, Arrays.copyOfRange(args, 2, args.length));
+            case "txncrash" -> txnCrash(bootstrap, args[2], args[3], args[4], Integer.parseInt(args[5]));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
     }
@@ -276,5 +282,56 @@ public class KafkaDriver {
                 System.out.println("count " + topic + " " + n);
             }
         }
+    }
+
+    // Records carry the current time (no fixed timestamps): a broker drops producers whose last
+    // timestamp is older than producer.id.expiration.ms when it loads a log, which would make the
+    // restarted broker's producer state depend on the date rather than on the log.
+    static void txnCrash(String bootstrap, String topic, String segmentConfig, String segmentBytes, int txns)
+            throws Exception {
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            admin.createTopics(List.of(topic(topic, Map.of(segmentConfig, segmentBytes, "retention.ms", "-1"),
+                Map.of()))).all().get();
+        }
+        Map<String, String> txnConfig = Map.of("transaction.timeout.ms", "900000", "compression.type", "none");
+        Random r = new Random(txns);
+        KafkaProducer<String, String> hanging = producer(bootstrap, merged(txnConfig, "transactional.id", "kdump-hang"));
+        hanging.initTransactions();
+        hanging.beginTransaction();
+        for (int k = 0; k < 3; k++) hanging.send(new ProducerRecord<>(topic, 0, "hang-" + k, text(r)));
+        hanging.flush();
+        System.out.println("open kdump-hang");
+        KafkaProducer<String, String> txn = producer(bootstrap, merged(txnConfig, "transactional.id", "kdump-crash"));
+        KafkaProducer<String, String> idem = producer(bootstrap, Map.of("enable.idempotence", "true"));
+        txn.initTransactions();
+        for (int t = 0; t < txns; t++) {
+            txn.beginTransaction();
+            for (int k = 0; k < 10; k++) {
+                txn.send(new ProducerRecord<>(topic, 0, "t" + t + "-" + k, text(r)));
+                if (k % 5 == 4) txn.flush();
+            }
+            idem.send(new ProducerRecord<>(topic, 0, "idem-" + t, text(r)));
+            idem.flush();
+            if (t % 3 == 2) {
+                txn.abortTransaction();
+                System.out.println("aborted " + t);
+            } else {
+                txn.commitTransaction();
+                System.out.println("committed " + t);
+            }
+        }
+        txn.beginTransaction();
+        for (int k = 0; k < 4; k++) txn.send(new ProducerRecord<>(topic, 0, "open-" + k, text(r)));
+        txn.flush();
+        System.out.println("open kdump-crash");
+        System.out.println("idle");
+        System.out.flush();
+        Thread.sleep(600_000);
+    }
+
+    static Map<String, String> merged(Map<String, String> base, String key, String value) {
+        Map<String, String> out = new HashMap<>(base);
+        out.put(key, value);
+        return out;
     }
 }

@@ -8,7 +8,7 @@ from typing import TypeVar
 import click
 
 from kdump.cli.time_options import TimeInput, time_style_options
-from kdump.dump.run import INT32_MAX
+from kdump.format.batch import INT32_MAX
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.render.dialect import DEFAULT_KAFKA_VERSION

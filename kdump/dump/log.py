@@ -7,8 +7,9 @@ import os
 from collections.abc import Callable, Iterator
 
 from kdump.dump.filters import kept_groups, start_position
-from kdump.dump.run import INT32_MAX, DumpRun
+from kdump.dump.run import DumpRun
 from kdump.errors import InputError, KdumpError
+from kdump.format.batch import INT32_MAX
 from kdump.format.control import parse_control_record
 from kdump.format.records import Record
 from kdump.log.batches import PROBE_WINDOW_BYTES, WINDOW_BYTES, LogBatches

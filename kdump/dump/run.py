@@ -10,13 +10,12 @@ from typing import TextIO
 
 from kdump.dump.filters import RecordFilter
 from kdump.errors import KdumpError, write_error
+from kdump.format.batch import INT32_MAX
 from kdump.log.files import FileKind, file_kind
 from kdump.log.logdir import parse_partition_dir_name
 from kdump.render.dialect import LATEST, Dialect
 from kdump.render.log_text import RecordDecoder, RecordTextOptions
 from kdump.render.summaries import DumpSummaries
-
-INT32_MAX = 2**31 - 1
 
 
 @dataclass

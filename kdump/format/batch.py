@@ -64,6 +64,7 @@ ATTR_CONTROL = 0x20
 ATTR_DELETE_HORIZON = 0x40
 
 INT32_MAX = 0x7FFFFFFF
+"""Java's Integer.MAX_VALUE: sequence wrap, index relative offsets, segment and message size limits."""
 
 
 class TimestampType(IntEnum):

@@ -12,6 +12,7 @@ import struct
 from dataclasses import dataclass
 
 from kdump.errors import IndexFormatError
+from kdump.format.batch import INT32_MAX
 
 OFFSET_ENTRY = struct.Struct(
     ">i"  # relativeOffset = offset - baseOffset
@@ -63,14 +64,14 @@ def is_padding(slot: int, offset: int, base_offset: int) -> bool:
 
 def encode_offset_entry(base_offset: int, offset: int, position: int) -> bytes:
     relative = offset - base_offset
-    if not 0 <= relative <= 0x7FFFFFFF:
+    if not 0 <= relative <= INT32_MAX:
         raise ValueError(f"offset {offset} does not fit an index with base offset {base_offset}")
     return OFFSET_ENTRY.pack(relative, position)
 
 
 def encode_time_entry(base_offset: int, timestamp: int, offset: int) -> bytes:
     relative = offset - base_offset
-    if not 0 <= relative <= 0x7FFFFFFF:
+    if not 0 <= relative <= INT32_MAX:
         raise ValueError(f"offset {offset} does not fit a time index with base offset {base_offset}")
     return TIME_ENTRY.pack(timestamp, relative)
 

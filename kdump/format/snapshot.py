@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kdump.errors import FormatError
+from kdump.format.batch import INT32_MAX
 from kdump.format.crc import crc32c
 
 Buffer = bytes | bytearray | memoryview
@@ -41,7 +42,6 @@ PRODUCER_SNAPSHOT_VERSION = 1
 CRC_OFFSET = struct.calcsize(">h")                    # 2
 PRODUCER_ENTRIES_OFFSET = CRC_OFFSET + 4              # 6: CRC coverage starts here
 ENTRY_SIZE = ENTRY.size                               # 46
-INT32_MAX = 0x7FFFFFFF
 
 # Field names as Kafka's (pre-generated-message) schema spells them; they appear in its
 # "Error reading field '<name>'" messages.

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from kdump.errors import FormatError, KdumpError
-from kdump.format.batch import Batch
+from kdump.format.batch import INT32_MAX, Batch
 from kdump.format.checkpoint import EpochEntry
 from kdump.log.batches import LogBatches
 from kdump.log.segment import ReadOnlyFile
@@ -54,7 +54,6 @@ class RecoveredBatches:
                             f"complete batch")
 
 
-INT32_MAX = 2**31 - 1
 
 
 def fits_segment(base_offset: int, offset: int) -> bool:

@@ -27,8 +27,9 @@ import stat
 from types import TracebackType
 
 from kdump.errors import InputError
+from kdump.format.batch import INT32_MAX
 
-MAX_SEGMENT_BYTES = 2**31 - 1  # Kafka refuses segments past Integer.MAX_VALUE
+MAX_SEGMENT_BYTES = INT32_MAX  # Kafka refuses segments past Integer.MAX_VALUE
 ZERO_CHUNK_BYTES = 1 << 20
 _ZEROS = bytes(ZERO_CHUNK_BYTES)
 

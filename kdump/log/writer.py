@@ -22,13 +22,12 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from kdump.errors import UsageError
-from kdump.format.batch import Batch, scan_batches
+from kdump.format.batch import INT32_MAX, Batch, scan_batches
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
 from kdump.log.atomic import write_new_file
 from kdump.log.files import segment_file_name
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES, SegmentIndexBuilder
 
-INT32_MAX = 2**31 - 1
 DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024
 DEFAULT_SEGMENT_MS = 7 * 24 * 60 * 60 * 1000
 TMP_SUFFIX = ".tmp"

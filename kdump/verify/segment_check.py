@@ -25,6 +25,7 @@ from kdump.errors import FormatError, KdumpError
 from kdump.format.batch import (
     ATTR_CONTROL,
     ATTR_TRANSACTIONAL,
+    INT32_MAX,
     LEGACY_CRC_START,
     V2_ATTRIBUTES_OFFSET,
     Batch,
@@ -35,7 +36,7 @@ from kdump.format.index import OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE
 from kdump.log.batches import LogBatches
 from kdump.log.indexes import OffsetIndex, TimeIndex
 from kdump.log.logdir import SegmentFiles
-from kdump.log.recovery import INT32_MAX, offset_range_problem
+from kdump.log.recovery import offset_range_problem
 from kdump.log.segment import FileChangedError, ReadOnlyFile
 from kdump.verify.findings import ERROR, NOTE, Finding
 from kdump.verify.index_checks import (

@@ -18,7 +18,7 @@ Stable API::
     b.offset_index_full, b.time_index_full, b.is_full   # shouldRoll's index conditions
     b.offset_index_bytes(pad_to=None), b.time_index_bytes(pad_to=None)  # trimmed, or zero-padded
 
-Rules (Kafka's LogSegment.append, facts from the spec):
+Rules (Kafka's storage/src/main/java/org/apache/kafka/storage/internals/log/LogSegment.java, append, at 4.3.0):
 - the offset-index test is ``bytes_since_last_entry > index_interval_bytes`` (strict), checked
   *before* the batch's own bytes are counted, so the first batch of a segment is never indexed;
 - an offset entry is (batch last offset, batch start position); the counter then resets to 0;

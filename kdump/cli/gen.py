@@ -8,7 +8,6 @@ stopped by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143). Nothing is left behin
 
 from __future__ import annotations
 
-import datetime
 import sys
 from collections.abc import Callable
 from typing import TypeVar
@@ -17,6 +16,7 @@ import click
 
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
+from kdump.cli.time_options import TimeInput
 from kdump.errors import Interrupted, UsageError
 from kdump.format.batch import TimestampType
 from kdump.format.codecs import Codec
@@ -33,6 +33,7 @@ from kdump.log.generator import (
 )
 from kdump.log.interrupts import SignalInterrupt
 from kdump.log.writer import LogConfig
+from kdump.render.times import TIME_INPUT_HELP
 
 PROGRESS_MIN_RECORDS = 200_000   # below this a run takes about a second: no bar
 
@@ -84,21 +85,6 @@ def size_range(text: str, option: str) -> tuple[int, int]:
         raise UsageError(f"{option}: {text!r} is not N or LOW-HIGH") from None
 
 
-def parse_time(text: str) -> int:
-    """Milliseconds since the epoch, or an ISO-8601 date/time (UTC unless it names a zone)."""
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        when = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(f"--start-time: {text!r} is neither milliseconds nor an ISO-8601 time") from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=datetime.UTC)
-    return int(when.timestamp() * 1000)
-
-
 @click.command("gen", cls=KdumpCommand, error_exit=ExitCode.FAILED)
 @click.argument("outdir", type=click.Path(file_okay=True, dir_okay=True, writable=True))
 @click.option("--topics", default="demo", show_default=True, help="Comma-separated topic names.")
@@ -126,8 +112,8 @@ def parse_time(text: str) -> int:
 @click.option("--magic", default="2", show_default=True, metavar="M|topic=M,...", help="Message format: 0, 1 or 2.")
 @click.option("--timestamp-type", default="create", show_default=True, metavar="T|topic=T,...",
               help="create (CreateTime) or log-append (LogAppendTime).")
-@click.option("--start-time", default=str(DEFAULT_START_TIME), show_default=True,
-              help="First record's timestamp: epoch milliseconds or ISO-8601.")
+@click.option("--start-time", type=TimeInput(), default=DEFAULT_START_TIME, show_default=True,
+              help=f"First record's timestamp: {TIME_INPUT_HELP}.")
 @click.option("--time-step", default=1000, type=int, show_default=True, help="Milliseconds between records.")
 @click.option("--time-jitter", default=0, type=click.IntRange(0), show_default=True,
               help="Random +/- milliseconds per record (out-of-order timestamps).")
@@ -160,7 +146,7 @@ def parse_time(text: str) -> int:
 @click.option("--traceback", is_flag=True, help="Show Python tracebacks for errors (debugging).")
 def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str, timestamp_type: str,
         idempotent: str | None, transactional: str | None, preallocate: str | None, key_size: str,
-        value_size: str, start_time: str, segment_bytes: int, segment_ms: int, index_interval_bytes: int,
+        value_size: str, start_time: int, segment_bytes: int, segment_ms: int, index_interval_bytes: int,
         max_index_bytes: int, index_rule: str, log_preallocate: bool, force: bool, traceback: bool,
         **rest: object) -> None:
     """Write a sample Kafka log.dirs at OUTDIR: segments, indexes, snapshots, checkpoints.
@@ -176,7 +162,7 @@ def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str,
     try:
         spec = _build_spec(topics, partitions, compression, magic, timestamp_type, idempotent, transactional,
                            preallocate, size_range(key_size, "--key-size"), size_range(value_size, "--value-size"),
-                           parse_time(start_time),
+                           start_time,
                            LogConfig(segment_bytes, segment_ms, index_interval_bytes, max_index_bytes,
                                      log_preallocate, index_rule == "per-append"), rest)
         result = _run(outdir, spec, force)

@@ -170,21 +170,46 @@ def _read_checkpoints(log_dir: str, findings: list[LogFinding]) -> dict[str, dic
     return result
 
 
-def summarize_partition(partition: PartitionDir,
-                        checkpoint_cache: dict[str, dict[str, dict[tuple[str, int], int]]] | None = None
-                        ) -> PartitionSummary:
-    """Summarise one partition; ``checkpoint_cache`` (keyed by log dir) avoids re-reading root files."""
-    summary = PartitionSummary(partition.topic, partition.partition, partition.path, partition.state)
-    # The checkpoints first: a broker writes them after the log, so read in this order a live
-    # partition's high watermark is never past the log end kdump then reads.
+CheckpointCache = dict[str, dict[str, dict[tuple[str, int], int]]]
+"""Log dir -> checkpoint meaning -> (topic, partition) -> offset: each log dir's files read once."""
+
+
+@dataclass(slots=True)
+class CheckpointsRead:
+    """What the log dir's checkpoints say of one partition, read before its segments."""
+
+    values: dict[str, int] = field(default_factory=dict)
+    findings: list[LogFinding] = field(default_factory=list)   # a bad checkpoint, told with the first partition
+
+
+def read_partition_checkpoints(partition: PartitionDir, cache: CheckpointCache) -> CheckpointsRead:
+    """The checkpoint values of ``partition`` (``cache`` keyed by log dir avoids re-reading root files).
+
+    Read before the segments: a broker writes the checkpoints after the log, so read in this order a
+    live partition's high watermark is never past the log end kdump then reads.
+    """
+    read = CheckpointsRead()
     log_dir = os.path.dirname(partition.path)
-    cache = checkpoint_cache if checkpoint_cache is not None else {}
     if log_dir not in cache:
-        cache[log_dir] = _read_checkpoints(log_dir, summary.findings)
+        cache[log_dir] = _read_checkpoints(log_dir, read.findings)
     for meaning, table in cache[log_dir].items():
         value = table.get((partition.topic, partition.partition))
         if value is not None:
-            summary.checkpoints[meaning] = value
+            read.values[meaning] = value
+    return read
+
+
+def summarize_partition(partition: PartitionDir, checkpoint_cache: CheckpointCache | None = None) -> PartitionSummary:
+    """Summarise one partition; ``checkpoint_cache`` (keyed by log dir) avoids re-reading root files."""
+    checkpoints = read_partition_checkpoints(partition, checkpoint_cache if checkpoint_cache is not None else {})
+    return summarize_segments(partition, checkpoints)
+
+
+def summarize_segments(partition: PartitionDir, checkpoints: CheckpointsRead) -> PartitionSummary:
+    """The summary of a partition whose checkpoints were read already (what a worker process runs)."""
+    summary = PartitionSummary(partition.topic, partition.partition, partition.path, partition.state)
+    summary.findings.extend(checkpoints.findings)
+    summary.checkpoints.update(checkpoints.values)
     for files in partition.segments:
         if files.log is None:
             summary.findings.append(LogFinding("warning", files.paths()[0], None,

@@ -25,6 +25,7 @@ from kdump.log.logdir import PartitionDir
 from kdump.log.recovery import offset_range_problem
 from kdump.log.segment import ReadOnlyFile
 from kdump.verify.findings import LogFinding
+from kdump.verify.replay import log_end_offset, record_count
 
 
 @dataclass(slots=True)
@@ -70,10 +71,7 @@ class PartitionSummary:
 
     @property
     def log_end_offset(self) -> int | None:
-        lasts = [s.last_offset for s in self.segments if s.last_offset is not None]
-        if lasts:
-            return max(lasts) + 1
-        return self.segments[-1].base_offset if self.segments else None
+        return log_end_offset(self.segments)
 
     def total(self, name: str) -> int:
         return sum(getattr(s, name) for s in self.segments)
@@ -122,10 +120,7 @@ def summarize_segment(base_offset: int, log_path: str, findings: list[LogFinding
                         findings.append(LogFinding("error", log_path, batch.base_offset, problem))
                     end = batch.end
                     seg.batches += 1
-                    if batch.records_count is not None:
-                        seg.records += batch.records_count
-                    else:
-                        seg.records += batches.count_records(batch) if batch.codec_id else 1
+                    seg.records += record_count(batches, batch)
                     seg.first_offset = batch.base_offset if seg.first_offset is None else seg.first_offset
                     seg.last_offset = batch.last_offset
                     seg.magics.add(batch.magic)

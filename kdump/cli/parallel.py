@@ -27,6 +27,7 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from types import TracebackType
 from typing import TypeVar
 
@@ -49,8 +50,24 @@ def available_cpus() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """Workers are forked (or spawned) with SIGINT blocked, so a Ctrl-C arriving while one starts
+    stays pending until ``_worker_init`` ignores it; the parent gets its own when this ends."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def _worker_init(parent: int) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # discards a Ctrl-C left pending while it started
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -111,7 +128,8 @@ class WorkerPool:
         pending: deque[tuple[T, Future[R | None]]] = deque()
         for item in items:
             if is_work is None or is_work(item):
-                future: Future[R | None] = self._pool().submit(func, item)
+                with _sigint_blocked():
+                    future: Future[R | None] = self._pool().submit(func, item)
             else:
                 future = Future()
                 future.set_result(None)

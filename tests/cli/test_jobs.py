@@ -135,10 +135,11 @@ def _group_alive(pgid: int) -> bool:
 
 def test_ctrl_c_exits_130_with_one_line_and_no_workers_left(tmp_path: Path) -> None:
     logs = tmp_path / "big"
-    made = run_kdump("gen", str(logs), "--topics", "a,b,c,d", "--partitions", "6", "--records", "4000",
+    made = run_kdump("gen", str(logs), "--topics", "a,b,c,d", "--partitions", "6", "--records", "2000",
                      "--segment-bytes", "60000", "--compression", "gzip", "--seed", "2")
     assert made.exit_code == 0, made.stderr
-    proc = subprocess.Popen([sys.executable, "-m", "kdump", "verify", "--deep", "--jobs", "2", str(logs)],
+    # the same log dir many times over: a run long enough to be interrupted in the middle
+    proc = subprocess.Popen([sys.executable, "-m", "kdump", "verify", "--deep", "--jobs", "2", *[str(logs)] * 40],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     workers: list[str] = []
     deadline = time.monotonic() + 30
@@ -147,6 +148,7 @@ def test_ctrl_c_exits_130_with_one_line_and_no_workers_left(tmp_path: Path) -> N
         children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
         workers = children.read_text().split() if children.exists() else []
     assert proc.poll() is None and len(workers) >= 2, "the run ended before its workers were seen"
+    time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGINT)   # as a terminal's Ctrl-C: the whole foreground group
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130

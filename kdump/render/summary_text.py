@@ -127,7 +127,8 @@ def _highest(values: Iterable[int | None]) -> int | None:
 
 
 def partitions_table(summaries: Iterable[PartitionSummary], times: TimeStyle) -> Table:
-    """One row per partition sorted by topic then partition number, a total row per topic and overall."""
+    """One row per partition sorted by topic then partition number; a total row for each topic of several
+    partitions (a single partition's row is its topic's total) and one for all topics."""
     table = Table(show_edge=False, pad_edge=False, collapse_padding=True)
     table.add_column("topic", overflow="fold", min_width=5)
     table.add_column("part", justify="right", no_wrap=True)   # a total row: how many partitions
@@ -146,12 +147,11 @@ def partitions_table(summaries: Iterable[PartitionSummary], times: TimeStyle) ->
             low, high = s.time_range
             table.add_row(topic, str(s.partition), str(len(s.segments)), f"{s.total('records')}/{s.total('batches')}",
                           _offsets(s), decimal(s.total("log_bytes")),
-                          _time_range(low, high, times, _WRAPPABLE), partition_flags(s))
-        if len(topics) > 1 or len(rows) > 1:
+                          _time_range(low, high, times, _WRAPPABLE), partition_flags(s), end_section=len(rows) == 1)
+        if len(rows) > 1:
             table.add_row(*_total_row(f"{topic} total", rows, times), style="bold", end_section=True)
-    if len(topics) > 1:
-        table.add_row(*_total_row("all topics", ordered, times),
-                      style="bold")
+    if len(ordered) > 1 and len(topics) > 1:
+        table.add_row(*_total_row("all topics", ordered, times), style="bold")
     return table
 
 

@@ -133,14 +133,18 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-def test_ctrl_c_exits_130_with_one_line_and_no_workers_left(tmp_path: Path) -> None:
-    logs = tmp_path / "big"
+@pytest.fixture(scope="module")
+def long_run(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """Arguments of a ``verify --jobs 2`` that runs for seconds: the same log dir many times over."""
+    logs = tmp_path_factory.mktemp("long") / "big"
     made = run_kdump("gen", str(logs), "--topics", "a,b,c,d", "--partitions", "6", "--records", "2000",
                      "--segment-bytes", "60000", "--compression", "gzip", "--seed", "2")
     assert made.exit_code == 0, made.stderr
-    # the same log dir many times over: a run long enough to be interrupted in the middle
-    proc = subprocess.Popen([sys.executable, "-m", "kdump", "verify", "--deep", "--jobs", "2", *[str(logs)] * 40],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    return [sys.executable, "-m", "kdump", "verify", "--deep", "--jobs", "2", *[str(logs)] * 40]
+
+
+def _start_with_workers(args: list[str]) -> tuple[subprocess.Popen[bytes], list[int]]:
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     workers: list[str] = []
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and len(workers) < 2 and proc.poll() is None:
@@ -149,11 +153,41 @@ def test_ctrl_c_exits_130_with_one_line_and_no_workers_left(tmp_path: Path) -> N
         workers = children.read_text().split() if children.exists() else []
     assert proc.poll() is None and len(workers) >= 2, "the run ended before its workers were seen"
     time.sleep(0.2)
+    return proc, [int(w) for w in workers]
+
+
+def _gone(pids: list[int], seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid) for pid in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().split("State:", 1)[1].split("\n", 1)[0].lower()
+    except (OSError, IndexError):
+        return "zombie"
+
+
+def test_ctrl_c_exits_130_with_one_line_and_no_workers_left(long_run: list[str]) -> None:
+    proc, workers = _start_with_workers(long_run)
     os.killpg(proc.pid, signal.SIGINT)   # as a terminal's Ctrl-C: the whole foreground group
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert err.decode() == "Error: interrupted\n"
+    assert _gone(workers), "worker processes outlived the run"
     deadline = time.monotonic() + 10
     while _group_alive(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _group_alive(proc.pid), "worker processes outlived the run"
+    assert not _group_alive(proc.pid)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_workers_die_with_a_killed_parent(long_run: list[str]) -> None:
+    proc, workers = _start_with_workers(long_run)
+    proc.kill()   # SIGKILL: the parent cannot clean up
+    proc.communicate(timeout=60)
+    assert _gone(workers), "workers outlived a killed parent"

@@ -20,7 +20,8 @@ from kdump.cli.parallel import WorkerPool, jobs_option
 from kdump.cli.progress import progress_bar, wants_progress
 from kdump.cli.time_options import time_style_options
 from kdump.log.logdir import PartitionDir, log_bytes, walk_partitions
-from kdump.render.summary_text import partitions_table, summary_lines, summary_object, summary_renderable
+from kdump.render.summary_table import PartitionRow, partition_row, partitions_table
+from kdump.render.summary_text import summary_lines, summary_object, summary_renderable
 from kdump.render.times import TimeStyle
 from kdump.verify.partition_summary import (
     CheckpointCache,
@@ -67,7 +68,7 @@ def summary(path: str, plain: bool, detail: bool, jobs: int, times: TimeStyle | 
         console = Console()
     show = wants_progress(json_output)
     total = log_bytes(s for p in walk_partitions(path) for s in p.segments) if show else None
-    collected: list[PartitionSummary] = []
+    rows: list[PartitionRow] = []
     errors = False
     with WorkerPool(jobs) as pool, progress_bar(total, "summary", show=show) as bar:
         for (partition, _), result in pool.ordered_map(_summarize, _work(path)):
@@ -84,7 +85,7 @@ def summary(path: str, plain: bool, detail: bool, jobs: int, times: TimeStyle | 
                 bar.clear()
                 console.print(summary_renderable(result, times or TimeStyle("iso")))
             else:
-                collected.append(result)
-    if console is not None and not detail and collected:
-        console.print(partitions_table(collected, times or TimeStyle("iso")))
+                rows.append(partition_row(result))
+    if console is not None and not detail and rows:
+        console.print(partitions_table(rows, times or TimeStyle("iso")))
     click.get_current_context().exit(ExitCode.PROBLEMS if errors else ExitCode.OK)

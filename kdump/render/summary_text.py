@@ -1,8 +1,8 @@
 """``kdump summary`` output from ``PartitionSummary``: plain lines, Rich renderables, a JSON object.
 
 Renderers never print: the CLI picks one and writes it (Rich only when stdout is a terminal).
-``partitions_table`` is the compact view (a row per partition, totals per topic and overall);
-``summary_lines`` the stable plain text, ``summary_renderable`` its per-segment Rich form (``--detail``).
+``summary_lines`` is the stable plain text, ``summary_renderable`` its per-segment Rich form
+(``--detail``); the compact table is ``summary_table``.
 Times go through a ``TimeStyle`` (``--time-format``/``--tz``); JSON keeps Kafka's milliseconds.
 """
 
@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Group
-from rich.filesize import decimal
 from rich.table import Table
 from rich.text import Text
 
@@ -30,7 +29,7 @@ def _range(low: object, high: object) -> str:
     return "-" if low is None else f"{low}..{high}"
 
 
-def _time_range(low: int | None, high: int | None, times: TimeStyle, separator: str = "..") -> str:
+def time_range(low: int | None, high: int | None, times: TimeStyle, separator: str = "..") -> str:
     return "-" if low is None or high is None else f"{times(low)}{separator}{times(high)}"
 
 
@@ -53,7 +52,7 @@ def summary_lines(summary: PartitionSummary, times: TimeStyle = EPOCH) -> list[s
         f"logEndOffset: {_opt(summary.log_end_offset)} bytes: {summary.total('log_bytes')}",
         f"  batches: {summary.total('batches')} records: {summary.total('records')} "
         f"codecs: {_sorted(summary.union('codecs'))} magics: {_sorted(summary.union('magics'))} "
-        f"timestamps: {_time_range(low, high, times)}",
+        f"timestamps: {time_range(low, high, times)}",
         f"  producers: {len(summary.union('producers'))} transactionalBatches: "
         f"{summary.total('transactional_batches')} controlBatches: {summary.total('control_batches')} "
         f"snapshots: {len(summary.snapshots)}",
@@ -87,86 +86,10 @@ def summary_renderable(summary: PartitionSummary, times: TimeStyle = EPOCH) -> G
     for seg in summary.segments:
         table.add_row(str(seg.base_offset), _range(seg.first_offset, seg.last_offset), str(seg.batches),
                       str(seg.records), str(seg.log_bytes), _sorted(seg.codecs), _sorted(seg.magics),
-                      _time_range(seg.min_timestamp, seg.max_timestamp, times))
+                      time_range(seg.min_timestamp, seg.max_timestamp, times))
     styled = {"error": "bold red", "warning": "yellow", "info": "dim"}
     findings = [Text(f"  {f.severity}: {f.text}", style=styled.get(f.severity, "")) for f in summary.findings]
     return Group(Text(head[0], style="bold"), *(Text(line) for line in head[1:]), table, *findings)
-
-
-def partition_flags(summary: PartitionSummary) -> str:
-    """What a row of the compact table must not hide: state, problems, transactions, padding."""
-    flags = [summary.state] if summary.state else []
-    errors = sum(1 for f in summary.findings if f.severity == "error")
-    warnings = sum(1 for f in summary.findings if f.severity == "warning")
-    if errors:
-        flags.append(f"{errors} error{'s' if errors > 1 else ''}")
-    if warnings:
-        flags.append(f"{warnings} warning{'s' if warnings > 1 else ''}")
-    if summary.total("transactional_batches"):
-        flags.append("txn")
-    if summary.total("padding_bytes"):
-        flags.append("padded")
-    return ", ".join(flags)
-
-
-def _offsets(summary: PartitionSummary) -> str:
-    end = summary.log_end_offset
-    if summary.log_start_offset is None or end is None:
-        return "-"
-    return f"{summary.log_start_offset}..{end - 1}" if end > summary.log_start_offset else f"empty at {end}"
-
-
-def _lowest(values: Iterable[int | None]) -> int | None:
-    present = [v for v in values if v is not None]
-    return min(present) if present else None
-
-
-def _highest(values: Iterable[int | None]) -> int | None:
-    present = [v for v in values if v is not None]
-    return max(present) if present else None
-
-
-def partitions_table(summaries: Iterable[PartitionSummary], times: TimeStyle) -> Table:
-    """One row per partition sorted by topic then partition number; a total row for each topic of several
-    partitions (a single partition's row is its topic's total) and one for all topics."""
-    table = Table(show_edge=False, pad_edge=False, collapse_padding=True)
-    table.add_column("topic", overflow="fold", min_width=5)
-    table.add_column("part", justify="right", no_wrap=True)   # a total row: how many partitions
-    table.add_column("segs", justify="right", no_wrap=True)
-    table.add_column("records/batches", justify="right", overflow="fold", min_width=5)
-    table.add_column("offsets", overflow="fold", min_width=5)
-    table.add_column("size", justify="right", no_wrap=True)
-    table.add_column("first / last time", overflow="fold")
-    table.add_column("flags", overflow="fold", min_width=4)
-    ordered = sorted(summaries, key=lambda s: (s.topic, s.partition, s.path))
-    topics: dict[str, list[PartitionSummary]] = {}
-    for summary in ordered:
-        topics.setdefault(summary.topic, []).append(summary)
-    for topic, rows in topics.items():
-        for s in rows:
-            low, high = s.time_range
-            table.add_row(topic, str(s.partition), str(len(s.segments)), f"{s.total('records')}/{s.total('batches')}",
-                          _offsets(s), decimal(s.total("log_bytes")),
-                          _time_range(low, high, times, _WRAPPABLE), partition_flags(s), end_section=len(rows) == 1)
-        if len(rows) > 1:
-            table.add_row(*_total_row(f"{topic} total", rows, times), style="bold", end_section=True)
-    if len(ordered) > 1 and len(topics) > 1:
-        table.add_row(*_total_row("all topics", ordered, times), style="bold")
-    return table
-
-
-_WRAPPABLE = "\n"   # a range in a table cell: first and last time on lines of their own
-
-
-def _total_row(label: str, rows: list[PartitionSummary], times: TimeStyle) -> list[str]:
-    low = _lowest(s.time_range[0] for s in rows)
-    high = _highest(s.time_range[1] for s in rows)
-    flagged = sum(1 for s in rows if any(f.severity == "error" for f in s.findings))
-    records = sum(s.total("records") for s in rows)
-    batches = sum(s.total("batches") for s in rows)
-    return [label, str(len(rows)), str(sum(len(s.segments) for s in rows)), f"{records}/{batches}", "",
-            decimal(sum(s.total("log_bytes") for s in rows)),
-            _time_range(low, high, times, _WRAPPABLE), f"{flagged} with errors" if flagged else ""]
 
 
 def summary_object(summary: PartitionSummary) -> dict[str, Any]:

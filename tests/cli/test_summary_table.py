@@ -15,7 +15,7 @@ import pytest
 from rich.console import Console
 
 from kdump.log.logdir import walk_partitions
-from kdump.render.summary_text import partitions_table
+from kdump.render.summary_table import partition_row, partitions_table
 from kdump.render.times import TimeStyle
 from kdump.verify.partition_summary import summarize_partition
 from kdump_testing import run_kdump
@@ -38,7 +38,8 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _table(root: Path, width: int, times: TimeStyle) -> str:
     console = Console(file=io.StringIO(), width=width, color_system=None)
-    console.print(partitions_table([summarize_partition(p) for p in walk_partitions(str(root))], times))
+    console.print(partitions_table([partition_row(summarize_partition(p)) for p in walk_partitions(str(root))],
+                                   times))
     return console.file.getvalue()
 
 

@@ -11,7 +11,7 @@ shows must have its entry by then, as the broker indexes an abort right after ap
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -59,13 +59,13 @@ class PartitionState:
     findings: list[Finding] = field(default_factory=list)
 
 
-def _log_dir_checkpoints(log_dir: str, read: ReadSmall, cache: dict[str, object],
-                         findings: list[Finding]) -> dict[str, dict[tuple[str, int], int]]:
-    """The log dir's offset checkpoints (meaning -> table); problems are reported for the first partition."""
-    if log_dir in cache:
-        return cache[log_dir]  # type: ignore[return-value]
+def read_checkpoint_tables(log_dir: str, names: Iterable[str], read: ReadSmall = read_local
+                           ) -> tuple[dict[str, dict[tuple[str, int], int]], list[tuple[str, KdumpError]]]:
+    """The log dir's offset checkpoint files among ``names`` (file name -> (topic, partition) -> offset),
+    and (path, error) for each that could not be read or parsed; absent files are neither."""
     tables: dict[str, dict[tuple[str, int], int]] = {}
-    for name, meaning in CHECKPOINTS.items():
+    problems: list[tuple[str, KdumpError]] = []
+    for name in names:
         path = os.path.join(log_dir, name)
         try:
             data = read(path)
@@ -73,11 +73,22 @@ def _log_dir_checkpoints(log_dir: str, read: ReadSmall, cache: dict[str, object]
                 continue
             parsed = parse_offset_checkpoint(data, path)
         except KdumpError as err:
-            findings.append(_problem(err, "checkpoint-unreadable", path))
+            problems.append((path, err))
             continue
-        tables[meaning] = {(e.topic, e.partition): e.offset for e in parsed.entries}
-    cache[log_dir] = tables
-    return tables
+        tables[name] = {(e.topic, e.partition): e.offset for e in parsed.entries}
+    return tables, problems
+
+
+def _log_dir_checkpoints(log_dir: str, read: ReadSmall, cache: dict[str, object],
+                         findings: list[Finding]) -> dict[str, dict[tuple[str, int], int]]:
+    """The log dir's offset checkpoints (meaning -> table); problems are reported for the first partition."""
+    if log_dir in cache:
+        return cache[log_dir]  # type: ignore[return-value]
+    tables, problems = read_checkpoint_tables(log_dir, CHECKPOINTS, read)
+    findings.extend(_problem(err, "checkpoint-unreadable", path) for path, err in problems)
+    by_meaning = {CHECKPOINTS[name]: table for name, table in tables.items()}
+    cache[log_dir] = by_meaning
+    return by_meaning
 
 
 def _problem(err: KdumpError, check: str, path: str, why: str = "") -> Finding:

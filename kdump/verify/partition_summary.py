@@ -14,10 +14,8 @@ from dataclasses import dataclass, field
 from kdump.errors import KdumpError
 from kdump.format.checkpoint import (
     OFFSET_CHECKPOINT_NAMES,
-    CheckpointError,
     EpochEntry,
     parse_leader_epoch_checkpoint,
-    parse_offset_checkpoint,
     parse_partition_metadata,
 )
 from kdump.log.batches import LogBatches
@@ -25,6 +23,7 @@ from kdump.log.logdir import PartitionDir
 from kdump.log.recovery import offset_range_problem
 from kdump.log.segment import ReadOnlyFile
 from kdump.verify.findings import LogFinding
+from kdump.verify.partition_check import read_checkpoint_tables, read_local
 from kdump.verify.replay import log_end_offset, record_count
 
 
@@ -145,24 +144,15 @@ def summarize_segment(base_offset: int, log_path: str, findings: list[LogFinding
     return seg
 
 
+def _problem_text(err: KdumpError) -> str:
+    line = getattr(err, "line_number", None)
+    return f"{err.reason} (line {line})" if line else err.reason
+
+
 def _read_checkpoints(log_dir: str, findings: list[LogFinding]) -> dict[str, dict[tuple[str, int], int]]:
-    result: dict[str, dict[tuple[str, int], int]] = {}
-    for name in OFFSET_CHECKPOINT_NAMES:
-        path = os.path.join(log_dir, name)
-        if not os.path.isfile(path):
-            continue
-        try:
-            with open(path, "rb") as handle:
-                parsed = parse_offset_checkpoint(handle.read(), path)
-        except CheckpointError as err:
-            findings.append(LogFinding("error", path, None, f"{err.reason} (line {err.line_number})"
-                                    if err.line_number else err.reason))
-            continue
-        except OSError as err:
-            findings.append(LogFinding("error", path, None, err.strerror or str(err)))
-            continue
-        result[CHECKPOINT_MEANING[name]] = {(e.topic, e.partition): e.offset for e in parsed.entries}
-    return result
+    tables, problems = read_checkpoint_tables(log_dir, OFFSET_CHECKPOINT_NAMES)
+    findings.extend(LogFinding("error", path, None, _problem_text(err)) for path, err in problems)
+    return {CHECKPOINT_MEANING[name]: table for name, table in tables.items()}
 
 
 CheckpointCache = dict[str, dict[str, dict[tuple[str, int], int]]]
@@ -225,20 +215,16 @@ def _partition_files(partition: PartitionDir, summary: PartitionSummary) -> None
     epoch_path = os.path.join(partition.path, "leader-epoch-checkpoint")
     meta_path = os.path.join(partition.path, "partition.metadata")
     for path in (epoch_path, meta_path):
-        if not os.path.isfile(path):
-            continue
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
+            data = read_local(path)
+            if data is None:
+                continue
             if path == epoch_path:
                 summary.leader_epochs = list(parse_leader_epoch_checkpoint(data, path).entries)
             else:
                 summary.topic_id = parse_partition_metadata(data, path).topic_id
-        except CheckpointError as err:
-            where = f" (line {err.line_number})" if err.line_number else ""
-            summary.findings.append(LogFinding("error", path, None, err.reason + where))
-        except OSError as err:
-            summary.findings.append(LogFinding("error", path, None, err.strerror or str(err)))
+        except KdumpError as err:
+            summary.findings.append(LogFinding("error", path, None, _problem_text(err)))
 
 
 def compare_checkpoints(summary: PartitionSummary) -> list[LogFinding]:

@@ -19,7 +19,7 @@ from kdump.cli.boundary import KdumpCommand, print_error
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, traceback_option
 from kdump.cli.parallel import WorkerPool, jobs_option
-from kdump.cli.progress import progress_bar, wants_progress
+from kdump.cli.progress import ProgressBar, progress_bar, wants_progress
 from kdump.errors import KdumpError
 from kdump.log.logdir import PartitionDir, SegmentFiles, log_bytes
 from kdump.render import verify_text
@@ -63,17 +63,16 @@ class _Partition:
 
 
 @dataclass(frozen=True)
-class _Segment:
-    """Work for a worker: one segment (of ``owner``, or named by a file when None)."""
+class _Segments:
+    """Work for a worker: consecutive segments (of ``owner``, or one named by a file when None)."""
 
     path: str
-    seg: SegmentFiles
-    active: bool
+    segments: tuple[tuple[SegmentFiles, bool], ...]   # (segment, is the partition's active one)
     options: Options
     owner: _Partition | None = None
 
     def __getstate__(self) -> dict[str, object]:
-        return {**self.__dict__, "owner": None}   # the worker needs the segment, not the partition
+        return {**self.__dict__, "owner": None}   # the worker needs the segments, not the partition
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
@@ -97,19 +96,42 @@ class _Unreadable:
     error: KdumpError
 
 
-_Item = _Segment | _Begin | _End | _Unreadable
+_Item = _Segments | _Begin | _End | _Unreadable
 _Checked = tuple[list[Finding], SegmentFacts | None, Tally, KdumpError | None]
 
+_TASK_BYTES = 8 << 20
+"""Small segments go to a worker together up to this many bytes of .log, so that passing work to
+processes does not cost more than the work (an index check reads little of each segment)."""
 
-def _check(item: _Item) -> _Checked:
-    """A worker's job: one segment's findings and facts, with the tally of what it looked at."""
-    assert isinstance(item, _Segment)
-    tally = Tally()
-    try:
-        findings, facts = check_segment(item.seg, item.active, item.options, tally)
-    except KdumpError as error:
-        return [], None, tally, error
-    return findings, facts, tally, None
+
+def _check(item: _Item) -> list[_Checked]:
+    """A worker's job: each segment's findings and facts, with the tally of what it looked at."""
+    assert isinstance(item, _Segments)
+    results: list[_Checked] = []
+    for seg, active in item.segments:
+        tally = Tally()
+        try:
+            findings, facts = check_segment(seg, active, item.options, tally)
+        except KdumpError as error:
+            results.append(([], None, tally, error))
+            break
+        results.append((findings, facts, tally, None))
+    return results
+
+
+def _runs(partition: PartitionDir) -> Iterator[tuple[tuple[SegmentFiles, bool], ...]]:
+    """The partition's segments in order, cut into runs of about ``_TASK_BYTES``."""
+    run: list[tuple[SegmentFiles, bool]] = []
+    size = 0
+    last = len(partition.segments) - 1
+    for i, seg in enumerate(partition.segments):
+        run.append((seg, i == last))
+        size += log_bytes((seg,))
+        if size >= _TASK_BYTES:
+            yield tuple(run)
+            run, size = [], 0
+    if run:
+        yield tuple(run)
 
 
 def _items(paths: tuple[str, ...], options: Options, cache: dict[str, object]) -> Iterator[_Item]:
@@ -118,14 +140,13 @@ def _items(paths: tuple[str, ...], options: Options, cache: dict[str, object]) -
         try:
             for target in plan(path):
                 if not isinstance(target, PartitionDir):
-                    yield _Segment(path, target[0], target[1], options)
+                    yield _Segments(path, (target,), options)
                     continue
                 tally = Tally()
                 owner = _Partition(target, begin_partition(target, options, tally, cache=cache), tally)
                 yield _Begin(path, owner)
-                last = len(target.segments) - 1
-                for i, seg in enumerate(target.segments):
-                    yield _Segment(path, seg, i == last, options, owner)
+                for run in _runs(target):
+                    yield _Segments(path, run, options, owner)
                 yield _End(path, owner)
         except KdumpError as error:
             yield _Unreadable(path, error)
@@ -142,6 +163,23 @@ def _log_bytes(paths: tuple[str, ...]) -> int:
     return total
 
 
+def _take(item: _Segments, checked: list[_Checked], counts: VerifyCounts, out: TextIO, as_json: bool,
+          errors_only: bool, bar: ProgressBar) -> KdumpError | None:
+    """Add a worker's results in order: to their partition, or written (a segment named by a file)."""
+    for (seg, _active), (findings, facts, seg_tally, error) in zip(item.segments, checked, strict=False):
+        counts.tally.merge(seg_tally)
+        bar.advance(log_bytes((seg,)))
+        if error is not None:
+            return error
+        if item.owner is not None:
+            item.owner.findings.extend(findings)
+            item.owner.facts.append(facts)  # type: ignore[arg-type]
+        else:
+            bar.clear_for(out)
+            _write(findings, counts, out, as_json, errors_only)
+    return None
+
+
 def run_verify(paths: tuple[str, ...], options: Options, *, command: str, out: TextIO, err: TextIO,
                as_json: bool, errors_only: bool, traceback: bool = False, jobs: int = 1) -> int:
     """Check ``paths``; ``jobs`` segments at a time in worker processes, output as with one."""
@@ -152,7 +190,7 @@ def run_verify(paths: tuple[str, ...], options: Options, *, command: str, out: T
     show = wants_progress(as_json)
     with WorkerPool(jobs) as pool, progress_bar(_log_bytes(paths) if show else None, command, show=show) as bar:
         items = _items(paths, options, cache)
-        for item, checked in pool.ordered_map(_check, items, is_work=lambda i: isinstance(i, _Segment)):
+        for item, checked in pool.ordered_map(_check, items, is_work=lambda i: isinstance(i, _Segments)):
             if item.path in failed:
                 continue
             error: KdumpError | None = None
@@ -167,15 +205,7 @@ def run_verify(paths: tuple[str, ...], options: Options, *, command: str, out: T
                 _write(item.owner.findings, counts, out, as_json, errors_only)
             else:
                 assert checked is not None
-                findings, facts, seg_tally, error = checked
-                tally.merge(seg_tally)
-                bar.advance(log_bytes((item.seg,)))
-                if error is None and item.owner is not None:
-                    item.owner.findings.extend(findings)
-                    item.owner.facts.append(facts)  # type: ignore[arg-type]
-                elif error is None:
-                    bar.clear_for(out)
-                    _write(findings, counts, out, as_json, errors_only)
+                error = _take(item, checked, counts, out, as_json, errors_only, bar)
             if error is not None:
                 if traceback:
                     raise error

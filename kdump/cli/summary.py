@@ -49,7 +49,7 @@ def _work(path: str) -> Iterator[_Work]:
 @click.option("--plain", is_flag=True, help="Plain text even on a terminal.")
 @click.option("--detail", is_flag=True, help="On a terminal: every partition's segments, not one row per partition.")
 @jobs_option
-@time_style_options(default=None)
+@time_style_options(default=None, default_text="iso in the terminal's table, epoch in plain text")
 @json_option
 def summary(path: str, plain: bool, detail: bool, jobs: int, times: TimeStyle | None, json_output: bool) -> None:
     """Summarise every partition in a partition directory or a log.dirs.

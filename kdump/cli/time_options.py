@@ -57,12 +57,13 @@ class TimeZoneParam(click.ParamType):
             self.fail(err.reason, param, ctx)
 
 
-def time_style_options(default: TimeFormat | None = "epoch") -> Callable[[F], F]:
+def time_style_options(default: TimeFormat | None = "epoch", *, default_text: str | None = None
+                       ) -> Callable[[F], F]:
     """Add ``--time-format`` and ``--tz``; the command gets one ``times: TimeStyle`` argument instead.
 
     ``--tz`` alone implies ``--time-format iso`` (a zone only changes how instants are written).
     ``default=None``: a command whose outputs differ in their natural form gets ``times=None`` when
-    neither option is given, and picks per output.
+    neither option is given, and picks per output (``default_text`` says how, for --help).
     """
 
     def apply(func: F) -> F:
@@ -81,7 +82,7 @@ def time_style_options(default: TimeFormat | None = "epoch") -> Callable[[F], F]
         command = click.option(
             "--time-format", type=click.Choice(TIME_FORMATS), default=None,
             help=f"Show times as epoch milliseconds (as Kafka prints them), ISO-8601 or both "
-                 f"[default: {default or 'iso in tables, epoch in text'}].")(command)
+                 f"[default: {default_text or default}].")(command)
         return command  # type: ignore[return-value]
 
     return apply

@@ -23,7 +23,7 @@ from kdump.verify.transactions import analyze_transactions
 @click.argument("path", type=click.Path(exists=True, file_okay=False))
 @click.option("--hanging-only", is_flag=True, help="Only list partitions with transactions open at the log end.")
 @jobs_option
-@time_style_options(default=None)
+@time_style_options(default=None, default_text="no times in the text")
 @json_option
 def txn(path: str, hanging_only: bool, jobs: int, times: TimeStyle | None, json_output: bool) -> None:
     """Transactions in a partition directory or a whole log.dirs.

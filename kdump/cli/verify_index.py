@@ -175,7 +175,8 @@ def _take(item: _Segments, checked: list[_Checked], counts: VerifyCounts, out: T
             item.owner.findings.extend(findings)
             item.owner.facts.append(facts)  # type: ignore[arg-type]
         else:
-            bar.clear_for(out)
+            if findings:
+                bar.clear_for(out)
             _write(findings, counts, out, as_json, errors_only)
     return None
 
@@ -201,7 +202,8 @@ def run_verify(paths: tuple[str, ...], options: Options, *, command: str, out: T
             elif isinstance(item, _End):
                 item.owner.findings.extend(finish_partition(item.owner.partition, item.owner.before,
                                                             item.owner.facts, options))
-                bar.clear_for(out)
+                if item.owner.findings:
+                    bar.clear_for(out)
                 _write(item.owner.findings, counts, out, as_json, errors_only)
             else:
                 assert checked is not None

@@ -26,6 +26,11 @@ class KdumpError(Exception):
             self.path = path
         return self
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Worker processes (kdump.cli.parallel) send errors to the parent by pickling them; the
+        # default rebuilds ``cls(*args)``, which subclasses with other constructors cannot take.
+        return _rebuild, (type(self), self.args, self.__dict__)
+
     def __str__(self) -> str:
         where = []
         if self.path is not None:
@@ -33,6 +38,13 @@ class KdumpError(Exception):
         if self.position is not None:
             where.append(f"position {self.position}")
         return f"{': '.join(where)}: {self.reason}" if where else self.reason
+
+
+def _rebuild(cls: type[KdumpError], args: tuple[object, ...], state: dict[str, object]) -> KdumpError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
 
 
 class FormatError(KdumpError):

@@ -1,26 +1,62 @@
-"""``kdump summary PATH``: per partition segments, offsets, sizes, counts, codecs, producers, checkpoints."""
+"""``kdump summary PATH``: per partition segments, offsets, sizes, counts, codecs, producers, checkpoints.
+
+On a terminal a compact table (``--detail``: the per-segment view), plain text otherwise (stable,
+no ANSI), JSON Lines with ``--json``. Partitions are summarised ``--jobs`` at a time in worker
+processes; the log dir's checkpoints are read here, before each partition's segments.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 
 import click
 
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option
-from kdump.log.logdir import walk_partitions
+from kdump.cli.parallel import WorkerPool, jobs_option
+from kdump.cli.progress import progress_bar, wants_progress
+from kdump.cli.time_options import time_style_options
+from kdump.log.logdir import PartitionDir, log_bytes, walk_partitions
+from kdump.render.summary_table import PartitionRow, partition_row, partitions_table
 from kdump.render.summary_text import summary_lines, summary_object, summary_renderable
-from kdump.verify.partition_summary import summarize_partition
+from kdump.render.times import TimeStyle
+from kdump.verify.partition_summary import (
+    CheckpointCache,
+    CheckpointsRead,
+    PartitionSummary,
+    read_partition_checkpoints,
+    summarize_segments,
+)
+
+_Work = tuple[PartitionDir, CheckpointsRead]
+
+
+def _summarize(work: _Work) -> PartitionSummary:
+    return summarize_segments(*work)
+
+
+def _work(path: str) -> Iterator[_Work]:
+    cache: CheckpointCache = {}
+    for partition in walk_partitions(path):
+        yield partition, read_partition_checkpoints(partition, cache)
 
 
 @click.command("summary", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
 @click.argument("path", type=click.Path(exists=True, file_okay=False))
 @click.option("--plain", is_flag=True, help="Plain text even on a terminal.")
+@click.option("--detail", is_flag=True, help="On a terminal: every partition's segments, not one row per partition.")
+@jobs_option
+@time_style_options(default=None, default_text="iso in the terminal's table, epoch in plain text")
 @json_option
-def summary(path: str, plain: bool, json_output: bool) -> None:
-    """Summarise every partition in a partition directory or a log.dirs (Rich table on a terminal).
+def summary(path: str, plain: bool, detail: bool, jobs: int, times: TimeStyle | None, json_output: bool) -> None:
+    """Summarise every partition in a partition directory or a log.dirs.
+
+    On a terminal: one table row per partition (topic, partition, segments, records, offsets, size,
+    time range, flags) with totals per topic and overall; --detail shows each partition's segments.
+    Piped (or --plain): plain text, a block per partition. --json: one JSON object per partition.
 
     Exit status: 0, 1 when an error line was printed (a file that could not be read completely),
     2 usage error or unreadable PATH.
@@ -30,16 +66,26 @@ def summary(path: str, plain: bool, json_output: bool) -> None:
         from rich.console import Console
 
         console = Console()
-    cache: dict[str, dict[str, dict[tuple[str, int], int]]] = {}
+    show = wants_progress(json_output)
+    total = log_bytes(s for p in walk_partitions(path) for s in p.segments) if show else None
+    rows: list[PartitionRow] = []
     errors = False
-    for partition in walk_partitions(path):
-        result = summarize_partition(partition, cache)
-        errors = errors or any(f.severity == "error" for f in result.findings)
-        if json_output:
-            click.echo(json.dumps(summary_object(result), separators=(",", ":")))
-        elif console is not None:
-            console.print(summary_renderable(result))
-        else:
-            for line in summary_lines(result):
-                click.echo(line)
+    with WorkerPool(jobs) as pool, progress_bar(total, "summary", show=show) as bar:
+        for (partition, _), result in pool.ordered_map(_summarize, _work(path)):
+            assert result is not None
+            bar.advance(log_bytes(partition.segments))
+            errors = errors or any(f.severity == "error" for f in result.findings)
+            if json_output:
+                click.echo(json.dumps(summary_object(result), separators=(",", ":")))
+            elif console is None:
+                bar.clear_for(sys.stdout)
+                for line in summary_lines(result, times or TimeStyle("epoch")):
+                    click.echo(line)
+            elif detail:
+                bar.clear()
+                console.print(summary_renderable(result, times or TimeStyle("iso")))
+            else:
+                rows.append(partition_row(result))
+    if console is not None and not detail and rows:
+        console.print(partitions_table(rows, times or TimeStyle("iso")))
     click.get_current_context().exit(ExitCode.PROBLEMS if errors else ExitCode.OK)

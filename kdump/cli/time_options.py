@@ -57,16 +57,22 @@ class TimeZoneParam(click.ParamType):
             self.fail(err.reason, param, ctx)
 
 
-def time_style_options(default: TimeFormat = "epoch") -> Callable[[F], F]:
+def time_style_options(default: TimeFormat | None = "epoch", *, default_text: str | None = None
+                       ) -> Callable[[F], F]:
     """Add ``--time-format`` and ``--tz``; the command gets one ``times: TimeStyle`` argument instead.
 
     ``--tz`` alone implies ``--time-format iso`` (a zone only changes how instants are written).
+    ``default=None``: a command whose outputs differ in their natural form gets ``times=None`` when
+    neither option is given, and picks per output (``default_text`` says how, for --help).
     """
 
     def apply(func: F) -> F:
         @functools.wraps(func)
         def command(*args: Any, time_format: TimeFormat | None, tz: datetime.tzinfo | None, **kwargs: Any) -> Any:
-            chosen: TimeFormat = time_format or ("iso" if tz is not None and default == "epoch" else default)
+            if time_format is None and tz is None and default is None:
+                return func(*args, times=None, **kwargs)
+            chosen: TimeFormat = time_format or ("iso" if tz is not None and default in (None, "epoch")
+                                                 else default or "epoch")
             return func(*args, times=TimeStyle(chosen, tz), **kwargs)
 
         command = click.option(
@@ -76,7 +82,7 @@ def time_style_options(default: TimeFormat = "epoch") -> Callable[[F], F]:
         command = click.option(
             "--time-format", type=click.Choice(TIME_FORMATS), default=None,
             help=f"Show times as epoch milliseconds (as Kafka prints them), ISO-8601 or both "
-                 f"[default: {default}].")(command)
+                 f"[default: {default_text or default}].")(command)
         return command  # type: ignore[return-value]
 
     return apply

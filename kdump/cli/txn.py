@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option
-from kdump.log.logdir import walk_partitions
+from kdump.cli.parallel import WorkerPool, jobs_option
+from kdump.cli.progress import progress_bar, wants_progress
+from kdump.cli.time_options import time_style_options
+from kdump.log.logdir import log_bytes, walk_partitions
+from kdump.render.times import TimeStyle
 from kdump.render.txn_text import report_object, txn_lines
 from kdump.verify.transactions import analyze_transactions
 
@@ -17,26 +22,35 @@ from kdump.verify.transactions import analyze_transactions
 @click.command("txn", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
 @click.argument("path", type=click.Path(exists=True, file_okay=False))
 @click.option("--hanging-only", is_flag=True, help="Only list partitions with transactions open at the log end.")
+@jobs_option
+@time_style_options(default=None, default_text="no times in the text")
 @json_option
-def txn(path: str, hanging_only: bool, json_output: bool) -> None:
+def txn(path: str, hanging_only: bool, jobs: int, times: TimeStyle | None, json_output: bool) -> None:
     """Transactions in a partition directory or a whole log.dirs.
 
     Exit status: 0; 1 when an error line was printed (a segment or .txnindex that could not be read
     completely, an index entry no ABORT marker matches); 2 usage error or unreadable PATH; otherwise
     3 when a transaction is still open at the log end (a hanging transaction holds the last stable
     offset and blocks read_committed consumers).
+
+    --time-format/--tz add each transaction's time span to the text (JSON keeps milliseconds).
     """
     hanging = errors = False
-    for partition in walk_partitions(path):
-        report = analyze_transactions(partition)
-        hanging = hanging or bool(report.open)
-        errors = errors or any(f.severity == "error" for f in report.findings)
-        if hanging_only and not report.open:
-            continue
-        if json_output:
-            click.echo(json.dumps(report_object(report), separators=(",", ":")))
-        else:
-            for line in txn_lines(report):
-                click.echo(line)
+    show = wants_progress(json_output)
+    total = log_bytes(s for p in walk_partitions(path) for s in p.segments) if show else None
+    with WorkerPool(jobs) as pool, progress_bar(total, "txn", show=show) as bar:
+        for partition, report in pool.ordered_map(analyze_transactions, walk_partitions(path)):
+            assert report is not None
+            bar.advance(log_bytes(partition.segments))
+            hanging = hanging or bool(report.open)
+            errors = errors or any(f.severity == "error" for f in report.findings)
+            if hanging_only and not report.open:
+                continue
+            bar.clear_for(sys.stdout)
+            if json_output:
+                click.echo(json.dumps(report_object(report), separators=(",", ":")))
+            else:
+                for line in txn_lines(report, times):
+                    click.echo(line)
     code = ExitCode.PROBLEMS if errors else ExitCode.HANGING if hanging else ExitCode.OK
     click.get_current_context().exit(code)

@@ -17,6 +17,7 @@ import click
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, traceback_option
+from kdump.cli.parallel import jobs_option
 from kdump.cli.verify_index import run_verify
 from kdump.verify.engine import ALL, Options
 from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES
@@ -30,10 +31,11 @@ from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES
 @click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,
               show_default=True, help="The topic's index.interval.bytes, for --deep.")
 @click.option("--errors-only", is_flag=True, help="Print errors only (notes are still counted).")
+@jobs_option
 @json_option
 @traceback_option
 def verify(paths: tuple[str, ...], deep: bool, strict: bool, index_interval_bytes: int, errors_only: bool,
-           json_output: bool, traceback: bool) -> None:
+           jobs: int, json_output: bool, traceback: bool) -> None:
     """Check segment files, partition dirs or whole log.dirs: CRCs, framing, offsets, indexes, checkpoints.
 
     One line per problem (file and position), then a summary. Exit status: 0 clean (notes
@@ -45,5 +47,5 @@ def verify(paths: tuple[str, ...], deep: bool, strict: bool, index_interval_byte
     """
     options = Options(scope=ALL, strict=strict, deep=deep, interval=index_interval_bytes)
     code = run_verify(paths, options, command="verify", out=sys.stdout, err=sys.stderr, as_json=json_output,
-                      errors_only=errors_only, traceback=traceback)
+                      errors_only=errors_only, traceback=traceback, jobs=jobs)
     click.get_current_context().exit(code)

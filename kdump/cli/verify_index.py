@@ -9,6 +9,8 @@ or nothing found to check. ``run_verify`` is shared with ``kdump verify``; the r
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import TextIO
 
 import click
@@ -16,17 +18,25 @@ import click
 from kdump.cli.boundary import KdumpCommand, print_error
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, traceback_option
+from kdump.cli.parallel import WorkerPool, jobs_option
+from kdump.cli.progress import ProgressBar, progress_bar, wants_progress
 from kdump.errors import KdumpError
+from kdump.log.logdir import PartitionDir, SegmentFiles, log_bytes
 from kdump.render import verify_text
 from kdump.render.verify_text import VerifyCounts
 from kdump.verify.engine import (
     INDEX,
     Options,
+    Tally,
+    begin_partition,
+    check_segment,
+    finish_partition,
     plan,
-    verify_target,
 )
 from kdump.verify.findings import Finding
 from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES
+from kdump.verify.partition_check import PartitionState
+from kdump.verify.segment_check import SegmentFacts
 
 
 def _write(findings: list[Finding], counts: VerifyCounts, out: TextIO, as_json: bool, errors_only: bool) -> None:
@@ -41,27 +51,173 @@ def _write(findings: list[Finding], counts: VerifyCounts, out: TextIO, as_json: 
             out.write(line + "\n")
 
 
+@dataclass
+class _Partition:
+    """A partition being checked: what its files said before its segments, and what they gave."""
+
+    partition: PartitionDir
+    before: PartitionState
+    tally: Tally
+    facts: list[SegmentFacts] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Segments:
+    """Work for a worker: consecutive segments (of ``owner``, or one named by a file when None)."""
+
+    path: str
+    segments: tuple[tuple[SegmentFiles, bool], ...]   # (segment, is the partition's active one)
+    options: Options
+    owner: _Partition | None = None
+
+    def __getstate__(self) -> dict[str, object]:
+        return {**self.__dict__, "owner": None}   # the worker needs the segments, not the partition
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+
+
+@dataclass(frozen=True)
+class _Begin:
+    path: str
+    owner: _Partition
+
+
+@dataclass(frozen=True)
+class _End:
+    path: str
+    owner: _Partition
+
+
+@dataclass(frozen=True)
+class _Unreadable:
+    path: str
+    error: KdumpError
+
+
+_Item = _Segments | _Begin | _End | _Unreadable
+_Checked = tuple[list[Finding], SegmentFacts | None, Tally, KdumpError | None]
+
+_TASK_BYTES = 8 << 20
+"""Small segments go to a worker together up to this many bytes of .log, so that passing work to
+processes does not cost more than the work (an index check reads little of each segment)."""
+
+
+def _check(item: _Item) -> list[_Checked]:
+    """A worker's job: each segment's findings and facts, with the tally of what it looked at."""
+    assert isinstance(item, _Segments)
+    results: list[_Checked] = []
+    for seg, active in item.segments:
+        tally = Tally()
+        try:
+            findings, facts = check_segment(seg, active, item.options, tally)
+        except KdumpError as error:
+            results.append(([], None, tally, error))
+            break
+        results.append((findings, facts, tally, None))
+    return results
+
+
+def _runs(partition: PartitionDir) -> Iterator[tuple[tuple[SegmentFiles, bool], ...]]:
+    """The partition's segments in order, cut into runs of about ``_TASK_BYTES``."""
+    run: list[tuple[SegmentFiles, bool]] = []
+    size = 0
+    last = len(partition.segments) - 1
+    for i, seg in enumerate(partition.segments):
+        run.append((seg, i == last))
+        size += log_bytes((seg,))
+        if size >= _TASK_BYTES:
+            yield tuple(run)
+            run, size = [], 0
+    if run:
+        yield tuple(run)
+
+
+def _items(paths: tuple[str, ...], options: Options, cache: dict[str, object]) -> Iterator[_Item]:
+    """Every segment to check, in order; a partition's own files are read just before its segments."""
+    for path in paths:
+        try:
+            for target in plan(path):
+                if not isinstance(target, PartitionDir):
+                    yield _Segments(path, (target,), options)
+                    continue
+                tally = Tally()
+                owner = _Partition(target, begin_partition(target, options, tally, cache=cache), tally)
+                yield _Begin(path, owner)
+                for run in _runs(target):
+                    yield _Segments(path, run, options, owner)
+                yield _End(path, owner)
+        except KdumpError as error:
+            yield _Unreadable(path, error)
+
+
+def _log_bytes(paths: tuple[str, ...]) -> int:
+    total = 0
+    for path in paths:
+        try:
+            for target in plan(path):
+                total += log_bytes(target.segments if isinstance(target, PartitionDir) else (target[0],))
+        except KdumpError:
+            continue
+    return total
+
+
+def _take(item: _Segments, checked: list[_Checked], counts: VerifyCounts, out: TextIO, as_json: bool,
+          errors_only: bool, bar: ProgressBar) -> KdumpError | None:
+    """Add a worker's results in order: to their partition, or written (a segment named by a file)."""
+    for (seg, _active), (findings, facts, seg_tally, error) in zip(item.segments, checked, strict=False):
+        counts.tally.merge(seg_tally)
+        bar.advance(log_bytes((seg,)))
+        if error is not None:
+            return error
+        if item.owner is not None:
+            item.owner.findings.extend(findings)
+            item.owner.facts.append(facts)  # type: ignore[arg-type]
+        else:
+            if findings:
+                bar.clear_for(out)
+            _write(findings, counts, out, as_json, errors_only)
+    return None
+
+
 def run_verify(paths: tuple[str, ...], options: Options, *, command: str, out: TextIO, err: TextIO,
-               as_json: bool, errors_only: bool, traceback: bool = False) -> int:
+               as_json: bool, errors_only: bool, traceback: bool = False, jobs: int = 1) -> int:
+    """Check ``paths``; ``jobs`` segments at a time in worker processes, output as with one."""
     counts = VerifyCounts()
     tally = counts.tally
     cache: dict[str, object] = {}
-    for path in paths:
-        findings: list[Finding] = []
-        try:
-            for target in plan(path):
-                findings = list(verify_target(target, options, tally, cache))
-                _write(findings, counts, out, as_json, errors_only)
-                findings = []
-        except KdumpError as error:
-            if traceback:
-                raise
-            _write(findings, counts, out, as_json, errors_only)
-            tally.unreadable.append(path)
-            if as_json:
-                out.write(verify_text.unreadable_json(path, str(error)) + "\n")
+    failed: set[str] = set()
+    show = wants_progress(as_json)
+    with WorkerPool(jobs) as pool, progress_bar(_log_bytes(paths) if show else None, command, show=show) as bar:
+        items = _items(paths, options, cache)
+        for item, checked in pool.ordered_map(_check, items, is_work=lambda i: isinstance(i, _Segments)):
+            if item.path in failed:
+                continue
+            error: KdumpError | None = None
+            if isinstance(item, _Unreadable):
+                error = item.error
+            elif isinstance(item, _Begin):
+                tally.merge(item.owner.tally)
+            elif isinstance(item, _End):
+                item.owner.findings.extend(finish_partition(item.owner.partition, item.owner.before,
+                                                            item.owner.facts, options))
+                if item.owner.findings:
+                    bar.clear_for(out)
+                _write(item.owner.findings, counts, out, as_json, errors_only)
             else:
-                print_error(error, err=err, out=out)
+                assert checked is not None
+                error = _take(item, checked, counts, out, as_json, errors_only, bar)
+            if error is not None:
+                if traceback:
+                    raise error
+                failed.add(item.path)
+                bar.clear_for(out)
+                tally.unreadable.append(item.path)
+                if as_json:
+                    out.write(verify_text.unreadable_json(item.path, str(error)) + "\n")
+                else:
+                    print_error(error, err=err, out=out)
     out.write((verify_text.summary_json(counts, command) if as_json
                else verify_text.summary_line(counts, command)) + "\n")
     out.flush()
@@ -78,10 +234,11 @@ def run_verify(paths: tuple[str, ...], options: Options, *, command: str, out: T
 @click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,
               show_default=True, help="The topic's index.interval.bytes, for --deep.")
 @click.option("--errors-only", is_flag=True, help="Print errors only (notes are still counted).")
+@jobs_option
 @json_option
 @traceback_option
 def verify_index(paths: tuple[str, ...], strict: bool, deep: bool, index_interval_bytes: int, errors_only: bool,
-                 json_output: bool, traceback: bool) -> None:
+                 jobs: int, json_output: bool, traceback: bool) -> None:
     """Check that .index and .timeindex entries agree with their .log, as Kafka's lookups need.
 
     PATH is a segment file, a partition directory or a log.dirs directory (walked). Prints one line
@@ -94,5 +251,5 @@ def verify_index(paths: tuple[str, ...], strict: bool, deep: bool, index_interva
     """
     options = Options(scope=INDEX, strict=strict, deep=deep, interval=index_interval_bytes)
     code = run_verify(paths, options, command="verify-index", out=sys.stdout, err=sys.stderr, as_json=json_output,
-                      errors_only=errors_only, traceback=traceback)
+                      errors_only=errors_only, traceback=traceback, jobs=jobs)
     click.get_current_context().exit(code)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from kdump.errors import InputError
@@ -151,6 +151,18 @@ def walk_partitions(path: str) -> Iterator[PartitionDir]:
         yield read_partition_dir(full)
     for full in sorted(subdirs):
         yield from walk_partitions(full)
+
+
+def log_bytes(segments: Iterable[SegmentFiles]) -> int:
+    """The size of the segments' ``.log`` files (for progress; a file gone since the walk counts 0)."""
+    total = 0
+    for seg in segments:
+        if seg.log is not None:
+            try:
+                total += os.stat(seg.log).st_size
+            except OSError:
+                pass
+    return total
 
 
 def segment_base_offset(file_name: str) -> int | None:

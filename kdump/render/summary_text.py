@@ -1,6 +1,9 @@
-"""``kdump summary`` output from ``PartitionSummary``: plain lines, a Rich renderable, a JSON object.
+"""``kdump summary`` output from ``PartitionSummary``: plain lines, Rich renderables, a JSON object.
 
 Renderers never print: the CLI picks one and writes it (Rich only when stdout is a terminal).
+``summary_lines`` is the stable plain text, ``summary_renderable`` its per-segment Rich form
+(``--detail``); the compact table is ``summary_table``.
+Times go through a ``TimeStyle`` (``--time-format``/``--tz``); JSON keeps Kafka's milliseconds.
 """
 
 from __future__ import annotations
@@ -12,7 +15,10 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from kdump.render.times import TimeStyle
 from kdump.verify.partition_summary import PartitionSummary, SegmentSummary
+
+EPOCH = TimeStyle()
 
 
 def _opt(value: object) -> str:
@@ -21,6 +27,10 @@ def _opt(value: object) -> str:
 
 def _range(low: object, high: object) -> str:
     return "-" if low is None else f"{low}..{high}"
+
+
+def time_range(low: int | None, high: int | None, times: TimeStyle, separator: str = "..") -> str:
+    return "-" if low is None or high is None else f"{times(low)}{separator}{times(high)}"
 
 
 def _sorted(values: Iterable[object]) -> str:
@@ -33,7 +43,7 @@ def _checkpoint_text(summary: PartitionSummary) -> str:
     return " ".join(parts) if parts else "no checkpoint entries"
 
 
-def summary_lines(summary: PartitionSummary) -> list[str]:
+def summary_lines(summary: PartitionSummary, times: TimeStyle = EPOCH) -> list[str]:
     low, high = summary.time_range
     state = f" [{summary.state}]" if summary.state else ""
     lines = [
@@ -42,7 +52,7 @@ def summary_lines(summary: PartitionSummary) -> list[str]:
         f"logEndOffset: {_opt(summary.log_end_offset)} bytes: {summary.total('log_bytes')}",
         f"  batches: {summary.total('batches')} records: {summary.total('records')} "
         f"codecs: {_sorted(summary.union('codecs'))} magics: {_sorted(summary.union('magics'))} "
-        f"timestamps: {_range(low, high)}",
+        f"timestamps: {time_range(low, high, times)}",
         f"  producers: {len(summary.union('producers'))} transactionalBatches: "
         f"{summary.total('transactional_batches')} controlBatches: {summary.total('control_batches')} "
         f"snapshots: {len(summary.snapshots)}",
@@ -67,16 +77,16 @@ def segment_line(seg: SegmentSummary) -> str:
             f"codecs: {_sorted(seg.codecs)} magics: {_sorted(seg.magics)}")
 
 
-def summary_renderable(summary: PartitionSummary) -> Group:
+def summary_renderable(summary: PartitionSummary, times: TimeStyle = EPOCH) -> Group:
     """Header lines plus one table row per segment."""
-    head = summary_lines(summary)[:5]
+    head = summary_lines(summary, times)[:5]
     table = Table(show_edge=False, pad_edge=False)
     for column in ("base offset", "offsets", "batches", "records", "log bytes", "codecs", "magics", "time range"):
         table.add_column(column, justify="right" if column in ("batches", "records", "log bytes") else "left")
     for seg in summary.segments:
         table.add_row(str(seg.base_offset), _range(seg.first_offset, seg.last_offset), str(seg.batches),
                       str(seg.records), str(seg.log_bytes), _sorted(seg.codecs), _sorted(seg.magics),
-                      _range(seg.min_timestamp, seg.max_timestamp))
+                      time_range(seg.min_timestamp, seg.max_timestamp, times))
     styled = {"error": "bold red", "warning": "yellow", "info": "dim"}
     findings = [Text(f"  {f.severity}: {f.text}", style=styled.get(f.severity, "")) for f in summary.findings]
     return Group(Text(head[0], style="bold"), *(Text(line) for line in head[1:]), table, *findings)

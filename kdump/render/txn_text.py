@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from kdump.render.times import TimeStyle
 from kdump.verify.transactions import OPEN, Transaction, TxnReport
 
 
-def _txn_line(txn: Transaction) -> str:
+def _span(txn: Transaction, times: TimeStyle) -> str:
+    """``time: first..end`` (the marker's time once complete, else the last data batch's)."""
+    end = txn.marker_timestamp if txn.marker_timestamp is not None else txn.last_timestamp
+    first = "unknown" if txn.first_timestamp is None else times(txn.first_timestamp)
+    return f"time: {first}..{'unknown' if end is None else times(end)}"
+
+
+def _txn_line(txn: Transaction, times: TimeStyle | None = None) -> str:
     parts = [f"{txn.outcome:<6} producerId: {txn.producer_id} producerEpoch: {txn.producer_epoch}",
              f"firstOffset: {txn.first_offset} lastOffset: {txn.last_offset}"]
     if txn.marker_offset is None and txn.last_data_offset is not None:
@@ -15,6 +23,8 @@ def _txn_line(txn: Transaction) -> str:
     parts.append(f"batches: {txn.batches} records: {txn.records} bytes: {txn.size_bytes}")
     duration = txn.duration_ms
     parts.append(f"durationMs: {duration if duration is not None else 'unknown'}")
+    if times is not None:
+        parts.append(_span(txn, times))
     if txn.coordinator_epoch is not None:
         parts.append(f"coordinatorEpoch: {txn.coordinator_epoch}")
     if txn.outcome == OPEN:
@@ -22,7 +32,8 @@ def _txn_line(txn: Transaction) -> str:
     return " ".join(parts)
 
 
-def txn_lines(report: TxnReport) -> list[str]:
+def txn_lines(report: TxnReport, times: TimeStyle | None = None) -> list[str]:
+    """The text of one partition; ``times`` (``--time-format``/``--tz``) adds each transaction's time span."""
     lines = [f"Partition {report.topic}-{report.partition} ({report.path})",
              f"  log end offset: {report.log_end_offset if report.log_end_offset is not None else 'none'} "
              f"last stable offset: {report.last_stable_offset if report.last_stable_offset is not None else 'none'}",
@@ -33,7 +44,8 @@ def txn_lines(report: TxnReport) -> list[str]:
         by_producer.setdefault(txn.producer_id, []).append(txn)
     for producer_id in sorted(by_producer):
         lines.append(f"  producer {producer_id}:")
-        lines.extend(f"    {_txn_line(t)}" for t in sorted(by_producer[producer_id], key=lambda t: t.first_offset))
+        ordered = sorted(by_producer[producer_id], key=lambda t: t.first_offset)
+        lines.extend(f"    {_txn_line(t, times)}" for t in ordered)
     for finding in report.findings:
         where = f" at offset {finding.offset}" if finding.offset is not None else ""
         lines.append(f"  {finding.severity}: {finding.path}{where}: {finding.text}")

@@ -11,7 +11,7 @@ shows must have its entry by then, as the broker indexes an abort right after ap
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -28,6 +28,9 @@ from kdump.log.logdir import PartitionDir
 from kdump.log.segment import read_small_file
 from kdump.log.state_files import MAX_SNAPSHOT_BYTES
 from kdump.verify.findings import ERROR, NOTE, Finding
+from kdump.verify.replay import ABORT as TXN_ABORT
+from kdump.verify.replay import COMMIT as TXN_COMMIT
+from kdump.verify.replay import TxnReplay, log_end_offset
 from kdump.verify.segment_check import ABORT, BEGIN, SegmentFacts
 
 ReadSmall = Callable[[str], "bytes | None"]
@@ -56,13 +59,13 @@ class PartitionState:
     findings: list[Finding] = field(default_factory=list)
 
 
-def _log_dir_checkpoints(log_dir: str, read: ReadSmall, cache: dict[str, object],
-                         findings: list[Finding]) -> dict[str, dict[tuple[str, int], int]]:
-    """The log dir's offset checkpoints (meaning -> table); problems are reported for the first partition."""
-    if log_dir in cache:
-        return cache[log_dir]  # type: ignore[return-value]
+def read_checkpoint_tables(log_dir: str, names: Iterable[str], read: ReadSmall = read_local
+                           ) -> tuple[dict[str, dict[tuple[str, int], int]], list[tuple[str, KdumpError]]]:
+    """The log dir's offset checkpoint files among ``names`` (file name -> (topic, partition) -> offset),
+    and (path, error) for each that could not be read or parsed; absent files are neither."""
     tables: dict[str, dict[tuple[str, int], int]] = {}
-    for name, meaning in CHECKPOINTS.items():
+    problems: list[tuple[str, KdumpError]] = []
+    for name in names:
         path = os.path.join(log_dir, name)
         try:
             data = read(path)
@@ -70,11 +73,22 @@ def _log_dir_checkpoints(log_dir: str, read: ReadSmall, cache: dict[str, object]
                 continue
             parsed = parse_offset_checkpoint(data, path)
         except KdumpError as err:
-            findings.append(_problem(err, "checkpoint-unreadable", path))
+            problems.append((path, err))
             continue
-        tables[meaning] = {(e.topic, e.partition): e.offset for e in parsed.entries}
-    cache[log_dir] = tables
-    return tables
+        tables[name] = {(e.topic, e.partition): e.offset for e in parsed.entries}
+    return tables, problems
+
+
+def _log_dir_checkpoints(log_dir: str, read: ReadSmall, cache: dict[str, object],
+                         findings: list[Finding]) -> dict[str, dict[tuple[str, int], int]]:
+    """The log dir's offset checkpoints (meaning -> table); problems are reported for the first partition."""
+    if log_dir in cache:
+        return cache[log_dir]  # type: ignore[return-value]
+    tables, problems = read_checkpoint_tables(log_dir, CHECKPOINTS, read)
+    findings.extend(_problem(err, "checkpoint-unreadable", path) for path, err in problems)
+    by_meaning = {CHECKPOINTS[name]: table for name, table in tables.items()}
+    cache[log_dir] = by_meaning
+    return by_meaning
 
 
 def _problem(err: KdumpError, check: str, path: str, why: str = "") -> Finding:
@@ -130,12 +144,8 @@ def check_partition(partition: PartitionDir, before: PartitionState, facts: Sequ
     yield from _across_segments(facts)
     if not all(f.complete for f in facts):
         return  # where framing broke the log end is unknown; the framing finding says so
-    with_batches = [f for f in facts if f.last_offset is not None]
-    if with_batches:
-        leo = max(f.last_offset for f in with_batches if f.last_offset is not None) + 1
-    elif facts:
-        leo = facts[-1].base_offset
-    else:
+    leo = log_end_offset(facts)
+    if leo is None:
         return
     first_base = facts[0].base_offset if facts else leo
     yield from _checkpoints(partition.path, before.checkpoints, leo, first_base)
@@ -210,16 +220,15 @@ def _leader_epochs(path: str, entries: list[EpochEntry] | None, facts: Sequence[
 def _transactions(partition: PartitionDir, before: PartitionState, after: PartitionState,
                   facts: Sequence[SegmentFacts]) -> Iterator[Finding]:
     """Aborts replayed from the markers (as ProducerStateManager does) against the ``.txnindex`` entries."""
-    opened: dict[int, int] = {}
-    aborted: dict[tuple[int, int], int] = {}     # (pid, marker offset) -> first offset
+    replay = TxnReplay()
     for seg in facts:
         for kind, pid, offset in seg.txn_events:
             if kind == BEGIN:
-                opened.setdefault(pid, offset)
+                replay.begin(pid, -1, offset)   # the events carry no epoch; these rules need none
             else:
-                first = opened.pop(pid, offset)
-                if kind == ABORT:
-                    aborted[(pid, offset)] = first
+                replay.end(pid, -1, offset, TXN_ABORT if kind == ABORT else TXN_COMMIT)
+    # (pid, marker offset) -> first offset
+    aborted = {(t.producer_id, t.last_offset): t.first_offset for t in replay.aborted}
     log_start = next((f.first_offset for f in facts if f.first_offset is not None), None)
     for (pid, last), first in aborted.items():
         found = after.aborted.get((pid, last))

@@ -14,10 +14,8 @@ from dataclasses import dataclass, field
 from kdump.errors import KdumpError
 from kdump.format.checkpoint import (
     OFFSET_CHECKPOINT_NAMES,
-    CheckpointError,
     EpochEntry,
     parse_leader_epoch_checkpoint,
-    parse_offset_checkpoint,
     parse_partition_metadata,
 )
 from kdump.log.batches import LogBatches
@@ -25,6 +23,8 @@ from kdump.log.logdir import PartitionDir
 from kdump.log.recovery import offset_range_problem
 from kdump.log.segment import ReadOnlyFile
 from kdump.verify.findings import LogFinding
+from kdump.verify.partition_check import read_checkpoint_tables, read_local
+from kdump.verify.replay import log_end_offset, record_count
 
 
 @dataclass(slots=True)
@@ -70,10 +70,7 @@ class PartitionSummary:
 
     @property
     def log_end_offset(self) -> int | None:
-        lasts = [s.last_offset for s in self.segments if s.last_offset is not None]
-        if lasts:
-            return max(lasts) + 1
-        return self.segments[-1].base_offset if self.segments else None
+        return log_end_offset(self.segments)
 
     def total(self, name: str) -> int:
         return sum(getattr(s, name) for s in self.segments)
@@ -122,10 +119,7 @@ def summarize_segment(base_offset: int, log_path: str, findings: list[LogFinding
                         findings.append(LogFinding("error", log_path, batch.base_offset, problem))
                     end = batch.end
                     seg.batches += 1
-                    if batch.records_count is not None:
-                        seg.records += batch.records_count
-                    else:
-                        seg.records += batches.count_records(batch) if batch.codec_id else 1
+                    seg.records += record_count(batches, batch)
                     seg.first_offset = batch.base_offset if seg.first_offset is None else seg.first_offset
                     seg.last_offset = batch.last_offset
                     seg.magics.add(batch.magic)
@@ -150,41 +144,57 @@ def summarize_segment(base_offset: int, log_path: str, findings: list[LogFinding
     return seg
 
 
+def _problem_text(err: KdumpError) -> str:
+    line = getattr(err, "line_number", None)
+    return f"{err.reason} (line {line})" if line else err.reason
+
+
 def _read_checkpoints(log_dir: str, findings: list[LogFinding]) -> dict[str, dict[tuple[str, int], int]]:
-    result: dict[str, dict[tuple[str, int], int]] = {}
-    for name in OFFSET_CHECKPOINT_NAMES:
-        path = os.path.join(log_dir, name)
-        if not os.path.isfile(path):
-            continue
-        try:
-            with open(path, "rb") as handle:
-                parsed = parse_offset_checkpoint(handle.read(), path)
-        except CheckpointError as err:
-            findings.append(LogFinding("error", path, None, f"{err.reason} (line {err.line_number})"
-                                    if err.line_number else err.reason))
-            continue
-        except OSError as err:
-            findings.append(LogFinding("error", path, None, err.strerror or str(err)))
-            continue
-        result[CHECKPOINT_MEANING[name]] = {(e.topic, e.partition): e.offset for e in parsed.entries}
-    return result
+    tables, problems = read_checkpoint_tables(log_dir, OFFSET_CHECKPOINT_NAMES)
+    findings.extend(LogFinding("error", path, None, _problem_text(err)) for path, err in problems)
+    return {CHECKPOINT_MEANING[name]: table for name, table in tables.items()}
 
 
-def summarize_partition(partition: PartitionDir,
-                        checkpoint_cache: dict[str, dict[str, dict[tuple[str, int], int]]] | None = None
-                        ) -> PartitionSummary:
-    """Summarise one partition; ``checkpoint_cache`` (keyed by log dir) avoids re-reading root files."""
-    summary = PartitionSummary(partition.topic, partition.partition, partition.path, partition.state)
-    # The checkpoints first: a broker writes them after the log, so read in this order a live
-    # partition's high watermark is never past the log end kdump then reads.
+CheckpointCache = dict[str, dict[str, dict[tuple[str, int], int]]]
+"""Log dir -> checkpoint meaning -> (topic, partition) -> offset: each log dir's files read once."""
+
+
+@dataclass(slots=True)
+class CheckpointsRead:
+    """What the log dir's checkpoints say of one partition, read before its segments."""
+
+    values: dict[str, int] = field(default_factory=dict)
+    findings: list[LogFinding] = field(default_factory=list)   # a bad checkpoint, told with the first partition
+
+
+def read_partition_checkpoints(partition: PartitionDir, cache: CheckpointCache) -> CheckpointsRead:
+    """The checkpoint values of ``partition`` (``cache`` keyed by log dir avoids re-reading root files).
+
+    Read before the segments: a broker writes the checkpoints after the log, so read in this order a
+    live partition's high watermark is never past the log end kdump then reads.
+    """
+    read = CheckpointsRead()
     log_dir = os.path.dirname(partition.path)
-    cache = checkpoint_cache if checkpoint_cache is not None else {}
     if log_dir not in cache:
-        cache[log_dir] = _read_checkpoints(log_dir, summary.findings)
+        cache[log_dir] = _read_checkpoints(log_dir, read.findings)
     for meaning, table in cache[log_dir].items():
         value = table.get((partition.topic, partition.partition))
         if value is not None:
-            summary.checkpoints[meaning] = value
+            read.values[meaning] = value
+    return read
+
+
+def summarize_partition(partition: PartitionDir, checkpoint_cache: CheckpointCache | None = None) -> PartitionSummary:
+    """Summarise one partition; ``checkpoint_cache`` (keyed by log dir) avoids re-reading root files."""
+    checkpoints = read_partition_checkpoints(partition, checkpoint_cache if checkpoint_cache is not None else {})
+    return summarize_segments(partition, checkpoints)
+
+
+def summarize_segments(partition: PartitionDir, checkpoints: CheckpointsRead) -> PartitionSummary:
+    """The summary of a partition whose checkpoints were read already (what a worker process runs)."""
+    summary = PartitionSummary(partition.topic, partition.partition, partition.path, partition.state)
+    summary.findings.extend(checkpoints.findings)
+    summary.checkpoints.update(checkpoints.values)
     for files in partition.segments:
         if files.log is None:
             summary.findings.append(LogFinding("warning", files.paths()[0], None,
@@ -205,20 +215,16 @@ def _partition_files(partition: PartitionDir, summary: PartitionSummary) -> None
     epoch_path = os.path.join(partition.path, "leader-epoch-checkpoint")
     meta_path = os.path.join(partition.path, "partition.metadata")
     for path in (epoch_path, meta_path):
-        if not os.path.isfile(path):
-            continue
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
+            data = read_local(path)
+            if data is None:
+                continue
             if path == epoch_path:
                 summary.leader_epochs = list(parse_leader_epoch_checkpoint(data, path).entries)
             else:
                 summary.topic_id = parse_partition_metadata(data, path).topic_id
-        except CheckpointError as err:
-            where = f" (line {err.line_number})" if err.line_number else ""
-            summary.findings.append(LogFinding("error", path, None, err.reason + where))
-        except OSError as err:
-            summary.findings.append(LogFinding("error", path, None, err.strerror or str(err)))
+        except KdumpError as err:
+            summary.findings.append(LogFinding("error", path, None, _problem_text(err)))
 
 
 def compare_checkpoints(summary: PartitionSummary) -> list[LogFinding]:

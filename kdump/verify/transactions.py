@@ -1,11 +1,8 @@
 """Transaction forensics for one partition: what ``kdump txn`` reports. Library only, no printing.
 
-Replays the log the way the broker's ProducerStateManager does: a transactional
-data batch opens a transaction for its producer if none is open; an ABORT/COMMIT control batch
-closes it. A marker with no open transaction completes an empty one whose first offset is the
-marker's own (as Kafka's CompletedTxn does), which is what the broker writes to ``.txnindex``.
-The LSO recorded with each abort is the first offset of the earliest transaction still open for
-another producer, else the marker offset + 1 (ProducerStateManager.lastStableOffset).
+The transactions come from the same replay ``kdump verify`` uses (``kdump.verify.replay``, Kafka's
+ProducerStateManager), fed here with every batch so each transaction also gets its counts, sizes and
+times; the aborted ones are then cross-checked against the ``.txnindex`` files.
 """
 
 from __future__ import annotations
@@ -23,42 +20,7 @@ from kdump.log.logdir import PartitionDir
 from kdump.log.segment import ReadOnlyFile
 from kdump.log.state_files import read_aborted_txns
 from kdump.verify.findings import LogFinding
-
-COMMIT = "COMMIT"
-ABORT = "ABORT"
-OPEN = "OPEN"
-
-
-@dataclass(slots=True)
-class Transaction:
-    producer_id: int
-    producer_epoch: int
-    first_offset: int                 # first data offset, or the marker's offset for an empty one
-    last_data_offset: int | None = None
-    marker_offset: int | None = None
-    outcome: str = OPEN
-    coordinator_epoch: int | None = None
-    batches: int = 0
-    records: int = 0
-    size_bytes: int = 0
-    first_timestamp: int | None = None
-    last_timestamp: int | None = None   # max timestamp of its data batches
-    marker_timestamp: int | None = None
-    last_stable_offset: int | None = None  # for aborts: what the broker writes to .txnindex
-
-    @property
-    def last_offset(self) -> int:
-        """The marker's offset once complete (Kafka's CompletedTxn.lastOffset), else the last data offset."""
-        if self.marker_offset is not None:
-            return self.marker_offset
-        return self.last_data_offset if self.last_data_offset is not None else self.first_offset
-
-    @property
-    def duration_ms(self) -> int | None:
-        end = self.marker_timestamp if self.marker_timestamp is not None else self.last_timestamp
-        if self.first_timestamp is None or end is None or self.first_timestamp < 0 or end < 0:
-            return None
-        return end - self.first_timestamp
+from kdump.verify.replay import ABORT, COMMIT, OPEN, Transaction, TxnReplay, log_end_offset, record_count
 
 
 @dataclass(slots=True)
@@ -98,23 +60,14 @@ def _control_type(batches: LogBatches, batch: Batch) -> tuple[int, int | None] |
     return info.type_id, info.coordinator_epoch
 
 
-def _record_count(batches: LogBatches, batch: Batch) -> int:
-    if batch.records_count is not None:
-        return batch.records_count
-    return batches.count_records(batch) if batch.codec_id else 1
-
-
 class _Replay:
-    def __init__(self, report: TxnReport) -> None:
-        self.report = report
-        self.ongoing: dict[int, Transaction] = {}
+    """``TxnReplay`` plus what ``kdump txn`` shows of each transaction."""
+
+    def __init__(self) -> None:
+        self.txns = TxnReplay()
 
     def data(self, batch: Batch, count: int) -> None:
-        txn = self.ongoing.get(batch.producer_id)
-        if txn is None:
-            txn = Transaction(batch.producer_id, batch.producer_epoch, batch.base_offset)
-            self.ongoing[batch.producer_id] = txn
-            self.report.transactions.append(txn)
+        txn = self.txns.begin(batch.producer_id, batch.producer_epoch, batch.base_offset)
         txn.last_data_offset = batch.last_offset
         txn.batches += 1
         txn.records += count
@@ -126,31 +79,34 @@ class _Replay:
             else max(txn.last_timestamp, batch.max_timestamp)
 
     def marker(self, batch: Batch, type_id: int, coordinator_epoch: int | None) -> None:
-        txn = self.ongoing.pop(batch.producer_id, None)
-        if txn is None:
-            txn = Transaction(batch.producer_id, batch.producer_epoch, batch.base_offset)
-            self.report.transactions.append(txn)
-        txn.marker_offset = batch.base_offset
-        txn.outcome = ABORT if type_id == ControlType.ABORT else COMMIT
+        outcome = ABORT if type_id == ControlType.ABORT else COMMIT
+        txn = self.txns.end(batch.producer_id, batch.producer_epoch, batch.base_offset, outcome)
         txn.coordinator_epoch = coordinator_epoch
         txn.marker_timestamp = batch.max_timestamp
-        if txn.outcome == ABORT:
-            others = [t.first_offset for pid, t in self.ongoing.items() if pid != batch.producer_id]
-            txn.last_stable_offset = min(others) if others else batch.base_offset + 1
+
+
+@dataclass(slots=True)
+class _Offsets:
+    base_offset: int
+    last_offset: int | None = None
 
 
 def analyze_transactions(partition: PartitionDir) -> TxnReport:
     """Replay every segment of ``partition`` and cross-check aborted ranges against its .txnindex files."""
     report = TxnReport(partition.topic, partition.partition, partition.path)
-    replay = _Replay(report)
+    replay = _Replay()
+    report.transactions = replay.txns.transactions
+    read: list[_Offsets] = []
     for segment in partition.segments:
         if segment.log is None:
             continue
+        offsets = _Offsets(segment.base_offset)
+        read.append(offsets)
         try:
             with ReadOnlyFile(segment.log) as log:
                 batches = LogBatches(log, check_crc=False)
                 for batch in batches:
-                    report.log_end_offset = batch.last_offset + 1
+                    offsets.last_offset = batch.last_offset
                     if batch.producer_id < 0 or not batch.is_transactional:
                         continue
                     if batch.is_control:
@@ -158,12 +114,11 @@ def analyze_transactions(partition: PartitionDir) -> TxnReport:
                         if control is not None and control[0] in (ControlType.ABORT, ControlType.COMMIT):
                             replay.marker(batch, control[0], control[1])
                     else:
-                        replay.data(batch, _record_count(batches, batch))
+                        replay.data(batch, record_count(batches, batch))
         except KdumpError as err:
             report.findings.append(LogFinding("error", segment.log, err.position,
                                            f"stopped reading this segment: {err.reason}"))
-        if report.log_end_offset is None or report.log_end_offset < segment.base_offset:
-            report.log_end_offset = segment.base_offset
+    report.log_end_offset = log_end_offset(read)
     for segment in partition.segments:
         if segment.txn_index is None:
             continue
@@ -215,3 +170,6 @@ def cross_check(report: TxnReport, partition: PartitionDir) -> Iterator[LogFindi
                       f"transaction of producer {txn.producer_id} (epoch {txn.producer_epoch}) is still open "
                       f"at the log end: it holds the last stable offset at {txn.first_offset} and blocks "
                       f"read_committed consumers")
+
+
+__all__ = ["ABORT", "COMMIT", "OPEN", "Transaction", "TxnReport", "analyze_transactions", "cross_check"]

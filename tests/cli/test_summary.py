@@ -7,6 +7,7 @@ import json
 from click.testing import CliRunner
 
 from kdump.cli.summary import summary
+from kdump.cli.verify import verify as verify_command
 from kdump.format.checkpoint import (
     EpochEntry,
     OffsetCheckpointEntry,
@@ -95,3 +96,19 @@ def test_rich_renderable(tmp_path) -> None:
     console.print(summary_renderable(summarize_partition(read_partition_dir(str(tmp_path / "orders-0")))))
     text = console.file.getvalue()
     assert "Partition orders-0" in text and "base offset" in text and "gzip" in text
+
+
+def test_checkpoints_are_read_as_verify_reads_them(tmp_path) -> None:
+    """A checkpoint too large to be one is refused unread (as ``kdump verify`` refuses it), not read whole."""
+    from kdump.log.state_files import MAX_SNAPSHOT_BYTES
+
+    build(tmp_path)
+    with open(tmp_path / "replication-offset-checkpoint", "r+b") as handle:
+        handle.truncate(MAX_SNAPSHOT_BYTES + 1)   # sparse: no disk used
+    result = CliRunner().invoke(summary, [str(tmp_path), "--json"])
+    assert result.exit_code == 1
+    texts = [f["text"] for f in json.loads(result.output)["findings"]]
+    assert f"{MAX_SNAPSHOT_BYTES + 1} bytes is more than the {MAX_SNAPSHOT_BYTES} bytes such a file can reasonably " \
+           f"hold; not read" in texts
+    verify = CliRunner().invoke(verify_command, [str(tmp_path), "--json", "--jobs", "1"])
+    assert any(f"{MAX_SNAPSHOT_BYTES + 1} bytes is more than" in line for line in verify.output.splitlines())

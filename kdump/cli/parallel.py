@@ -1,0 +1,160 @@
+"""``--jobs N``: an ordered map over worker processes, so output is the same whatever N is.
+
+    with WorkerPool(jobs) as pool:
+        for item, result in pool.ordered_map(check_one, items):
+            print(render(result))          # in the order of ``items``, as --jobs 1 prints them
+
+``jobs <= 1`` runs ``func`` in this process (no pickling, no processes), so ``--jobs 1`` is the
+plain loop. Otherwise at most ``in_flight`` items (twice the workers by default) are submitted
+and not yet yielded, so memory stays flat however many items ``items`` lazily produces; ``items``
+is consumed only as room frees up, so work the parent does while producing an item (reading a
+partition's checkpoints) happens just before that item is submitted. ``func`` must be a
+module-level function and items and results picklable. An exception in a worker is raised by the
+parent when its item's turn comes (``KdumpError`` keeps its file and position).
+
+Workers ignore SIGINT: Ctrl-C reaches the whole process group, and only the parent may turn it
+into kdump's one ``Error: interrupted`` line and exit 130. Leaving the pool any way but normally
+(an exception, Ctrl-C, a closed pipe) terminates and reaps the workers; on Linux a worker also
+dies with its parent (PR_SET_PDEATHSIG), so none is left behind even if the parent is killed.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from types import TracebackType
+from typing import TypeVar
+
+import click
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_PR_SET_PDEATHSIG = 1   # linux/prctl.h
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, not the machine's count)."""
+    process_cpu_count = getattr(os, "process_cpu_count", None)   # Python >= 3.13
+    if process_cpu_count is not None:
+        return max(1, process_cpu_count() or 1)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """Workers are forked (or spawned) with SIGINT blocked, so a Ctrl-C arriving while one starts
+    stays pending until ``_worker_init`` ignores it; the parent gets its own when this ends."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _worker_init(parent: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # discards a Ctrl-C left pending while it started
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:   # the parent died before prctl took effect
+        os._exit(1)
+
+
+jobs_option = click.option(
+    "--jobs", "-j", type=click.IntRange(min=1), default=available_cpus, show_default="CPUs available",
+    help="Check this many partitions (or segments) at once in worker processes; output is the same "
+         "as with --jobs 1.")
+
+
+class WorkerPool:
+    """A context manager for ``ordered_map``; workers start on first use and stop on exit."""
+
+    def __init__(self, jobs: int, *, in_flight: int | None = None) -> None:
+        self.jobs = max(1, jobs)
+        self.in_flight = max(1, in_flight if in_flight is not None else 2 * self.jobs)
+        self._executor: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close(abandon=kind is not None)
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            # A forked worker inherits unwritten output and would write it again when it exits.
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError, AttributeError):
+                    pass
+            methods = multiprocessing.get_all_start_methods()
+            context = multiprocessing.get_context("fork" if "fork" in methods else None)
+            self._executor = ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_worker_init,
+                                                 initargs=(os.getpid(),))
+        return self._executor
+
+    def ordered_map(self, func: Callable[[T], R], items: Iterable[T], *,
+                    is_work: Callable[[T], bool] | None = None) -> Iterator[tuple[T, R | None]]:
+        """``(item, func(item))`` for every item, in the order of ``items``.
+
+        Items for which ``is_work`` is false (markers the caller handles itself, such as "a
+        partition ends here") are not sent to a worker: they come back in their place with None.
+        """
+        if self.jobs == 1:
+            for item in items:
+                yield item, func(item) if is_work is None or is_work(item) else None
+            return
+        pending: deque[tuple[T, Future[R | None]]] = deque()
+        for item in items:
+            if is_work is None or is_work(item):
+                with _sigint_blocked():
+                    future: Future[R | None] = self._pool().submit(func, item)
+            else:
+                future = Future()
+                future.set_result(None)
+            pending.append((item, future))
+            if len(pending) >= self.in_flight:
+                done, future = pending.popleft()
+                yield done, future.result()
+        while pending:
+            done, future = pending.popleft()
+            yield done, future.result()
+
+    def close(self, *, abandon: bool = False) -> None:
+        """Stop the workers: wait for them, or (``abandon``) terminate them now; either way reap them."""
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        if not abandon:
+            executor.shutdown(wait=True)
+            return
+        processes = list(getattr(executor, "_processes", {}).values())
+        for process in processes:
+            process.terminate()
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.join()
+
+
+__all__ = ["WorkerPool", "available_cpus", "jobs_option"]

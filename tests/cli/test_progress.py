@@ -1,0 +1,87 @@
+"""The progress bar: on a terminal's stderr only, never a byte in a pipe or with --json."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kdump.cli.progress import ProgressBar, wants_progress
+from kdump_testing import run_kdump
+
+COMMANDS = [["verify"], ["verify-index"], ["summary", "--plain"], ["txn"]]
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("progress") / "logs"
+    result = run_kdump("gen", str(out), "--topics", "a,t", "--partitions", "3", "--records", "300",
+                       "--transactional", "t", "--segment-bytes", "4000", "--seed", "1")
+    assert result.exit_code == 0, result.stderr
+    return out
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "KDUMP_PROGRESS_DELAY": "0", "COLUMNS": "100", "TERM": "xterm"}
+
+
+def _run_with_stderr_on_a_terminal(args: list[str]) -> tuple[int, bytes, bytes]:
+    controller, terminal = pty.openpty()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "kdump", *args], stdout=subprocess.PIPE, stderr=terminal,
+                              env=_env(), timeout=120)
+    finally:
+        os.close(terminal)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(controller)
+    return proc.returncode, proc.stdout, seen
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_terminal_sees_a_bar_and_stdout_stays_the_same(logs: Path, command: list[str]) -> None:
+    piped = subprocess.run([sys.executable, "-m", "kdump", *command, str(logs), "--jobs", "1"],
+                           capture_output=True, env=_env(), timeout=120)
+    assert piped.stderr == b""   # no progress bytes in a pipe
+    code, stdout, terminal = _run_with_stderr_on_a_terminal([*command, str(logs), "--jobs", "1"])
+    assert (code, stdout) == (piped.returncode, piped.stdout)
+    assert command[0].encode() in terminal and "━".encode() in terminal, terminal[:400]
+    assert b"\x1b[" in terminal   # drawn and erased with terminal control sequences
+
+
+@pytest.mark.parametrize("command", [["verify", "--json"], ["summary", "--json"], ["txn", "--json"]])
+def test_json_never_shows_a_bar(logs: Path, command: list[str]) -> None:
+    _, _, terminal = _run_with_stderr_on_a_terminal([*command, str(logs)])
+    assert terminal == b""
+
+
+def test_bar_waits_for_its_delay_and_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert wants_progress(False, Tty()) and not wants_progress(True, Tty()) and not wants_progress(False, io.StringIO())
+    monkeypatch.setenv("KDUMP_PROGRESS_DELAY", "3600")
+    stream = Tty()
+    with ProgressBar(100, "work", show=True, stream=stream) as bar:
+        bar.advance(40)
+        bar.advance(60)
+    assert bar.done == 100 and stream.getvalue() == ""   # a run shorter than the delay draws nothing
+    monkeypatch.setenv("KDUMP_PROGRESS_DELAY", "0")
+    stream = Tty()
+    with ProgressBar(100, "work", show=True, stream=stream) as bar:
+        bar.advance(40)
+    assert "work" in stream.getvalue()

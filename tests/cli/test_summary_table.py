@@ -1,0 +1,115 @@
+"""``kdump summary`` on a terminal (compact table, --detail) versus a pipe (stable plain text)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from kdump.log.logdir import walk_partitions
+from kdump.render.summary_table import partition_row, partitions_table
+from kdump.render.times import TimeStyle
+from kdump.verify.partition_summary import summarize_partition
+from kdump_testing import run_kdump
+
+START = "2024-05-01T12:00:00Z"   # 1714564800000 (GNU date -u -d 2024-05-01T12:00:00Z +%s%3N)
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two log dirs (as a broker with two log.dirs): topic ``b`` in the first, ``a`` in the second, and
+    twelve partitions of ``a`` so partition 10 must sort after 2."""
+    base = tmp_path_factory.mktemp("summary")
+    for name, args in (("d1", ["--topics", "b", "--partitions", "2"]),
+                       ("d2", ["--topics", "a", "--partitions", "12", "--transactional", "a"])):
+        made = run_kdump("gen", str(base / name), *args, "--records", "50", "--time-step", "1000",
+                         "--start-time", START, "--seed", "4")
+        assert made.exit_code == 0, made.stderr
+    return base
+
+
+def _table(root: Path, width: int, times: TimeStyle) -> str:
+    console = Console(file=io.StringIO(), width=width, color_system=None)
+    console.print(partitions_table([partition_row(summarize_partition(p)) for p in walk_partitions(str(root))],
+                                   times))
+    return console.file.getvalue()
+
+
+def test_table_rows_sorted_with_totals(root: Path) -> None:
+    text = _table(root, 160, TimeStyle("iso"))
+    rows = [line.split("│") for line in text.splitlines() if "│" in line]
+    cells = [[c.strip() for c in row] for row in rows]
+    firsts = [(c[0], c[1]) for c in cells if c[0]]
+    expected = [("a", str(n)) for n in range(12)] + [("a total", "12")] + [("b", "0"), ("b", "1"), ("b total", "2")] \
+        + [("all topics", "14")]
+    assert firsts == expected
+    by_name = {(c[0], c[1]): c for c in cells if c[0]}
+    assert by_name[("b", "0")][4] == "0..49"            # 50 records from offset 0
+    assert by_name[("b", "0")][3] == "50/5"             # gen's default: 10 records a batch
+    assert by_name[("b", "0")][6] == "2024-05-01T12:00:00.000Z"   # --start-time; the last is on the next line
+    assert by_name[("a", "0")][7] == "txn"
+    assert by_name[("b total", "2")][3] == "100/10" and by_name[("b total", "2")][2] == "2"   # 2 segments
+
+
+def test_table_fits_the_terminal_width(root: Path) -> None:
+    for width in (80, 100, 140):
+        assert max(len(line) for line in _table(root, width, TimeStyle("iso")).splitlines()) <= width
+
+
+def test_table_times_follow_time_format_and_tz(root: Path) -> None:
+    paris = _table(root, 160, TimeStyle("iso", __import__("zoneinfo").ZoneInfo("Europe/Paris")))
+    assert "2024-05-01T14:00:00.000+02:00" in paris
+    assert "1714564800000" in _table(root, 160, TimeStyle("epoch"))
+
+
+def _on_a_terminal(args: list[str], columns: int = 150) -> str:
+    controller, terminal = pty.openpty()
+    env = {**os.environ, "COLUMNS": str(columns), "TERM": "xterm", "NO_COLOR": "1"}
+    try:
+        proc = subprocess.run([sys.executable, "-m", "kdump", *args], stdout=terminal, stderr=subprocess.PIPE,
+                              env=env, timeout=120)
+    finally:
+        os.close(terminal)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(controller)
+    assert proc.returncode == 0, proc.stderr
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen.decode()).replace("\r\n", "\n")
+
+
+def test_terminal_gets_the_table_pipe_gets_plain_text(root: Path) -> None:
+    table = _on_a_terminal(["summary", str(root)])
+    assert "records/batches" in table and "all topics" in table and "Partition " not in table
+    piped = subprocess.run([sys.executable, "-m", "kdump", "summary", str(root)], capture_output=True, timeout=120)
+    plain = piped.stdout.decode()
+    assert b"\x1b" not in piped.stdout and plain.startswith(f"Partition b-0 ({root}/d1/b-0)\n")
+    assert "  batches: 5 records: 50 codecs: none magics: 2 timestamps: 1714564800000..1714564849000\n" in plain
+    assert run_kdump("summary", str(root), "--plain").stdout == plain
+
+
+def test_detail_on_a_terminal_is_per_segment(root: Path) -> None:
+    detail = _on_a_terminal(["summary", "--detail", str(root / "d1")])
+    assert "Partition b-0" in detail and "base offset" in detail and "2024-05-01T12:00:00.000Z" in detail
+
+
+def test_plain_text_and_json_take_time_format(root: Path) -> None:
+    plain = run_kdump("summary", str(root / "d1" / "b-0"), "--time-format", "both", "--tz", "Asia/Kolkata").stdout
+    assert ("timestamps: 1714564800000 (2024-05-01T17:30:00.000+05:30)..1714564849000 "
+            "(2024-05-01T17:30:49.000+05:30)") in plain
+    obj = json.loads(run_kdump("summary", str(root / "d1" / "b-0"), "--json", "--time-format", "iso").stdout)
+    assert obj["minTimestamp"] == 1714564800000   # JSON keeps Kafka's milliseconds

@@ -20,10 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from kdump.errors import InputError
 from kdump.log.logdir import PartitionDir, SegmentFiles
-from kdump.log.segment import FileChangedError, ReadOnlyFile
-from kdump.spark.planning import filesystem, find_segments, read_small_file
+from kdump.spark.files import open_any, read_small_file
+from kdump.spark.planning import find_segments
 from kdump.verify.engine import (
     ALL,
     Options,
@@ -42,53 +41,6 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 WORK_SCHEMA = pa.schema([pa.field("work", pa.binary(), nullable=False)])
-_ZEROS = bytes(1 << 20)
-
-
-class ArrowFile:
-    """``ReadOnlyFile``'s interface over a ``pyarrow.fs`` file (remote logs in Spark tasks)."""
-
-    def __init__(self, location: str) -> None:
-        self.path = location
-        fs, path = filesystem(location)
-        try:
-            self._file = fs.open_input_file(path)
-            self.size: int = self._file.size()
-        except OSError as err:
-            raise InputError(str(err), path=location) from None
-
-    def read(self, position: int, length: int) -> bytes:
-        want = max(0, min(length, self.size - position))
-        data = self._file.read_at(want, position) if want else b""
-        if len(data) < want:
-            raise FileChangedError(f"the file changed while kdump was reading it: a read at position {position} "
-                                   f"returned {len(data)} of {want} bytes", path=self.path, position=position)
-        return bytes(data)
-
-    def read_into(self, view: memoryview, position: int) -> int:
-        data = self.read(position, len(view))
-        view[:len(data)] = data
-        return len(data)
-
-    def is_zero(self, start: int, end: int) -> bool:
-        for pos in range(start, end, len(_ZEROS)):
-            step = min(len(_ZEROS), end - pos)
-            if self.read(pos, step) != _ZEROS[:step]:
-                return False
-        return True
-
-    def close(self) -> None:
-        self._file.close()
-
-    def __enter__(self) -> ArrowFile:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def open_any(location: str) -> Any:
-    return ArrowFile(location) if "://" in location else ReadOnlyFile(location)
 
 
 def read_any(location: str) -> bytes | None:

@@ -2,8 +2,8 @@
 
 Runs once on the driver (Spark's planner process). Everything returned is a plain frozen dataclass
 so it pickles into tasks without pyspark. Splits are cut only at batch positions taken from the
-segment's ``.index`` (every entry points at the start of an entry in the ``.log``), so a task never
-has to resynchronise in the middle of a batch.
+segment's ``.index`` that the ``.log`` confirms (a CRC-valid batch starts there, at or before the
+entry's offset), so a task never starts in the middle of a batch, whatever the index says.
 
 Pruning trusts the indexes and Kafka's invariants (offsets increase through a partition, a rolled
 segment's last time-index entry holds its largest timestamp). It only ever drops work that cannot
@@ -14,15 +14,16 @@ it is corrupt: run ``kdump spark verify`` first on data you do not trust.
 from __future__ import annotations
 
 import fnmatch
-import os
 import posixpath
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import Any
 from urllib.parse import urlsplit
 
 import pyarrow.fs as pafs
 
 from kdump.errors import InputError
+from kdump.format.batch import Batch
 from kdump.format.index import (
     OFFSET_ENTRY_SIZE,
     TIME_ENTRY_SIZE,
@@ -33,6 +34,8 @@ from kdump.format.index import (
 )
 from kdump.log.files import parse_java_long
 from kdump.log.logdir import parse_partition_dir_name
+from kdump.log.lookup import checked_entry
+from kdump.spark.files import filesystem, open_any, read_small_file
 
 DEFAULT_SPLIT_BYTES = 128 * 1024 * 1024
 _SEGMENT_SUFFIXES = {"log", "index", "timeindex"}
@@ -79,14 +82,7 @@ class Pruning:
         return self == Pruning()
 
 
-# ---- filesystems -----------------------------------------------------------------------------
-
-def filesystem(location: str) -> tuple[pafs.FileSystem, str]:
-    """(filesystem, path inside it) for a local path or an s3://, gs://, hdfs://, file:// URI."""
-    if "://" in location:
-        return pafs.FileSystem.from_uri(location)
-    return pafs.LocalFileSystem(), os.path.abspath(location)
-
+# ---- locations -------------------------------------------------------------------------------
 
 def _uri_maker(location: str, fs_path: str) -> _Uri:
     return _Uri(location if "://" in location else "", fs_path)
@@ -106,12 +102,6 @@ class _Uri:
         if fs_path.startswith("/"):                   # hdfs://host:port/path, file:///path
             return f"{parts.scheme}://{parts.netloc}{fs_path}"
         return f"{parts.scheme}://{fs_path}"          # s3://bucket/key, gs://bucket/key
-
-
-def read_small_file(location: str) -> bytes:
-    fs, path = filesystem(location)
-    with fs.open_input_file(path) as f:
-        return f.read()
 
 
 # ---- discovery -------------------------------------------------------------------------------
@@ -215,44 +205,109 @@ def largest_timestamp(segment: Segment) -> int | None:
     return best
 
 
-def split_segment(segment: Segment, split_bytes: int, index: list[tuple[int, int]]) -> list[Split]:
-    """Cut ``segment`` into ranges of about ``split_bytes``, at positions from its offset index.
+BoundaryCheck = Callable[[int, int], "Batch | None"]
+"""(index offset, position) -> the batch that really starts there, or None when it cannot start a split."""
 
-    Offset bounds per range (why they hold): an index entry (e, p) names a batch starting at p that
-    holds offset e. Every offset before p is below that batch's base, so below e; every offset from
-    p on is above the previous entry's offset.
+
+class SplitPoints:
+    """Checks, on the driver, that an index entry points at a real batch before a split starts there.
+
+    A wrong ``.index`` entry (one that points inside a batch) would make a task start reading in the
+    middle of a batch: it would see garbage, stop, and lose every record after it, while the split
+    before it would end in the middle of that batch. So a split point must be a batch the log itself
+    confirms, by the rule ``kdump find`` applies to an index entry before it trusts it
+    (``kdump.log.lookup.checked_entry``), with the batch's CRC checked as well. An entry that fails
+    is not used: the split before it runs on to the next confirmed point, scanning from a batch
+    boundary it knows.
+    """
+
+    def __init__(self, segment: Segment) -> None:
+        self.segment = segment
+        self._file: Any = None
+        self.checked: dict[int, Batch | None] = {}
+
+    def __call__(self, offset: int, position: int) -> Batch | None:
+        if position not in self.checked:
+            if self._file is None:
+                self._file = open_any(self.segment.log)
+            self.checked[position] = checked_entry(self._file, offset, position, check_crc=True)[0]
+        return self.checked[position]
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> SplitPoints:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def split_segment(segment: Segment, split_bytes: int, index: list[tuple[int, int]],
+                  check: BoundaryCheck | None = None) -> list[Split]:
+    """Cut ``segment`` into ranges of about ``split_bytes``, at confirmed batch positions from its index.
+
+    Offset bounds per range (why they hold, offsets increasing through a partition): the batch b that
+    starts a range was read at its position, so every offset before it is below b's base offset (for
+    a v0/v1 wrapper, whose header holds its last inner offset, below that too), and, for a v2 batch,
+    every offset from it on is at least its base offset.
     """
     upper = None if segment.next_base_offset is None else segment.next_base_offset - 1
     if segment.size <= split_bytes or not index:
         return [Split(segment, 0, segment.size, segment.base_offset, upper)]
+    if check is None:
+        with SplitPoints(segment) as points:
+            return split_segment(segment, split_bytes, index, points)
     splits = []
     start, low, target = 0, segment.base_offset, split_bytes
-    for k, (offset, position) in enumerate(index):
-        if position >= target and position > start:
-            splits.append(Split(segment, start, position, low, offset - 1))
-            start, low = position, index[k - 1][0] + 1 if k > 0 else segment.base_offset
-            target = position + split_bytes
+    for offset, position in index:
+        if position < target or position <= start:
+            continue
+        batch = check(offset, position)
+        if batch is None:
+            continue                    # not a batch boundary: the range runs on to the next entry
+        splits.append(Split(segment, start, position, low, batch.base_offset - 1))
+        start, target = position, position + split_bytes
+        if not batch.is_legacy:
+            low = batch.base_offset
     splits.append(Split(segment, start, segment.size, low, upper))
     return splits
 
 
-def narrow_split(split: Split, index: list[tuple[int, int]], pruning: Pruning) -> Split | None:
-    """Drop or shrink a split using offset bounds (None when nothing in it can match)."""
+def narrow_split(split: Split, index: list[tuple[int, int]], pruning: Pruning,
+                 check: BoundaryCheck | None = None) -> Split | None:
+    """Drop or shrink a split using offset bounds (None when nothing in it can match).
+
+    A range is moved or cut only at index positions ``check`` confirms (see ``SplitPoints``).
+    """
     lo, hi = pruning.offset_min, pruning.offset_max
     if lo is not None and split.max_offset is not None and split.max_offset < lo:
         return None
     if hi is not None and split.min_offset > hi:
         return None
+    if check is None:
+        with SplitPoints(split.segment) as points:
+            return narrow_split(split, index, pruning, points)
+    inside = [(offset, position) for offset, position in index if split.start < position < split.end]
     start, end = split.start, split.end
-    previous = None
-    for offset, position in index:
-        if start < position < end:
-            if lo is not None and offset <= lo:
-                start = position                # everything before p is below e <= lo
-            if hi is not None and previous is not None and previous >= hi:
-                end = position                  # everything from p on is above the previous e >= hi
+    if lo is not None:
+        # The last confirmed batch whose base is <= lo: every offset before it is below its base.
+        for offset, position in reversed([e for e in inside if e[0] <= lo]):
+            batch = check(offset, position)
+            if batch is not None and batch.base_offset <= lo:
+                start = position
                 break
-        previous = offset
+    if hi is not None:
+        # The first confirmed v2 batch whose base is > hi: every offset from it on is too.
+        for offset, position in inside:
+            if offset <= hi or position <= start:
+                continue
+            batch = check(offset, position)
+            if batch is not None and not batch.is_legacy and batch.base_offset > hi:
+                end = position
+                break
     if start >= end:
         return None
     return replace(split, start=start, end=end) if (start, end) != (split.start, split.end) else split
@@ -284,10 +339,11 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
         # reads add up): to split a large segment, or to narrow ranges for an offset filter.
         needs_index = segment.size > split_bytes or pruning.offset_min is not None or pruning.offset_max is not None
         index = offset_index(segment) if needs_index else []
-        for split in split_segment(segment, split_bytes, index):
-            narrowed = narrow_split(split, index, pruning)
-            if narrowed is not None:
-                splits.append(narrowed)
+        with SplitPoints(segment) as points:
+            for split in split_segment(segment, split_bytes, index, points):
+                narrowed = narrow_split(split, index, pruning, points)
+                if narrowed is not None:
+                    splits.append(narrowed)
     return splits
 
 

@@ -171,13 +171,30 @@ def verify(spark: SparkSession, paths: list[str], options: Options = Options(sco
 def export(spark: SparkSession, paths: list[str], out: str, *, fmt: str = "parquet",
            partition_by: tuple[str, ...] = (), level: str = "record", mode: str = "errorifexists",
            options: dict[str, str] | None = None) -> int:
-    """Write the ``kafka-log`` rows of ``paths`` to ``out``; returns the number of rows written."""
+    """Write the ``kafka-log`` rows of ``paths`` to ``out``; returns the number of rows this run wrote.
+
+    The rows are counted as they are written (an ``Observation``), not by reading ``out`` back: with
+    ``mode="append"`` the output also holds earlier runs' rows, and a second pass would decode twice.
+    """
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
     from kdump.spark import load
 
+    if mode == "ignore" and _output_exists(spark, out):
+        return 0                        # what Spark's "ignore" does; an Observation of no job never completes
     frame = load(spark, paths, level=level, **(options or {}))
-    writer = frame.write.format(fmt).mode(mode)
+    written = Observation("kdump export")
+    writer = frame.observe(written, F.count(F.lit(1)).alias("rows")).write.format(fmt).mode(mode)
     if partition_by:
         writer = writer.partitionBy(*partition_by)
     writer.save(out)
-    # Counting the written files reads Parquet footers only; counting `frame` would decode twice.
-    return int(spark.read.format(fmt).load(out).count())
+    return int(written.get["rows"])
+
+
+def _output_exists(spark: SparkSession, out: str) -> bool:
+    """Whether ``out`` exists, asked of Hadoop's filesystem as Spark's writers ask it."""
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None
+    path = jvm.org.apache.hadoop.fs.Path(out)
+    return bool(path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).exists(path))

@@ -240,9 +240,12 @@ def render_summary(result: VerifyResult, *, errors_only: bool = False) -> str:
 @click.option("--mode", type=click.Choice(["errorifexists", "overwrite", "append", "ignore"]),
               default="errorifexists", show_default=True, help="What to do when OUT exists.")
 @click.option("--split-bytes", default="128m", show_default=True, help="Split segments larger than this.")
+@click.option("--isolation", type=click.Choice(["read_uncommitted", "read_committed"]), default="read_uncommitted",
+              show_default=True, help="read_committed: only what a read_committed consumer returns (no aborted "
+                                      "transactions, no control records).")
 @session_options
 def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tuple[str, ...], level: str,
-                   mode: str, split_bytes: str, settings: SessionSettings) -> None:
+                   mode: str, split_bytes: str, isolation: str, settings: SessionSettings) -> None:
     """Write the records (or batches) under PATHS to OUT as Parquet (or another Spark format)."""
     try:
         from kdump.spark.jobs import export
@@ -259,7 +262,7 @@ def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tup
         raise UsageError(f"--partition-by {unknown[0]}: no such column at level={level}")
     if not find_segments(list(paths)):
         raise _no_segments(paths)
-    options: dict[str, Any] = {"splitBytes": split_bytes}
+    options: dict[str, Any] = {"splitBytes": split_bytes, "isolation": isolation}
     with spark_session(settings, "kdump spark export") as session:
         from pyspark.errors import AnalysisException
 

@@ -8,6 +8,8 @@ Options (Spark lower-cases option names and passes values as strings):
     splitBytes  cut segments larger than this into byte ranges at .index positions (default 128m)
     chunkBytes  bytes a task reads at a time (default 8m): bounds worker memory
     maxRowsPerBatch  rows per Arrow batch handed to Spark (default 65536)
+    isolation   read_uncommitted (default: every record, control records too) | read_committed (what a
+                read_committed consumer returns: no aborted transactions, no control records)
     pushdown    true to use pushed filters on topic/partition/offset/timestamp to skip work. Needs
                 ``spark.sql.python.filterPushdown.enabled=true``: Spark refuses every read of a
                 reader that defines ``pushFilters`` while that setting is off, so the plain reader
@@ -39,6 +41,7 @@ from pyspark.sql.datasource import (
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType
 
+from kdump.log.isolation import ISOLATION_LEVELS, READ_COMMITTED, READ_UNCOMMITTED
 from kdump.spark.planning import DEFAULT_SPLIT_BYTES, Pruning, Split, parse_size, plan
 from kdump.spark.reading import DEFAULT_CHUNK_BYTES, DEFAULT_MAX_ROWS, ReadOptions, read_split
 from kdump.spark.schema import LEVELS, narrow, spark_schema
@@ -84,18 +87,40 @@ class KafkaLogDataSource(DataSource):
             raise ValueError(f"option level must be one of {', '.join(LEVELS)}, not {level!r}")
         return level
 
+    @property
+    def isolation(self) -> str:
+        isolation = str(self.options.get("isolation", READ_UNCOMMITTED)).lower()
+        if isolation not in ISOLATION_LEVELS:
+            raise ValueError(f"option isolation must be one of {', '.join(ISOLATION_LEVELS)}, not {isolation!r}")
+        return isolation
+
     def schema(self) -> StructType:
+        check_option_names(self.options)
         return spark_schema(self.level)
 
     def reader(self, schema: StructType) -> DataSourceReader:
+        check_option_names(self.options)
         level = self.level
         arrow = narrow(level, to_arrow_schema(schema, timezone="UTC"))
         options = ReadOptions(level=level,
                               chunk_bytes=parse_size(self.options.get("chunkbytes", DEFAULT_CHUNK_BYTES)),
-                              max_rows=int(self.options.get("maxrowsperbatch", DEFAULT_MAX_ROWS)))
+                              max_rows=int(self.options.get("maxrowsperbatch", DEFAULT_MAX_ROWS)),
+                              isolation=self.isolation)
         split_bytes = parse_size(self.options.get("splitbytes", DEFAULT_SPLIT_BYTES))
         cls = KafkaLogPushdownReader if _flag(self.options.get("pushdown")) else KafkaLogReader
         return cls(paths_from_options(self.options), arrow, options, split_bytes)
+
+
+# Spark lower-cases option names; "path"/"paths" are how load() passes its argument.
+OPTION_NAMES = ("level", "splitBytes", "chunkBytes", "maxRowsPerBatch", "pushdown", "isolation")
+
+
+def check_option_names(options: Mapping[str, str]) -> None:
+    """A misspelt option is an error, not a silent default."""
+    known = {name.lower() for name in OPTION_NAMES} | {"path", "paths"}
+    unknown = sorted(name for name in options if name.lower() not in known)
+    if unknown:
+        raise ValueError(f"kafka-log has no option {unknown[0]!r}; options: {', '.join(OPTION_NAMES)}")
 
 
 class KafkaLogReader(DataSourceReader):
@@ -105,8 +130,13 @@ class KafkaLogReader(DataSourceReader):
         self.options = options
         self.split_bytes = split_bytes
 
+    @property
+    def needs_aborts(self) -> bool:
+        return self.options.isolation == READ_COMMITTED or "aborted" in self.arrow_schema.names
+
     def partitions(self) -> Sequence[InputPartition]:
-        splits = plan(self.paths, split_bytes=self.split_bytes, pruning=self.options.pruning)
+        splits = plan(self.paths, split_bytes=self.split_bytes, pruning=self.options.pruning,
+                      with_aborts=self.needs_aborts)
         return [SplitPartition(split) for split in splits]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:

@@ -32,13 +32,15 @@ from kdump.format.index import (
     read_offset_entry,
     read_time_entry,
 )
+from kdump.format.txnindex import iter_aborted_txns
 from kdump.log.files import parse_java_long
+from kdump.log.isolation import AbortedRange
 from kdump.log.logdir import parse_partition_dir_name
 from kdump.log.lookup import checked_entry
 from kdump.spark.files import filesystem, open_any, read_small_file
 
 DEFAULT_SPLIT_BYTES = 128 * 1024 * 1024
-_SEGMENT_SUFFIXES = {"log", "index", "timeindex"}
+_SEGMENT_SUFFIXES = {"log", "index", "timeindex", "txnindex"}
 _GLOB_CHARS = set("*?[")
 
 
@@ -54,6 +56,7 @@ class Segment:
     index: str | None = None
     time_index: str | None = None
     next_base_offset: int | None = None     # the next segment's base: an exclusive offset bound
+    txn_index: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +68,8 @@ class Split:
     end: int
     min_offset: int                 # no entry in the range holds a smaller offset
     max_offset: int | None          # ... nor a larger one (None: unknown)
+    # The partition's aborted transactions that may reach into the range (only when planned with them).
+    aborted: tuple[AbortedRange, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +134,8 @@ def find_segments(locations: Iterable[str]) -> list[Segment]:
             log, size = files["log"]
             segments.append(Segment(topic, partition, base, log, size,
                                     files.get("index", (None, 0))[0], files.get("timeindex", (None, 0))[0],
-                                    bases[i + 1] if i + 1 < len(bases) else None))
+                                    bases[i + 1] if i + 1 < len(bases) else None,
+                                    files.get("txnindex", (None, 0))[0]))
     return segments
 
 
@@ -160,7 +166,7 @@ def _expand(location: str) -> Iterator[tuple[str, int]]:
             yield to_uri(info.path), info.size
             # A single .log named on its own still gets its indexes, for splitting and pruning.
             stem = info.path.rsplit(".", 1)[0]
-            for sibling in fs.get_file_info([stem + ".index", stem + ".timeindex"]):
+            for sibling in fs.get_file_info([stem + ".index", stem + ".timeindex", stem + ".txnindex"]):
                 if sibling.type == pafs.FileType.File and sibling.path != info.path:
                     yield to_uri(sibling.path), sibling.size
 
@@ -313,13 +319,40 @@ def narrow_split(split: Split, index: list[tuple[int, int]], pruning: Pruning,
     return replace(split, start=start, end=end) if (start, end) != (split.start, split.end) else split
 
 
+def partition_aborts(segments: list[Segment]) -> dict[str, list[AbortedRange]]:
+    """The aborted transactions of each partition directory, from all of its segments' ``.txnindex``.
+
+    A transaction's entry is written to the index of the segment holding its ABORT marker, which may
+    come after the segments holding its records: a split only knows about it from here.
+    """
+    aborts: dict[str, list[AbortedRange]] = {}
+    for segment in segments:
+        found = aborts.setdefault(posixpath.dirname(segment.log), [])
+        if segment.txn_index is not None:
+            data = read_small_file(segment.txn_index)
+            found.extend(AbortedRange(e.producer_id, e.first_offset, e.last_offset)
+                         for e in iter_aborted_txns(data, segment.txn_index))
+    return aborts
+
+
+def _reaching(aborts: list[AbortedRange], split: Split) -> tuple[AbortedRange, ...]:
+    return tuple(a for a in aborts if a.last_offset >= split.min_offset
+                 and (split.max_offset is None or a.first_offset <= split.max_offset))
+
+
 def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
-         pruning: Pruning = Pruning()) -> list[Split]:
-    """All splits to read, in topic/partition/offset order, after pruning."""
+         pruning: Pruning = Pruning(), with_aborts: bool = False) -> list[Split]:
+    """All splits to read, in topic/partition/offset order, after pruning.
+
+    ``with_aborts``: give each split the aborted transactions of its partition that may reach into it
+    (what read_committed and the ``aborted`` column need).
+    """
     if split_bytes <= 0:
         raise ValueError("splitBytes must be positive")
     splits: list[Split] = []
-    for segment in find_segments(locations):
+    segments = find_segments(locations)
+    aborts = partition_aborts(segments) if with_aborts else {}
+    for segment in segments:
         if pruning.topics is not None and segment.topic not in pruning.topics:
             continue
         if pruning.partitions is not None and segment.partition not in pruning.partitions:
@@ -343,6 +376,9 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
             for split in split_segment(segment, split_bytes, index, points):
                 narrowed = narrow_split(split, index, pruning, points)
                 if narrowed is not None:
+                    in_partition = aborts.get(posixpath.dirname(segment.log))
+                    if in_partition:
+                        narrowed = replace(narrowed, aborted=_reaching(in_partition, narrowed))
                     splits.append(narrowed)
     return splits
 

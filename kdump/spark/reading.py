@@ -29,8 +29,10 @@ from kdump.format.batch import (
     Batch,
     scan_batches,
 )
+from kdump.format.control import ControlType, parse_control_key
 from kdump.format.crc import crc32, crc32c
 from kdump.format.records import Record, decode_records
+from kdump.log.isolation import READ_COMMITTED, READ_UNCOMMITTED, AbortedTransactions
 from kdump.spark.planning import Pruning, Split, filesystem
 from kdump.spark.schema import arrow_schema
 
@@ -44,6 +46,7 @@ class ReadOptions:
     chunk_bytes: int = DEFAULT_CHUNK_BYTES
     max_rows: int = DEFAULT_MAX_ROWS           # rows per Arrow batch handed to Spark
     pruning: Pruning = field(default_factory=Pruning)
+    isolation: str = READ_UNCOMMITTED          # read_committed drops aborted transactions and control batches
 
 
 @dataclass(slots=True)
@@ -150,6 +153,7 @@ class RowBuilder:
         self.batch_cols = [n for n in schema.names if n not in per_record and n not in _CONSTANT
                            and n not in ("isvalid", "error")]
         self.validity_cols = [n for n in ("isvalid", "error") if n in schema.names]
+        self.aborted: bool | None = None    # the ``aborted`` value of the entry being added
         self._reset()
 
     def _reset(self) -> None:
@@ -160,6 +164,9 @@ class RowBuilder:
 
     def _add_batch_values(self, position: int, batch: Batch | None, valid: bool, error: str | None) -> None:
         for name in self.batch_cols:
+            if name == "aborted":
+                self.per_batch[name].append(None if batch is None or not valid else self.aborted)
+                continue
             getter = _BATCH_VALUES[name]
             value = position if getter is None else (None if batch is None else getter(batch))
             self.per_batch[name].append(value)
@@ -264,6 +271,25 @@ def _skip(batch: Batch, pruning: Pruning) -> bool:
     return pruning.timestamp_min is not None and batch.max_timestamp < pruning.timestamp_min
 
 
+def _is_abort_marker(entry: Entry) -> bool:
+    batch = entry.batch
+    assert batch is not None and entry.buf is not None
+    try:
+        records = decode_records(entry.buf, batch)
+        return bool(records) and parse_control_key(records[0].key) == ControlType.ABORT
+    except FormatError:
+        return False                 # an unreadable marker ends nothing, as it never reaches a consumer
+
+
+def _consumer_skips(entry: Entry, aborts: AbortedTransactions, builder: RowBuilder, committed_only: bool) -> bool:
+    """Run the consumer's read_committed rules over a valid entry (every one, even those pruned later, so
+    markers close what they end); True when a read_committed consumer never returns it."""
+    batch = entry.batch
+    assert batch is not None
+    builder.aborted = aborts.is_aborted(batch, lambda: _is_abort_marker(entry))
+    return committed_only and (builder.aborted or batch.is_control)
+
+
 def read_split(split: Split, schema: pa.Schema | None = None,
                options: ReadOptions = ReadOptions()) -> Iterator[pa.RecordBatch]:
     """Arrow batches for one split, with exactly ``schema``'s columns (default: the level's schema)."""
@@ -271,13 +297,16 @@ def read_split(split: Split, schema: pa.Schema | None = None,
     builder = RowBuilder(split, schema, options.level)
     records_level = options.level == "record"
     check_pruning = not options.pruning.is_empty
+    aborts = AbortedTransactions(split.aborted)
+    committed_only = options.isolation == READ_COMMITTED
     for entry in scan_range(split.segment.log, split.start, split.end, options.chunk_bytes):
         batch = entry.batch
         if batch is None:
             builder.add_entry(entry.position, None, False, entry.error)
         elif not batch.is_valid:
             builder.add_entry(entry.position, batch, False, crc_problem(entry))
-        elif check_pruning and _skip(batch, options.pruning):
+        elif _consumer_skips(entry, aborts, builder, committed_only) or (
+                check_pruning and _skip(batch, options.pruning)):
             continue
         elif not records_level:
             builder.add_entry(entry.position, batch, True, None)

@@ -56,6 +56,7 @@ _BATCH_HEADER = [
     pa.field("baseSequence", pa.int32()),
     pa.field("isTransactional", pa.bool_()),
     pa.field("isControl", pa.bool_()),
+    pa.field("aborted", pa.bool_()),                           # in a transaction its ABORT marker ended
     pa.field("codec", pa.string()),
     pa.field("magic", pa.int32()),
     pa.field("crc", pa.int64()),                               # unsigned 32-bit, as stored

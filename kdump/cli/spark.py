@@ -31,10 +31,6 @@ if TYPE_CHECKING:
 MISSING = "PySpark is not installed: pip install 'kdump[spark]'"
 
 
-def _no_segments(paths: tuple[str, ...]) -> KdumpError:
-    return KdumpError(f"no Kafka segments (<20-digit offset>.log) found under {', '.join(paths)}")
-
-
 @dataclass(frozen=True)
 class SessionSettings:
     """What ``spark-submit`` would be told: the master, ``--conf`` pairs, packages, files to ship."""
@@ -248,8 +244,9 @@ def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tup
                    mode: str, split_bytes: str, isolation: str, settings: SessionSettings) -> None:
     """Write the records (or batches) under PATHS to OUT as Parquet (or another Spark format)."""
     try:
+        from kdump.spark.discovery import require_segments
         from kdump.spark.jobs import export
-        from kdump.spark.planning import find_segments, parse_size
+        from kdump.spark.planning import parse_size
         from kdump.spark.schema import arrow_schema
     except ImportError:
         raise UsageError(MISSING) from None
@@ -260,8 +257,7 @@ def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tup
     unknown = [c for c in partition_by if c not in arrow_schema(level).names]
     if unknown:
         raise UsageError(f"--partition-by {unknown[0]}: no such column at level={level}")
-    if not find_segments(list(paths)):
-        raise _no_segments(paths)
+    require_segments(list(paths))
     options: dict[str, Any] = {"splitBytes": split_bytes, "isolation": isolation}
     with spark_session(settings, "kdump spark export") as session:
         from pyspark.errors import AnalysisException

@@ -20,6 +20,7 @@ One InputPartition per split; ``read`` yields Arrow batches built by ``kdump.spa
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -159,11 +160,16 @@ class KafkaLogPushdownReader(KafkaLogReader):
 # Which columns bound what, per level. Record offsets lie inside [baseOffset, lastOffset].
 _OFFSET_LOW = {"record": ("offset",), "batch": ("lastOffset",)}
 _OFFSET_HIGH = {"record": ("offset",), "batch": ("baseOffset",)}
-_TIMESTAMP_LOW = {"record": ("timestamp",), "batch": ("maxTimestamp",)}
+_TIMESTAMP_LOW = {"record": ("timestamp", "timestamp_ms"), "batch": ("maxTimestamp",)}
+_TIMESTAMP_HIGH = {"record": ("timestamp", "timestamp_ms"), "batch": ()}
 
 
 def pruning_from_filters(filters: Iterable[Filter], level: str, start: Pruning = Pruning()) -> Pruning:
-    """Fold the filters kdump can use into bounds (filters are ANDed, so bounds only tighten)."""
+    """Fold the filters kdump can use into bounds (filters are ANDed, so bounds only tighten).
+
+    Spark 4.3's Python filter API has no OR: a disjunction is never pushed, except that Spark itself
+    turns ``c = a OR c = b`` on one column into ``c IN (a, b)``, which is used like any IN.
+    """
     p = start
     for f in filters:
         column = getattr(f, "attribute", ("",))         # Not(...) has .child, no .attribute: ignored
@@ -188,8 +194,15 @@ def pruning_from_filters(filters: Iterable[Filter], level: str, start: Pruning =
             p = replace(p, offset_min=_tighter(p.offset_min, low, max))
         if name in _OFFSET_HIGH[level] and high is not None:
             p = replace(p, offset_max=_tighter(p.offset_max, high, min))
+        if level == "record" and name == "offset" and values and low is not None:
+            listed = frozenset(values)
+            p = replace(p, offsets=listed if p.offsets is None else p.offsets & listed)
+        if name == "timestamp":
+            low, high = _millis(f, values)
         if name in _TIMESTAMP_LOW[level] and low is not None:
             p = replace(p, timestamp_min=_tighter(p.timestamp_min, low, max))
+        if name in _TIMESTAMP_HIGH[level] and high is not None:
+            p = replace(p, timestamp_max=_tighter(p.timestamp_max, high, min))
     return p
 
 
@@ -211,6 +224,27 @@ def _bounds(f: Filter, values: tuple) -> tuple[int | None, int | None]:
     if isinstance(f, LessThanOrEqual):
         return None, value
     return None, None
+
+
+def _millis(f: Filter, values: tuple) -> tuple[int | None, int | None]:
+    """Millisecond (low, high) bounds, loosened to whole milliseconds, of a filter on the TIMESTAMP column."""
+    given = values or (getattr(f, "value", None),)
+    if not all(isinstance(v, datetime.datetime) for v in given):
+        return None, None
+    # A naive value is local time, as pyspark's TimestampType.fromInternal makes it.
+    micros = [v.astimezone(datetime.UTC) - _EPOCH for v in given]
+    low = min(m // datetime.timedelta(milliseconds=1) for m in micros)
+    high = -(-max(micros) // datetime.timedelta(milliseconds=1))
+    if values or isinstance(f, EqualTo):
+        return low, high
+    if isinstance(f, GreaterThan | GreaterThanOrEqual):
+        return low, None
+    if isinstance(f, LessThan | LessThanOrEqual):
+        return None, high
+    return None, None
+
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 
 def _tighter(old: int | None, new: int, pick: Callable[[int, int], int]) -> int:

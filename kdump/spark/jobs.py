@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from kdump.log.logdir import PartitionDir, SegmentFiles
+from kdump.spark.discovery import find_segments
 from kdump.spark.files import open_any, read_small_file
-from kdump.spark.planning import find_segments
 from kdump.verify.engine import (
     ALL,
     Options,

@@ -1,4 +1,4 @@
-"""From paths to work: find segments through ``pyarrow.fs``, cut them into byte ranges, prune.
+"""From paths to work: the segments ``discovery`` finds, cut into byte ranges, pruned.
 
 Runs once on the driver (Spark's planner process). Everything returned is a plain frozen dataclass
 so it pickles into tasks without pyspark. Splits are cut only at batch positions taken from the
@@ -13,16 +13,11 @@ it is corrupt: run ``kdump spark verify`` first on data you do not trust.
 
 from __future__ import annotations
 
-import fnmatch
 import posixpath
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
-from urllib.parse import urlsplit
 
-import pyarrow.fs as pafs
-
-from kdump.errors import InputError
 from kdump.format.batch import Batch
 from kdump.format.index import (
     OFFSET_ENTRY_SIZE,
@@ -33,30 +28,13 @@ from kdump.format.index import (
     read_time_entry,
 )
 from kdump.format.txnindex import iter_aborted_txns
-from kdump.log.files import parse_java_long
 from kdump.log.isolation import AbortedRange
-from kdump.log.logdir import parse_partition_dir_name
 from kdump.log.lookup import checked_entry
-from kdump.spark.files import filesystem, open_any, read_small_file
+from kdump.spark.discovery import Segment, require_segments
+from kdump.spark.files import filesystem as filesystem  # where reading.py has always imported it from
+from kdump.spark.files import open_any, read_small_file
 
 DEFAULT_SPLIT_BYTES = 128 * 1024 * 1024
-_SEGMENT_SUFFIXES = {"log", "index", "timeindex", "txnindex"}
-_GLOB_CHARS = set("*?[")
-
-
-@dataclass(frozen=True, slots=True)
-class Segment:
-    """One ``.log`` file and what planning learned about it. Paths are URIs or absolute local paths."""
-
-    topic: str
-    partition: int
-    base_offset: int
-    log: str
-    size: int
-    index: str | None = None
-    time_index: str | None = None
-    next_base_offset: int | None = None     # the next segment's base: an exclusive offset bound
-    txn_index: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,95 +58,19 @@ class Pruning:
     partitions: frozenset[int] | None = None
     offset_min: int | None = None
     offset_max: int | None = None
-    timestamp_min: int | None = None    # only a lower bound helps: indexes keep maxima, not minima
+    timestamp_min: int | None = None    # indexes keep maxima: a lower bound prunes segments and batches
+    offsets: frozenset[int] | None = None   # offset = / IN: only ranges holding one of these
+    # An upper bound prunes only LogAppendTime batches (every record has the batch's maxTimestamp):
+    # Kafka keeps no minimum timestamps, and CreateTime records may be older than the first one.
+    timestamp_max: int | None = None
 
     @property
     def is_empty(self) -> bool:
         return self == Pruning()
 
-
-# ---- locations -------------------------------------------------------------------------------
-
-def _uri_maker(location: str, fs_path: str) -> _Uri:
-    return _Uri(location if "://" in location else "", fs_path)
-
-
-@dataclass(frozen=True, slots=True)
-class _Uri:
-    """Turns paths inside a filesystem back into locations a worker can re-open."""
-
-    original: str
-    root: str
-
-    def __call__(self, fs_path: str) -> str:
-        if not self.original:
-            return fs_path
-        parts = urlsplit(self.original)
-        if fs_path.startswith("/"):                   # hdfs://host:port/path, file:///path
-            return f"{parts.scheme}://{parts.netloc}{fs_path}"
-        return f"{parts.scheme}://{fs_path}"          # s3://bucket/key, gs://bucket/key
-
-
-# ---- discovery -------------------------------------------------------------------------------
-
-def find_segments(locations: Iterable[str]) -> list[Segment]:
-    """Every segment under the given log.dirs, partition dirs, .log files or globs of them."""
-    groups: dict[tuple[str, str, int], dict[int, dict[str, tuple[str, int]]]] = {}
-    for location in locations:
-        for uri, size in _expand(location):
-            parent, name = posixpath.split(uri.rstrip("/"))
-            base_text, _, suffix = name.partition(".")
-            base = parse_java_long(base_text) if len(base_text) == 20 else None
-            if base is None or suffix not in _SEGMENT_SUFFIXES:
-                continue
-            parsed = parse_partition_dir_name(posixpath.basename(parent))
-            if parsed is not None and parsed[2] is not None:
-                continue                          # -delete/-future/-stray copies: not the live log
-            topic, partition = (parsed[0], parsed[1]) if parsed else ("", -1)
-            groups.setdefault((parent, topic, partition), {}).setdefault(base, {})[suffix] = (uri, size)
-    segments = []
-    for (_, topic, partition), by_base in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0])):
-        bases = sorted(b for b, files in by_base.items() if "log" in files)
-        for i, base in enumerate(bases):
-            files = by_base[base]
-            log, size = files["log"]
-            segments.append(Segment(topic, partition, base, log, size,
-                                    files.get("index", (None, 0))[0], files.get("timeindex", (None, 0))[0],
-                                    bases[i + 1] if i + 1 < len(bases) else None,
-                                    files.get("txnindex", (None, 0))[0]))
-    return segments
-
-
-def _expand(location: str) -> Iterator[tuple[str, int]]:
-    """(location, size) of every file at, below or matching ``location``."""
-    fs, path = filesystem(location)
-    to_uri = _uri_maker(location, path)
-    if any(c in _GLOB_CHARS for c in path):
-        prefix = path
-        while any(c in _GLOB_CHARS for c in prefix):
-            prefix = posixpath.dirname(prefix)
-        depth = path.count("/")
-        matches = [info for info in fs.get_file_info(pafs.FileSelector(prefix or "/", recursive=True))
-                   if info.path.count("/") == depth and fnmatch.fnmatchcase(info.path, path)]
-        if not matches:
-            raise InputError("no file or directory matches this pattern", path=location)
-        infos = matches
-    else:
-        infos = fs.get_file_info([path])
-    for info in infos:
-        if info.type == pafs.FileType.NotFound:
-            raise InputError("No such file or directory (NoSuchFileException)", path=location)
-        if info.type == pafs.FileType.Directory:
-            for child in fs.get_file_info(pafs.FileSelector(info.path, recursive=True)):
-                if child.type == pafs.FileType.File:
-                    yield to_uri(child.path), child.size
-        else:
-            yield to_uri(info.path), info.size
-            # A single .log named on its own still gets its indexes, for splitting and pruning.
-            stem = info.path.rsplit(".", 1)[0]
-            for sibling in fs.get_file_info([stem + ".index", stem + ".timeindex", stem + ".txnindex"]):
-                if sibling.type == pafs.FileType.File and sibling.path != info.path:
-                    yield to_uri(sibling.path), sibling.size
+    def holds_offset_in(self, low: int, high: int | None) -> bool:
+        """Whether a range of offsets [low, high] (high None: unbounded) can hold a listed offset."""
+        return self.offsets is None or any(o >= low and (high is None or o <= high) for o in self.offsets)
 
 
 # ---- splitting and pruning ---------------------------------------------------------------------
@@ -350,7 +252,7 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
     if split_bytes <= 0:
         raise ValueError("splitBytes must be positive")
     splits: list[Split] = []
-    segments = find_segments(locations)
+    segments = require_segments(locations)
     aborts = partition_aborts(segments) if with_aborts else {}
     for segment in segments:
         if pruning.topics is not None and segment.topic not in pruning.topics:
@@ -364,6 +266,9 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
         if (pruning.offset_min is not None and segment.next_base_offset is not None
                 and segment.next_base_offset <= pruning.offset_min):
             continue
+        if not pruning.holds_offset_in(segment.base_offset,
+                                       None if segment.next_base_offset is None else segment.next_base_offset - 1):
+            continue
         if pruning.timestamp_min is not None:
             largest = largest_timestamp(segment)
             if largest is not None and largest < pruning.timestamp_min:
@@ -375,7 +280,7 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
         with SplitPoints(segment) as points:
             for split in split_segment(segment, split_bytes, index, points):
                 narrowed = narrow_split(split, index, pruning, points)
-                if narrowed is not None:
+                if narrowed is not None and pruning.holds_offset_in(narrowed.min_offset, narrowed.max_offset):
                     in_partition = aborts.get(posixpath.dirname(segment.log))
                     if in_partition:
                         narrowed = replace(narrowed, aborted=_reaching(in_partition, narrowed))

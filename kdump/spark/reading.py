@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kdump.errors import CodecError, FormatError
 from kdump.format.batch import (
@@ -27,6 +28,7 @@ from kdump.format.batch import (
     MIN_RECORD_OVERHEAD,
     V2_ATTRIBUTES_OFFSET,
     Batch,
+    TimestampType,
     scan_batches,
 )
 from kdump.format.control import ControlType, parse_control_key
@@ -105,7 +107,10 @@ def scan_range(location: str, start: int, end: int, chunk_bytes: int = DEFAULT_C
 # ---- rows -------------------------------------------------------------------------------------
 
 _PER_RECORD = ("offset", "timestamp", "key", "value", "headers", "sequence")   # Record field order
-_CONSTANT = ("topic", "partition", "segment")
+_CONSTANT = ("topic", "partition", "segment", "path", "log_dir", "broker")
+# Columns holding a Record field under another name: the record's int64 milliseconds (``timestamp``
+# holds the same value as a Spark TIMESTAMP, see _timestamps).
+_RECORD_FIELD = {"timestamp_ms": _PER_RECORD.index("timestamp")}
 
 
 def _codec_name(batch: Batch) -> str:
@@ -147,9 +152,11 @@ class RowBuilder:
         self.schema = schema
         self.level = level
         self.constants = {"topic": split.segment.topic, "partition": split.segment.partition,
-                          "segment": split.segment.base_offset}
-        per_record = _PER_RECORD if level == "record" else ()
-        self.record_cols = [(name, _PER_RECORD.index(name)) for name in schema.names if name in per_record]
+                          "segment": split.segment.base_offset, "path": split.segment.log,
+                          "log_dir": split.segment.log_dir, "broker": split.segment.broker}
+        fields = {**{n: i for i, n in enumerate(_PER_RECORD)}, **_RECORD_FIELD} if level == "record" else {}
+        per_record = tuple(fields)
+        self.record_cols = [(name, fields[name]) for name in schema.names if name in fields]
         self.batch_cols = [n for n in schema.names if n not in per_record and n not in _CONSTANT
                            and n not in ("isvalid", "error")]
         self.validity_cols = [n for n in ("isvalid", "error") if n in schema.names]
@@ -209,12 +216,24 @@ class RowBuilder:
                 arrays.append(pa.repeat(pa.scalar(self.constants[f.name], f.type), n))
             elif f.name in self.per_record:
                 values = self.per_record[f.name]
-                arrays.append(_headers_array(values, f.type) if f.name == "headers" else pa.array(values, f.type))
+                if f.name == "headers":
+                    arrays.append(_headers_array(values, f.type))
+                elif pa.types.is_timestamp(f.type):
+                    arrays.append(_timestamps(values, f.type))
+                else:
+                    arrays.append(pa.array(values, f.type))
             else:
                 column = pa.array(self.per_batch[f.name], f.type)
                 arrays.append(column if take is None else column.take(take))
         self._reset()
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+
+def _timestamps(millis: list, ts_type: pa.DataType) -> pa.Array:
+    """Kafka's epoch milliseconds as a timestamp column; -1 (Kafka's NO_TIMESTAMP, v0 messages) is null."""
+    ms = pa.array(millis, pa.int64())
+    ms = pc.if_else(pc.equal(ms, -1), pa.scalar(None, pa.int64()), ms)
+    return pc.multiply(ms, 1000 if ts_type.unit == "us" else 1).cast(ts_type)
 
 
 def _headers_array(values: list, list_type: pa.DataType) -> pa.Array:
@@ -267,6 +286,11 @@ def _skip(batch: Batch, pruning: Pruning) -> bool:
     if batch.is_legacy:
         return False                 # a v0/v1 wrapper's header offset is its last inner offset
     if pruning.offset_max is not None and batch.base_offset > pruning.offset_max:
+        return True
+    if not pruning.holds_offset_in(batch.base_offset, batch.last_offset):
+        return True
+    if (pruning.timestamp_max is not None and batch.max_timestamp > pruning.timestamp_max
+            and batch.timestamp_type is TimestampType.LOG_APPEND_TIME):
         return True
     return pruning.timestamp_min is not None and batch.max_timestamp < pruning.timestamp_min
 

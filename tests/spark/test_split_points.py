@@ -17,7 +17,8 @@ from kafka.record import MemoryRecords
 from logbuild import write_partition
 
 from kdump.format.batch import scan_batches
-from kdump.spark.planning import Pruning, find_segments, offset_index, plan
+from kdump.spark.discovery import find_segments
+from kdump.spark.planning import Pruning, offset_index, plan
 from kdump.spark.reading import ReadOptions, read_split
 
 

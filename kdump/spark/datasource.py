@@ -30,6 +30,7 @@ import pyarrow as pa
 from pyspark.sql.datasource import (
     DataSource,
     DataSourceReader,
+    DataSourceStreamReader,
     EqualTo,
     Filter,
     GreaterThan,
@@ -110,6 +111,15 @@ class KafkaLogDataSource(DataSource):
         split_bytes = parse_size(self.options.get("splitbytes", DEFAULT_SPLIT_BYTES))
         cls = KafkaLogPushdownReader if _flag(self.options.get("pushdown")) else KafkaLogReader
         return cls(paths_from_options(self.options), arrow, options, split_bytes)
+
+
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:
+        from kdump.spark.streaming import KafkaLogStreamReader
+
+        batch_reader = self.reader(schema)
+        assert isinstance(batch_reader, KafkaLogReader)
+        return KafkaLogStreamReader(batch_reader.paths, batch_reader.arrow_schema, batch_reader.options,
+                                    batch_reader.split_bytes, batch_reader.needs_aborts)
 
 
 # Spark lower-cases option names; "path"/"paths" are how load() passes its argument.

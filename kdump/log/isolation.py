@@ -38,7 +38,8 @@ class AbortedRange(NamedTuple):
 class AbortedTransactions:
     """Which batches a read_committed consumer skips, fed the batches of one read in log order."""
 
-    def __init__(self, aborted: Iterable[AbortedRange]) -> None:
+    def __init__(self, aborted: Iterable[AbortedRange], *, known: bool = True) -> None:
+        self.known = known              # False: the caller was not given the partition's aborts
         self._given = list(aborted)
         self._pending: list[tuple[int, int]] | None = None       # (first offset, producer id), a heap
         self._producers: set[int] = set()

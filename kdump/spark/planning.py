@@ -46,8 +46,10 @@ class Split:
     end: int
     min_offset: int                 # no entry in the range holds a smaller offset
     max_offset: int | None          # ... nor a larger one (None: unknown)
-    # The partition's aborted transactions that may reach into the range (only when planned with them).
+    # The partition's aborted transactions that may reach into the range, when planned with them
+    # (``aborts_known``); otherwise the ``aborted`` column is null: unknown, not false.
     aborted: tuple[AbortedRange, ...] = ()
+    aborts_known: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,9 +283,9 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
             for split in split_segment(segment, split_bytes, index, points):
                 narrowed = narrow_split(split, index, pruning, points)
                 if narrowed is not None and pruning.holds_offset_in(narrowed.min_offset, narrowed.max_offset):
-                    in_partition = aborts.get(posixpath.dirname(segment.log))
-                    if in_partition:
-                        narrowed = replace(narrowed, aborted=_reaching(in_partition, narrowed))
+                    if with_aborts:
+                        in_partition = aborts.get(posixpath.dirname(segment.log), [])
+                        narrowed = replace(narrowed, aborted=_reaching(in_partition, narrowed), aborts_known=True)
                     splits.append(narrowed)
     return splits
 

@@ -310,8 +310,9 @@ def _consumer_skips(entry: Entry, aborts: AbortedTransactions, builder: RowBuild
     markers close what they end); True when a read_committed consumer never returns it."""
     batch = entry.batch
     assert batch is not None
-    builder.aborted = aborts.is_aborted(batch, lambda: _is_abort_marker(entry))
-    return committed_only and (builder.aborted or batch.is_control)
+    aborted = aborts.is_aborted(batch, lambda: _is_abort_marker(entry))
+    builder.aborted = aborted if aborts.known else None
+    return committed_only and (aborted or batch.is_control)
 
 
 def read_split(split: Split, schema: pa.Schema | None = None,
@@ -321,8 +322,10 @@ def read_split(split: Split, schema: pa.Schema | None = None,
     builder = RowBuilder(split, schema, options.level)
     records_level = options.level == "record"
     check_pruning = not options.pruning.is_empty
-    aborts = AbortedTransactions(split.aborted)
+    aborts = AbortedTransactions(split.aborted, known=split.aborts_known)
     committed_only = options.isolation == READ_COMMITTED
+    if committed_only and not split.aborts_known:
+        raise ValueError("read_committed needs the partition's aborted transactions: plan(..., with_aborts=True)")
     for entry in scan_range(split.segment.log, split.start, split.end, options.chunk_bytes):
         batch = entry.batch
         if batch is None:

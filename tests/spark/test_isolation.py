@@ -111,3 +111,14 @@ def test_unknown_isolation_and_misspelt_options_are_errors() -> None:
         read(FIXTURES / "txn-0", isolation="committed")
     with pytest.raises(ValueError, match="kafka-log has no option 'splitbyte'; options: level, splitBytes, "):
         read(FIXTURES / "txn-0", splitbyte="1k")
+
+
+def test_without_the_partitions_aborts_aborted_is_unknown() -> None:
+    from kdump.spark.planning import plan
+    from kdump.spark.reading import ReadOptions, read_split
+
+    splits = plan([str(FIXTURES / "txn-1")])                      # not planned with_aborts
+    rows = [r for s in splits for b in read_split(s) for r in b.to_pylist()]
+    assert rows and all(r["aborted"] is None for r in rows)
+    with pytest.raises(ValueError, match="read_committed needs the partition's aborted transactions"):
+        list(read_split(splits[0], None, ReadOptions(isolation="read_committed")))

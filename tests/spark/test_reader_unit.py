@@ -155,6 +155,10 @@ def test_partitions_and_read_without_spark(log_dirs: Path) -> None:
     rows = [r for p in pruned for b in reader.read(p) for r in b.to_pylist()]
     expected = [t for t in reference_rows(log_dirs) if t[0] == "orders" and t[1] == 1 and t[4] >= 150]
     assert [t for t in as_tuples(rows) if t[0] == "orders" and t[1] == 1 and t[4] >= 150] == expected
+    list(reader.pushFilters([EqualTo(("topic",), "payments")]))    # another query's filters: nothing kept
+    assert {p.split.segment.topic for p in reader.partitions()} == {"payments"}
+    list(reader.pushFilters([]))
+    assert len(reader.partitions()) == len(everything)
 
 
 @pytest.mark.parametrize("lo,hi", [(0, 0), (37, 61), (100, 139), (119, 120), (200, 239), (5, 500)])

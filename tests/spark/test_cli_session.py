@@ -101,3 +101,15 @@ def test_executors_without_kdump_give_one_line_and_py_files_ships_it(logs: Path,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1].startswith("verify OK: ")
+
+
+def test_export_read_committed_writes_the_consumers_records(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from test_isolation import FIXTURES, consumer_view
+
+    out = tmp_path / "committed"
+    code, stdout, err = run("spark", "export", str(FIXTURES / "txn-1"), "--to", str(out),
+                            "--isolation", "read_committed")
+    expected = consumer_view(FIXTURES / "txn-1")
+    assert (code, stdout) == (0, f"Wrote {len(expected)} record rows to {out} (parquet)\n"), err
+    back = sorted((r.offset, r.key, r.value) for r in spark.read.parquet(str(out)).collect())
+    assert [(o, None if k is None else bytes(k), None if v is None else bytes(v)) for o, k, v in back] == expected

@@ -7,11 +7,14 @@ the extra gets one line saying what to install. Exit codes are those of ``verify
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -28,33 +31,126 @@ if TYPE_CHECKING:
 MISSING = "PySpark is not installed: pip install 'kdump[spark]'"
 
 
-def _no_segments(paths: tuple[str, ...]) -> KdumpError:
-    return KdumpError(f"no Kafka segments (<20-digit offset>.log) found under {', '.join(paths)}")
+@dataclass(frozen=True)
+class SessionSettings:
+    """What ``spark-submit`` would be told: the master, ``--conf`` pairs, packages, files to ship."""
+
+    master: str = "local[*]"
+    conf: tuple[tuple[str, str], ...] = ()
+    packages: tuple[str, ...] = ()
+    py_files: tuple[str, ...] = ()
+    archives: tuple[str, ...] = ()
+
+    def config(self) -> dict[str, str]:
+        """The Spark configuration: spark-submit's ``--packages``/``--py-files``/``--archives`` are these keys."""
+        config = {"spark.ui.showConsoleProgress": "false", "spark.sql.session.timeZone": "UTC"}
+        for key, values in (("spark.jars.packages", self.packages), ("spark.submit.pyFiles", self.py_files),
+                            ("spark.archives", self.archives)):
+            if values:
+                config[key] = ",".join(values)
+        config.update(self.conf)
+        return config
+
+
+def _conf_pairs(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for text in values:
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{text!r} is not KEY=VALUE", ctx=ctx, param=param)
+        pairs.append((key.strip(), value))
+    return tuple(pairs)
+
+
+def _comma_lists(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(item.strip() for text in values for item in text.split(",") if item.strip())
+
+
+def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--master``, ``--conf``, ``--packages``, ``--py-files``, ``--archives``, folded into ``settings``."""
+    options = [
+        click.option("--master", default="local[*]", show_default=True,
+                     help="Spark master URL (local[N], spark://..., yarn, k8s://...)."),
+        click.option("--conf", "conf", multiple=True, callback=_conf_pairs, metavar="KEY=VALUE",
+                     help="A Spark configuration property, as spark-submit --conf (repeatable)."),
+        click.option("--packages", multiple=True, callback=_comma_lists, metavar="COORDS",
+                     help="Maven coordinates of jars for the driver and executors, e.g. "
+                          "io.delta:delta-spark_2.13:4.0.0 (comma-separated or repeated)."),
+        click.option("--py-files", "py_files", multiple=True, callback=_comma_lists, metavar="FILES",
+                     help=".zip/.egg/.py files to put on the executors' Python path (e.g. a zip of kdump)."),
+        click.option("--archives", multiple=True, callback=_comma_lists, metavar="ARCHIVES",
+                     help="Archives unpacked in each executor's directory, e.g. env.tar.gz#environment."),
+    ]
+
+    @functools.wraps(command)
+    def with_settings(*args: Any, master: str, conf: tuple[tuple[str, str], ...], packages: tuple[str, ...],
+                      py_files: tuple[str, ...], archives: tuple[str, ...], **kwargs: Any) -> Any:
+        return command(*args, settings=SessionSettings(master, conf, packages, py_files, archives), **kwargs)
+
+    for option in reversed(options):
+        with_settings = option(with_settings)
+    return with_settings
 
 
 @contextmanager
-def _session(master: str, app: str) -> Iterator[SparkSession]:
-    """A SparkSession for one command; one that was already running (tests, notebooks) is reused."""
+def spark_session(settings: SessionSettings, app: str) -> Iterator[SparkSession]:
+    """A SparkSession for one command; one that was already running (tests, notebooks) is reused.
+
+    Failures Spark reports in its own words (a Py4J trace, a Python worker's traceback) that have a
+    known cause become one ``Error:`` line: executors that cannot import kdump, a writer format whose
+    package is not on the classpath.
+    """
     try:
         from pyspark.sql import SparkSession
     except ImportError:
         raise UsageError(MISSING) from None
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)   # workers need kdump's interpreter
     existing = SparkSession.getActiveSession()
-    spark = existing or (SparkSession.builder.master(master).appName(app)
-                         .config("spark.ui.showConsoleProgress", "false")
-                         .config("spark.sql.session.timeZone", "UTC").getOrCreate())
     if existing is None:
-        spark.sparkContext.setLogLevel("ERROR")
+        builder = SparkSession.builder.master(settings.master).appName(app)
+        for key, value in settings.config().items():
+            builder = builder.config(key, value)
+        spark = builder.getOrCreate()
+        # Task failures are logged at ERROR with the worker's whole traceback; kdump reports them itself.
+        spark.sparkContext.setLogLevel("FATAL")
+    else:
+        spark = existing
     try:
-        yield spark
+        with spark_failures():
+            yield spark
     finally:
         if existing is None:
             spark.stop()
 
 
-master_option = click.option("--master", default="local[*]", show_default=True,
-                             help="Spark master URL (local[N], spark://..., yarn, k8s://...).")
+_MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([^']+)'")
+_MISSING_SOURCE = re.compile(r"DATA_SOURCE_NOT_FOUND\] Failed to find the data source: ([^.\s]+)")
+_PACKAGES = {"delta": "io.delta:delta-spark_2.13:<Delta release for your Spark>",
+             "avro": "org.apache.spark:spark-avro_2.13:<your Spark version>"}
+
+
+@contextmanager
+def spark_failures() -> Iterator[None]:
+    """Turn Spark failures with a known cause into a ``UsageError`` (one line, exit 2)."""
+    try:
+        yield
+    except Exception as err:
+        if isinstance(err, KdumpError):
+            raise
+        text = str(err)
+        module = _MISSING_MODULE.search(text)
+        if module:
+            raise UsageError(f"Spark's executors cannot import {module.group(1)} (ModuleNotFoundError): install "
+                             f"kdump on every node, or ship it with --py-files kdump.zip and its dependencies "
+                             f"with --archives env.tar.gz#environment --conf "
+                             f"spark.pyspark.python=./environment/bin/python") from None
+        source = _MISSING_SOURCE.search(text)
+        if source:
+            name = source.group(1)
+            package = _PACKAGES.get(name.lower(), "<its Maven coordinates>")
+            raise UsageError(f"Spark has no data source {name!r} on its classpath: add its package with "
+                             f"--packages {package}") from None
+        raise
 
 
 @click.group("spark", cls=KdumpGroup, error_exit=ExitCode.UNREADABLE)
@@ -69,13 +165,13 @@ def spark() -> None:
 
 @spark.command("verify")
 @click.argument("paths", nargs=-1, required=True)
-@master_option
+@session_options
 @click.option("--deep", is_flag=True, help="Decode every record too, as kdump verify --deep.")
 @click.option("--strict", is_flag=True, help="Kafka's --verify-index-only rule, as kdump verify --strict.")
 @click.option("--errors-only", is_flag=True, help="Print errors only (notes are still counted).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the JSON report of every finding to this file ('-' for stdout, no table).")
-def verify_command(paths: tuple[str, ...], master: str, deep: bool, strict: bool, errors_only: bool,
+def verify_command(paths: tuple[str, ...], settings: SessionSettings, deep: bool, strict: bool, errors_only: bool,
                    report_path: str | None) -> None:
     """kdump verify of every segment under PATHS, one Spark task per segment.
 
@@ -92,7 +188,7 @@ def verify_command(paths: tuple[str, ...], master: str, deep: bool, strict: bool
     if not targets:
         raise InputError("no partition directories or segment files found: nothing was checked",
                          path=", ".join(paths))
-    with _session(master, "kdump spark verify") as session:
+    with spark_session(settings, "kdump spark verify") as session:
         result = verify(session, list(paths), Options(scope=ALL, strict=strict, deep=deep), targets=targets)
     report = dict(result.to_json(), paths=list(paths))
     if report_path == "-":
@@ -140,13 +236,17 @@ def render_summary(result: VerifyResult, *, errors_only: bool = False) -> str:
 @click.option("--mode", type=click.Choice(["errorifexists", "overwrite", "append", "ignore"]),
               default="errorifexists", show_default=True, help="What to do when OUT exists.")
 @click.option("--split-bytes", default="128m", show_default=True, help="Split segments larger than this.")
-@master_option
+@click.option("--isolation", type=click.Choice(["read_uncommitted", "read_committed"]), default="read_uncommitted",
+              show_default=True, help="read_committed: only what a read_committed consumer returns (no aborted "
+                                      "transactions, no control records).")
+@session_options
 def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tuple[str, ...], level: str,
-                   mode: str, split_bytes: str, master: str) -> None:
+                   mode: str, split_bytes: str, isolation: str, settings: SessionSettings) -> None:
     """Write the records (or batches) under PATHS to OUT as Parquet (or another Spark format)."""
     try:
+        from kdump.spark.discovery import require_segments
         from kdump.spark.jobs import export
-        from kdump.spark.planning import find_segments, parse_size
+        from kdump.spark.planning import parse_size
         from kdump.spark.schema import arrow_schema
     except ImportError:
         raise UsageError(MISSING) from None
@@ -157,10 +257,9 @@ def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tup
     unknown = [c for c in partition_by if c not in arrow_schema(level).names]
     if unknown:
         raise UsageError(f"--partition-by {unknown[0]}: no such column at level={level}")
-    if not find_segments(list(paths)):
-        raise _no_segments(paths)
-    options: dict[str, Any] = {"splitBytes": split_bytes}
-    with _session(master, "kdump spark export") as session:
+    require_segments(list(paths))
+    options: dict[str, Any] = {"splitBytes": split_bytes, "isolation": isolation}
+    with spark_session(settings, "kdump spark export") as session:
         from pyspark.errors import AnalysisException
 
         try:

@@ -81,7 +81,7 @@ def _offset_index_position(result: LookupResult, seg: SegmentFiles, target: int,
                              f"offset {entry.offset} position {entry.position} (largest entry <= {target})",
                     file=seg.index, slot=entry.slot, entries=index.entries, offset=entry.offset,
                     position=entry.position)
-    problem = _entry_problem(log, entry.offset, entry.position)
+    problem = entry_problem(log, entry.offset, entry.position)
     if problem is not None:
         # A corrupt entry: Kafka would read garbage or the wrong batch there; scan from the top so the
         # answer is right, and say why.
@@ -91,26 +91,36 @@ def _offset_index_position(result: LookupResult, seg: SegmentFiles, target: int,
     return entry.position
 
 
-def _entry_problem(log: ReadOnlyFile, offset: int, position: int) -> str | None:
-    """Why an offset-index entry (offset, position) cannot start a lookup, or None when it can.
+def entry_problem(log: ReadOnlyFile, offset: int, position: int, *, check_crc: bool = False) -> str | None:
+    """Why an offset-index entry (offset, position) cannot start a lookup, or None when it can."""
+    return checked_entry(log, offset, position, check_crc=check_crc)[1]
+
+
+def checked_entry(log: ReadOnlyFile, offset: int, position: int, *,
+                  check_crc: bool = False) -> tuple[Batch | None, str | None]:
+    """The batch an offset-index entry (offset, position) points at, or None and why it cannot be used.
 
     It must point at a complete batch that starts at or before its offset: any other position would
     make the forward scan read from inside a batch, past the end, or skip the batches it needs.
+    ``check_crc`` also asks for that batch's CRC to match, so that bytes inside a batch that happen
+    to look like a header are not taken for one (Spark cuts segments into tasks at such entries).
     """
     if position < 0:
-        return f"position {position} is negative"
+        return None, f"position {position} is negative"
     if position >= log.size:
-        return f"position {position} is at or past the end of the log ({log.size} bytes)"
+        return None, f"position {position} is at or past the end of the log ({log.size} bytes)"
     try:
-        batch = batch_at(log, position)
+        batch = batch_at(log, position, check_crc=check_crc)
     except KdumpError as err:
-        return f"no batch starts at position {position} ({err.reason})"
+        return None, f"no batch starts at position {position} ({err.reason})"
     if batch is None:
-        return f"no complete batch starts at position {position}"
+        return None, f"no complete batch starts at position {position}"
+    if check_crc and not batch.is_valid:
+        return None, f"the entry at position {position} fails its CRC check"
     if batch.base_offset > offset:
-        return (f"the batch at position {position} starts at offset {batch.base_offset}, after the entry's "
-                f"offset {offset}")
-    return None
+        return None, (f"the batch at position {position} starts at offset {batch.base_offset}, after the "
+                      f"entry's offset {offset}")
+    return batch, None
 
 
 def _scan(result: LookupResult, log: ReadOnlyFile, start: int, stop_when) -> Batch | None:  # type: ignore[no-untyped-def]

@@ -8,6 +8,8 @@ Options (Spark lower-cases option names and passes values as strings):
     splitBytes  cut segments larger than this into byte ranges at .index positions (default 128m)
     chunkBytes  bytes a task reads at a time (default 8m): bounds worker memory
     maxRowsPerBatch  rows per Arrow batch handed to Spark (default 65536)
+    isolation   read_uncommitted (default: every record, control records too) | read_committed (what a
+                read_committed consumer returns: no aborted transactions, no control records)
     pushdown    true to use pushed filters on topic/partition/offset/timestamp to skip work. Needs
                 ``spark.sql.python.filterPushdown.enabled=true``: Spark refuses every read of a
                 reader that defines ``pushFilters`` while that setting is off, so the plain reader
@@ -18,6 +20,7 @@ One InputPartition per split; ``read`` yields Arrow batches built by ``kdump.spa
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -27,6 +30,7 @@ import pyarrow as pa
 from pyspark.sql.datasource import (
     DataSource,
     DataSourceReader,
+    DataSourceStreamReader,
     EqualTo,
     Filter,
     GreaterThan,
@@ -39,6 +43,7 @@ from pyspark.sql.datasource import (
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType
 
+from kdump.log.isolation import ISOLATION_LEVELS, READ_COMMITTED, READ_UNCOMMITTED
 from kdump.spark.planning import DEFAULT_SPLIT_BYTES, Pruning, Split, parse_size, plan
 from kdump.spark.reading import DEFAULT_CHUNK_BYTES, DEFAULT_MAX_ROWS, ReadOptions, read_split
 from kdump.spark.schema import LEVELS, narrow, spark_schema
@@ -84,18 +89,49 @@ class KafkaLogDataSource(DataSource):
             raise ValueError(f"option level must be one of {', '.join(LEVELS)}, not {level!r}")
         return level
 
+    @property
+    def isolation(self) -> str:
+        isolation = str(self.options.get("isolation", READ_UNCOMMITTED)).lower()
+        if isolation not in ISOLATION_LEVELS:
+            raise ValueError(f"option isolation must be one of {', '.join(ISOLATION_LEVELS)}, not {isolation!r}")
+        return isolation
+
     def schema(self) -> StructType:
+        check_option_names(self.options)
         return spark_schema(self.level)
 
     def reader(self, schema: StructType) -> DataSourceReader:
+        check_option_names(self.options)
         level = self.level
         arrow = narrow(level, to_arrow_schema(schema, timezone="UTC"))
         options = ReadOptions(level=level,
                               chunk_bytes=parse_size(self.options.get("chunkbytes", DEFAULT_CHUNK_BYTES)),
-                              max_rows=int(self.options.get("maxrowsperbatch", DEFAULT_MAX_ROWS)))
+                              max_rows=int(self.options.get("maxrowsperbatch", DEFAULT_MAX_ROWS)),
+                              isolation=self.isolation)
         split_bytes = parse_size(self.options.get("splitbytes", DEFAULT_SPLIT_BYTES))
         cls = KafkaLogPushdownReader if _flag(self.options.get("pushdown")) else KafkaLogReader
         return cls(paths_from_options(self.options), arrow, options, split_bytes)
+
+
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:
+        from kdump.spark.streaming import KafkaLogStreamReader
+
+        batch_reader = self.reader(schema)
+        assert isinstance(batch_reader, KafkaLogReader)
+        return KafkaLogStreamReader(batch_reader.paths, batch_reader.arrow_schema, batch_reader.options,
+                                    batch_reader.split_bytes, batch_reader.needs_aborts)
+
+
+# Spark lower-cases option names; "path"/"paths" are how load() passes its argument.
+OPTION_NAMES = ("level", "splitBytes", "chunkBytes", "maxRowsPerBatch", "pushdown", "isolation")
+
+
+def check_option_names(options: Mapping[str, str]) -> None:
+    """A misspelt option is an error, not a silent default."""
+    known = {name.lower() for name in OPTION_NAMES} | {"path", "paths"}
+    unknown = sorted(name for name in options if name.lower() not in known)
+    if unknown:
+        raise ValueError(f"kafka-log has no option {unknown[0]!r}; options: {', '.join(OPTION_NAMES)}")
 
 
 class KafkaLogReader(DataSourceReader):
@@ -105,8 +141,13 @@ class KafkaLogReader(DataSourceReader):
         self.options = options
         self.split_bytes = split_bytes
 
+    @property
+    def needs_aborts(self) -> bool:
+        return self.options.isolation == READ_COMMITTED or "aborted" in self.arrow_schema.names
+
     def partitions(self) -> Sequence[InputPartition]:
-        splits = plan(self.paths, split_bytes=self.split_bytes, pruning=self.options.pruning)
+        splits = plan(self.paths, split_bytes=self.split_bytes, pruning=self.options.pruning,
+                      with_aborts=self.needs_aborts)
         return [SplitPartition(split) for split in splits]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
@@ -119,8 +160,11 @@ class KafkaLogPushdownReader(KafkaLogReader):
     """Defined separately: Spark fails any read of a reader with ``pushFilters`` when pushdown is off."""
 
     def pushFilters(self, filters: list[Filter]) -> Iterable[Filter]:
-        pruning = pruning_from_filters(filters, self.options.level, self.options.pruning)
-        self.options = replace(self.options, pruning=pruning)
+        # From the options as built, not as a previous pushFilters left them: Spark may push another
+        # query's filters to the same reader, and bounds kept from that query would drop rows.
+        base = getattr(self, "_unpushed", self.options)
+        self._unpushed = base
+        self.options = replace(base, pruning=pruning_from_filters(filters, base.level, base.pruning))
         # Pruning is coarse (whole splits, byte ranges, batches), so Spark must still check every row:
         # each filter is handed back as "not fully handled".
         return filters
@@ -129,11 +173,16 @@ class KafkaLogPushdownReader(KafkaLogReader):
 # Which columns bound what, per level. Record offsets lie inside [baseOffset, lastOffset].
 _OFFSET_LOW = {"record": ("offset",), "batch": ("lastOffset",)}
 _OFFSET_HIGH = {"record": ("offset",), "batch": ("baseOffset",)}
-_TIMESTAMP_LOW = {"record": ("timestamp",), "batch": ("maxTimestamp",)}
+_TIMESTAMP_LOW = {"record": ("timestamp", "timestamp_ms"), "batch": ("maxTimestamp",)}
+_TIMESTAMP_HIGH = {"record": ("timestamp", "timestamp_ms"), "batch": ()}
 
 
 def pruning_from_filters(filters: Iterable[Filter], level: str, start: Pruning = Pruning()) -> Pruning:
-    """Fold the filters kdump can use into bounds (filters are ANDed, so bounds only tighten)."""
+    """Fold the filters kdump can use into bounds (filters are ANDed, so bounds only tighten).
+
+    Spark 4.3 pushes no disjunction to a Python data source (its filter API has no OR; measured:
+    ``offset = 5 OR offset = 230`` reaches the reader as no filter at all), so ``IN`` is the form to use.
+    """
     p = start
     for f in filters:
         column = getattr(f, "attribute", ("",))         # Not(...) has .child, no .attribute: ignored
@@ -158,8 +207,15 @@ def pruning_from_filters(filters: Iterable[Filter], level: str, start: Pruning =
             p = replace(p, offset_min=_tighter(p.offset_min, low, max))
         if name in _OFFSET_HIGH[level] and high is not None:
             p = replace(p, offset_max=_tighter(p.offset_max, high, min))
+        if level == "record" and name == "offset" and values and low is not None:
+            listed = frozenset(values)
+            p = replace(p, offsets=listed if p.offsets is None else p.offsets & listed)
+        if name == "timestamp":
+            low, high = _millis(f, values)
         if name in _TIMESTAMP_LOW[level] and low is not None:
             p = replace(p, timestamp_min=_tighter(p.timestamp_min, low, max))
+        if name in _TIMESTAMP_HIGH[level] and high is not None:
+            p = replace(p, timestamp_max=_tighter(p.timestamp_max, high, min))
     return p
 
 
@@ -181,6 +237,27 @@ def _bounds(f: Filter, values: tuple) -> tuple[int | None, int | None]:
     if isinstance(f, LessThanOrEqual):
         return None, value
     return None, None
+
+
+def _millis(f: Filter, values: tuple) -> tuple[int | None, int | None]:
+    """Millisecond (low, high) bounds, loosened to whole milliseconds, of a filter on the TIMESTAMP column."""
+    given = values or (getattr(f, "value", None),)
+    if not all(isinstance(v, datetime.datetime) for v in given):
+        return None, None
+    # A naive value is local time, as pyspark's TimestampType.fromInternal makes it.
+    micros = [v.astimezone(datetime.UTC) - _EPOCH for v in given]
+    low = min(m // datetime.timedelta(milliseconds=1) for m in micros)
+    high = -(-max(micros) // datetime.timedelta(milliseconds=1))
+    if values or isinstance(f, EqualTo):
+        return low, high
+    if isinstance(f, GreaterThan | GreaterThanOrEqual):
+        return low, None
+    if isinstance(f, LessThan | LessThanOrEqual):
+        return None, high
+    return None, None
+
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 
 def _tighter(old: int | None, new: int, pick: Callable[[int, int], int]) -> int:

@@ -20,10 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from kdump.errors import InputError
 from kdump.log.logdir import PartitionDir, SegmentFiles
-from kdump.log.segment import FileChangedError, ReadOnlyFile
-from kdump.spark.planning import filesystem, find_segments, read_small_file
+from kdump.spark.discovery import find_segments
+from kdump.spark.files import open_any, read_small_file
 from kdump.verify.engine import (
     ALL,
     Options,
@@ -42,53 +41,6 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 WORK_SCHEMA = pa.schema([pa.field("work", pa.binary(), nullable=False)])
-_ZEROS = bytes(1 << 20)
-
-
-class ArrowFile:
-    """``ReadOnlyFile``'s interface over a ``pyarrow.fs`` file (remote logs in Spark tasks)."""
-
-    def __init__(self, location: str) -> None:
-        self.path = location
-        fs, path = filesystem(location)
-        try:
-            self._file = fs.open_input_file(path)
-            self.size: int = self._file.size()
-        except OSError as err:
-            raise InputError(str(err), path=location) from None
-
-    def read(self, position: int, length: int) -> bytes:
-        want = max(0, min(length, self.size - position))
-        data = self._file.read_at(want, position) if want else b""
-        if len(data) < want:
-            raise FileChangedError(f"the file changed while kdump was reading it: a read at position {position} "
-                                   f"returned {len(data)} of {want} bytes", path=self.path, position=position)
-        return bytes(data)
-
-    def read_into(self, view: memoryview, position: int) -> int:
-        data = self.read(position, len(view))
-        view[:len(data)] = data
-        return len(data)
-
-    def is_zero(self, start: int, end: int) -> bool:
-        for pos in range(start, end, len(_ZEROS)):
-            step = min(len(_ZEROS), end - pos)
-            if self.read(pos, step) != _ZEROS[:step]:
-                return False
-        return True
-
-    def close(self) -> None:
-        self._file.close()
-
-    def __enter__(self) -> ArrowFile:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def open_any(location: str) -> Any:
-    return ArrowFile(location) if "://" in location else ReadOnlyFile(location)
 
 
 def read_any(location: str) -> bytes | None:
@@ -219,13 +171,30 @@ def verify(spark: SparkSession, paths: list[str], options: Options = Options(sco
 def export(spark: SparkSession, paths: list[str], out: str, *, fmt: str = "parquet",
            partition_by: tuple[str, ...] = (), level: str = "record", mode: str = "errorifexists",
            options: dict[str, str] | None = None) -> int:
-    """Write the ``kafka-log`` rows of ``paths`` to ``out``; returns the number of rows written."""
+    """Write the ``kafka-log`` rows of ``paths`` to ``out``; returns the number of rows this run wrote.
+
+    The rows are counted as they are written (an ``Observation``), not by reading ``out`` back: with
+    ``mode="append"`` the output also holds earlier runs' rows, and a second pass would decode twice.
+    """
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
     from kdump.spark import load
 
+    if mode == "ignore" and _output_exists(spark, out):
+        return 0                        # what Spark's "ignore" does; an Observation of no job never completes
     frame = load(spark, paths, level=level, **(options or {}))
-    writer = frame.write.format(fmt).mode(mode)
+    written = Observation("kdump export")
+    writer = frame.observe(written, F.count(F.lit(1)).alias("rows")).write.format(fmt).mode(mode)
     if partition_by:
         writer = writer.partitionBy(*partition_by)
     writer.save(out)
-    # Counting the written files reads Parquet footers only; counting `frame` would decode twice.
-    return int(spark.read.format(fmt).load(out).count())
+    return int(written.get["rows"])
+
+
+def _output_exists(spark: SparkSession, out: str) -> bool:
+    """Whether ``out`` exists, asked of Hadoop's filesystem as Spark's writers ask it."""
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None
+    path = jvm.org.apache.hadoop.fs.Path(out)
+    return bool(path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).exists(path))

@@ -1,9 +1,9 @@
-"""From paths to work: find segments through ``pyarrow.fs``, cut them into byte ranges, prune.
+"""From paths to work: the segments ``discovery`` finds, cut into byte ranges, pruned.
 
 Runs once on the driver (Spark's planner process). Everything returned is a plain frozen dataclass
 so it pickles into tasks without pyspark. Splits are cut only at batch positions taken from the
-segment's ``.index`` (every entry points at the start of an entry in the ``.log``), so a task never
-has to resynchronise in the middle of a batch.
+segment's ``.index`` that the ``.log`` confirms (a CRC-valid batch starts there, at or before the
+entry's offset), so a task never starts in the middle of a batch, whatever the index says.
 
 Pruning trusts the indexes and Kafka's invariants (offsets increase through a partition, a rolled
 segment's last time-index entry holds its largest timestamp). It only ever drops work that cannot
@@ -13,16 +13,12 @@ it is corrupt: run ``kdump spark verify`` first on data you do not trust.
 
 from __future__ import annotations
 
-import fnmatch
-import os
 import posixpath
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from urllib.parse import urlsplit
+from typing import Any
 
-import pyarrow.fs as pafs
-
-from kdump.errors import InputError
+from kdump.format.batch import Batch
 from kdump.format.index import (
     OFFSET_ENTRY_SIZE,
     TIME_ENTRY_SIZE,
@@ -31,26 +27,14 @@ from kdump.format.index import (
     read_offset_entry,
     read_time_entry,
 )
-from kdump.log.files import parse_java_long
-from kdump.log.logdir import parse_partition_dir_name
+from kdump.format.txnindex import iter_aborted_txns
+from kdump.log.isolation import AbortedRange
+from kdump.log.lookup import checked_entry
+from kdump.spark.discovery import Segment, require_segments
+from kdump.spark.files import filesystem as filesystem  # where reading.py has always imported it from
+from kdump.spark.files import open_any, read_small_file
 
 DEFAULT_SPLIT_BYTES = 128 * 1024 * 1024
-_SEGMENT_SUFFIXES = {"log", "index", "timeindex"}
-_GLOB_CHARS = set("*?[")
-
-
-@dataclass(frozen=True, slots=True)
-class Segment:
-    """One ``.log`` file and what planning learned about it. Paths are URIs or absolute local paths."""
-
-    topic: str
-    partition: int
-    base_offset: int
-    log: str
-    size: int
-    index: str | None = None
-    time_index: str | None = None
-    next_base_offset: int | None = None     # the next segment's base: an exclusive offset bound
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +46,10 @@ class Split:
     end: int
     min_offset: int                 # no entry in the range holds a smaller offset
     max_offset: int | None          # ... nor a larger one (None: unknown)
+    # The partition's aborted transactions that may reach into the range, when planned with them
+    # (``aborts_known``); otherwise the ``aborted`` column is null: unknown, not false.
+    aborted: tuple[AbortedRange, ...] = ()
+    aborts_known: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,107 +60,19 @@ class Pruning:
     partitions: frozenset[int] | None = None
     offset_min: int | None = None
     offset_max: int | None = None
-    timestamp_min: int | None = None    # only a lower bound helps: indexes keep maxima, not minima
+    timestamp_min: int | None = None    # indexes keep maxima: a lower bound prunes segments and batches
+    offsets: frozenset[int] | None = None   # offset = / IN: only ranges holding one of these
+    # An upper bound prunes only LogAppendTime batches (every record has the batch's maxTimestamp):
+    # Kafka keeps no minimum timestamps, and CreateTime records may be older than the first one.
+    timestamp_max: int | None = None
 
     @property
     def is_empty(self) -> bool:
         return self == Pruning()
 
-
-# ---- filesystems -----------------------------------------------------------------------------
-
-def filesystem(location: str) -> tuple[pafs.FileSystem, str]:
-    """(filesystem, path inside it) for a local path or an s3://, gs://, hdfs://, file:// URI."""
-    if "://" in location:
-        return pafs.FileSystem.from_uri(location)
-    return pafs.LocalFileSystem(), os.path.abspath(location)
-
-
-def _uri_maker(location: str, fs_path: str) -> _Uri:
-    return _Uri(location if "://" in location else "", fs_path)
-
-
-@dataclass(frozen=True, slots=True)
-class _Uri:
-    """Turns paths inside a filesystem back into locations a worker can re-open."""
-
-    original: str
-    root: str
-
-    def __call__(self, fs_path: str) -> str:
-        if not self.original:
-            return fs_path
-        parts = urlsplit(self.original)
-        if fs_path.startswith("/"):                   # hdfs://host:port/path, file:///path
-            return f"{parts.scheme}://{parts.netloc}{fs_path}"
-        return f"{parts.scheme}://{fs_path}"          # s3://bucket/key, gs://bucket/key
-
-
-def read_small_file(location: str) -> bytes:
-    fs, path = filesystem(location)
-    with fs.open_input_file(path) as f:
-        return f.read()
-
-
-# ---- discovery -------------------------------------------------------------------------------
-
-def find_segments(locations: Iterable[str]) -> list[Segment]:
-    """Every segment under the given log.dirs, partition dirs, .log files or globs of them."""
-    groups: dict[tuple[str, str, int], dict[int, dict[str, tuple[str, int]]]] = {}
-    for location in locations:
-        for uri, size in _expand(location):
-            parent, name = posixpath.split(uri.rstrip("/"))
-            base_text, _, suffix = name.partition(".")
-            base = parse_java_long(base_text) if len(base_text) == 20 else None
-            if base is None or suffix not in _SEGMENT_SUFFIXES:
-                continue
-            parsed = parse_partition_dir_name(posixpath.basename(parent))
-            if parsed is not None and parsed[2] is not None:
-                continue                          # -delete/-future/-stray copies: not the live log
-            topic, partition = (parsed[0], parsed[1]) if parsed else ("", -1)
-            groups.setdefault((parent, topic, partition), {}).setdefault(base, {})[suffix] = (uri, size)
-    segments = []
-    for (_, topic, partition), by_base in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0])):
-        bases = sorted(b for b, files in by_base.items() if "log" in files)
-        for i, base in enumerate(bases):
-            files = by_base[base]
-            log, size = files["log"]
-            segments.append(Segment(topic, partition, base, log, size,
-                                    files.get("index", (None, 0))[0], files.get("timeindex", (None, 0))[0],
-                                    bases[i + 1] if i + 1 < len(bases) else None))
-    return segments
-
-
-def _expand(location: str) -> Iterator[tuple[str, int]]:
-    """(location, size) of every file at, below or matching ``location``."""
-    fs, path = filesystem(location)
-    to_uri = _uri_maker(location, path)
-    if any(c in _GLOB_CHARS for c in path):
-        prefix = path
-        while any(c in _GLOB_CHARS for c in prefix):
-            prefix = posixpath.dirname(prefix)
-        depth = path.count("/")
-        matches = [info for info in fs.get_file_info(pafs.FileSelector(prefix or "/", recursive=True))
-                   if info.path.count("/") == depth and fnmatch.fnmatchcase(info.path, path)]
-        if not matches:
-            raise InputError("no file or directory matches this pattern", path=location)
-        infos = matches
-    else:
-        infos = fs.get_file_info([path])
-    for info in infos:
-        if info.type == pafs.FileType.NotFound:
-            raise InputError("No such file or directory (NoSuchFileException)", path=location)
-        if info.type == pafs.FileType.Directory:
-            for child in fs.get_file_info(pafs.FileSelector(info.path, recursive=True)):
-                if child.type == pafs.FileType.File:
-                    yield to_uri(child.path), child.size
-        else:
-            yield to_uri(info.path), info.size
-            # A single .log named on its own still gets its indexes, for splitting and pruning.
-            stem = info.path.rsplit(".", 1)[0]
-            for sibling in fs.get_file_info([stem + ".index", stem + ".timeindex"]):
-                if sibling.type == pafs.FileType.File and sibling.path != info.path:
-                    yield to_uri(sibling.path), sibling.size
+    def holds_offset_in(self, low: int, high: int | None) -> bool:
+        """Whether a range of offsets [low, high] (high None: unbounded) can hold a listed offset."""
+        return self.offsets is None or any(o >= low and (high is None or o <= high) for o in self.offsets)
 
 
 # ---- splitting and pruning ---------------------------------------------------------------------
@@ -215,56 +115,148 @@ def largest_timestamp(segment: Segment) -> int | None:
     return best
 
 
-def split_segment(segment: Segment, split_bytes: int, index: list[tuple[int, int]]) -> list[Split]:
-    """Cut ``segment`` into ranges of about ``split_bytes``, at positions from its offset index.
+BoundaryCheck = Callable[[int, int], "Batch | None"]
+"""(index offset, position) -> the batch that really starts there, or None when it cannot start a split."""
 
-    Offset bounds per range (why they hold): an index entry (e, p) names a batch starting at p that
-    holds offset e. Every offset before p is below that batch's base, so below e; every offset from
-    p on is above the previous entry's offset.
+
+class SplitPoints:
+    """Checks, on the driver, that an index entry points at a real batch before a split starts there.
+
+    A wrong ``.index`` entry (one that points inside a batch) would make a task start reading in the
+    middle of a batch: it would see garbage, stop, and lose every record after it, while the split
+    before it would end in the middle of that batch. So a split point must be a batch the log itself
+    confirms, by the rule ``kdump find`` applies to an index entry before it trusts it
+    (``kdump.log.lookup.checked_entry``), with the batch's CRC checked as well. An entry that fails
+    is not used: the split before it runs on to the next confirmed point, scanning from a batch
+    boundary it knows.
+    """
+
+    def __init__(self, segment: Segment) -> None:
+        self.segment = segment
+        self._file: Any = None
+        self.checked: dict[int, Batch | None] = {}
+
+    def __call__(self, offset: int, position: int) -> Batch | None:
+        if position not in self.checked:
+            if self._file is None:
+                self._file = open_any(self.segment.log)
+            self.checked[position] = checked_entry(self._file, offset, position, check_crc=True)[0]
+        return self.checked[position]
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> SplitPoints:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def split_segment(segment: Segment, split_bytes: int, index: list[tuple[int, int]],
+                  check: BoundaryCheck | None = None) -> list[Split]:
+    """Cut ``segment`` into ranges of about ``split_bytes``, at confirmed batch positions from its index.
+
+    Offset bounds per range (why they hold, offsets increasing through a partition): the batch b that
+    starts a range was read at its position, so every offset before it is below b's base offset (for
+    a v0/v1 wrapper, whose header holds its last inner offset, below that too), and, for a v2 batch,
+    every offset from it on is at least its base offset.
     """
     upper = None if segment.next_base_offset is None else segment.next_base_offset - 1
     if segment.size <= split_bytes or not index:
         return [Split(segment, 0, segment.size, segment.base_offset, upper)]
+    if check is None:
+        with SplitPoints(segment) as points:
+            return split_segment(segment, split_bytes, index, points)
     splits = []
     start, low, target = 0, segment.base_offset, split_bytes
-    for k, (offset, position) in enumerate(index):
-        if position >= target and position > start:
-            splits.append(Split(segment, start, position, low, offset - 1))
-            start, low = position, index[k - 1][0] + 1 if k > 0 else segment.base_offset
-            target = position + split_bytes
+    for offset, position in index:
+        if position < target or position <= start:
+            continue
+        batch = check(offset, position)
+        if batch is None:
+            continue                    # not a batch boundary: the range runs on to the next entry
+        splits.append(Split(segment, start, position, low, batch.base_offset - 1))
+        start, target = position, position + split_bytes
+        if not batch.is_legacy:
+            low = batch.base_offset
     splits.append(Split(segment, start, segment.size, low, upper))
     return splits
 
 
-def narrow_split(split: Split, index: list[tuple[int, int]], pruning: Pruning) -> Split | None:
-    """Drop or shrink a split using offset bounds (None when nothing in it can match)."""
+def narrow_split(split: Split, index: list[tuple[int, int]], pruning: Pruning,
+                 check: BoundaryCheck | None = None) -> Split | None:
+    """Drop or shrink a split using offset bounds (None when nothing in it can match).
+
+    A range is moved or cut only at index positions ``check`` confirms (see ``SplitPoints``).
+    """
     lo, hi = pruning.offset_min, pruning.offset_max
     if lo is not None and split.max_offset is not None and split.max_offset < lo:
         return None
     if hi is not None and split.min_offset > hi:
         return None
+    if check is None:
+        with SplitPoints(split.segment) as points:
+            return narrow_split(split, index, pruning, points)
+    inside = [(offset, position) for offset, position in index if split.start < position < split.end]
     start, end = split.start, split.end
-    previous = None
-    for offset, position in index:
-        if start < position < end:
-            if lo is not None and offset <= lo:
-                start = position                # everything before p is below e <= lo
-            if hi is not None and previous is not None and previous >= hi:
-                end = position                  # everything from p on is above the previous e >= hi
+    if lo is not None:
+        # The last confirmed batch whose base is <= lo: every offset before it is below its base.
+        for offset, position in reversed([e for e in inside if e[0] <= lo]):
+            batch = check(offset, position)
+            if batch is not None and batch.base_offset <= lo:
+                start = position
                 break
-        previous = offset
+    if hi is not None:
+        # The first confirmed v2 batch whose base is > hi: every offset from it on is too.
+        for offset, position in inside:
+            if offset <= hi or position <= start:
+                continue
+            batch = check(offset, position)
+            if batch is not None and not batch.is_legacy and batch.base_offset > hi:
+                end = position
+                break
     if start >= end:
         return None
     return replace(split, start=start, end=end) if (start, end) != (split.start, split.end) else split
 
 
+def partition_aborts(segments: list[Segment]) -> dict[str, list[AbortedRange]]:
+    """The aborted transactions of each partition directory, from all of its segments' ``.txnindex``.
+
+    A transaction's entry is written to the index of the segment holding its ABORT marker, which may
+    come after the segments holding its records: a split only knows about it from here.
+    """
+    aborts: dict[str, list[AbortedRange]] = {}
+    for segment in segments:
+        found = aborts.setdefault(posixpath.dirname(segment.log), [])
+        if segment.txn_index is not None:
+            data = read_small_file(segment.txn_index)
+            found.extend(AbortedRange(e.producer_id, e.first_offset, e.last_offset)
+                         for e in iter_aborted_txns(data, segment.txn_index))
+    return aborts
+
+
+def _reaching(aborts: list[AbortedRange], split: Split) -> tuple[AbortedRange, ...]:
+    return tuple(a for a in aborts if a.last_offset >= split.min_offset
+                 and (split.max_offset is None or a.first_offset <= split.max_offset))
+
+
 def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
-         pruning: Pruning = Pruning()) -> list[Split]:
-    """All splits to read, in topic/partition/offset order, after pruning."""
+         pruning: Pruning = Pruning(), with_aborts: bool = False) -> list[Split]:
+    """All splits to read, in topic/partition/offset order, after pruning.
+
+    ``with_aborts``: give each split the aborted transactions of its partition that may reach into it
+    (what read_committed and the ``aborted`` column need).
+    """
     if split_bytes <= 0:
         raise ValueError("splitBytes must be positive")
     splits: list[Split] = []
-    for segment in find_segments(locations):
+    segments = require_segments(locations)
+    aborts = partition_aborts(segments) if with_aborts else {}
+    for segment in segments:
         if pruning.topics is not None and segment.topic not in pruning.topics:
             continue
         if pruning.partitions is not None and segment.partition not in pruning.partitions:
@@ -276,6 +268,9 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
         if (pruning.offset_min is not None and segment.next_base_offset is not None
                 and segment.next_base_offset <= pruning.offset_min):
             continue
+        if not pruning.holds_offset_in(segment.base_offset,
+                                       None if segment.next_base_offset is None else segment.next_base_offset - 1):
+            continue
         if pruning.timestamp_min is not None:
             largest = largest_timestamp(segment)
             if largest is not None and largest < pruning.timestamp_min:
@@ -284,10 +279,14 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
         # reads add up): to split a large segment, or to narrow ranges for an offset filter.
         needs_index = segment.size > split_bytes or pruning.offset_min is not None or pruning.offset_max is not None
         index = offset_index(segment) if needs_index else []
-        for split in split_segment(segment, split_bytes, index):
-            narrowed = narrow_split(split, index, pruning)
-            if narrowed is not None:
-                splits.append(narrowed)
+        with SplitPoints(segment) as points:
+            for split in split_segment(segment, split_bytes, index, points):
+                narrowed = narrow_split(split, index, pruning, points)
+                if narrowed is not None and pruning.holds_offset_in(narrowed.min_offset, narrowed.max_offset):
+                    if with_aborts:
+                        in_partition = aborts.get(posixpath.dirname(segment.log), [])
+                        narrowed = replace(narrowed, aborted=_reaching(in_partition, narrowed), aborts_known=True)
+                    splits.append(narrowed)
     return splits
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kdump.errors import CodecError, FormatError
 from kdump.format.batch import (
@@ -27,10 +28,13 @@ from kdump.format.batch import (
     MIN_RECORD_OVERHEAD,
     V2_ATTRIBUTES_OFFSET,
     Batch,
+    TimestampType,
     scan_batches,
 )
+from kdump.format.control import ControlType, parse_control_key
 from kdump.format.crc import crc32, crc32c
 from kdump.format.records import Record, decode_records
+from kdump.log.isolation import READ_COMMITTED, READ_UNCOMMITTED, AbortedTransactions
 from kdump.spark.planning import Pruning, Split, filesystem
 from kdump.spark.schema import arrow_schema
 
@@ -44,6 +48,7 @@ class ReadOptions:
     chunk_bytes: int = DEFAULT_CHUNK_BYTES
     max_rows: int = DEFAULT_MAX_ROWS           # rows per Arrow batch handed to Spark
     pruning: Pruning = field(default_factory=Pruning)
+    isolation: str = READ_UNCOMMITTED          # read_committed drops aborted transactions and control batches
 
 
 @dataclass(slots=True)
@@ -102,7 +107,10 @@ def scan_range(location: str, start: int, end: int, chunk_bytes: int = DEFAULT_C
 # ---- rows -------------------------------------------------------------------------------------
 
 _PER_RECORD = ("offset", "timestamp", "key", "value", "headers", "sequence")   # Record field order
-_CONSTANT = ("topic", "partition", "segment")
+_CONSTANT = ("topic", "partition", "segment", "path", "log_dir", "broker")
+# Columns holding a Record field under another name: the record's int64 milliseconds (``timestamp``
+# holds the same value as a Spark TIMESTAMP, see _timestamps).
+_RECORD_FIELD = {"timestamp_ms": _PER_RECORD.index("timestamp")}
 
 
 def _codec_name(batch: Batch) -> str:
@@ -144,12 +152,15 @@ class RowBuilder:
         self.schema = schema
         self.level = level
         self.constants = {"topic": split.segment.topic, "partition": split.segment.partition,
-                          "segment": split.segment.base_offset}
-        per_record = _PER_RECORD if level == "record" else ()
-        self.record_cols = [(name, _PER_RECORD.index(name)) for name in schema.names if name in per_record]
+                          "segment": split.segment.base_offset, "path": split.segment.log,
+                          "log_dir": split.segment.log_dir, "broker": split.segment.broker}
+        fields = {**{n: i for i, n in enumerate(_PER_RECORD)}, **_RECORD_FIELD} if level == "record" else {}
+        per_record = tuple(fields)
+        self.record_cols = [(name, fields[name]) for name in schema.names if name in fields]
         self.batch_cols = [n for n in schema.names if n not in per_record and n not in _CONSTANT
                            and n not in ("isvalid", "error")]
         self.validity_cols = [n for n in ("isvalid", "error") if n in schema.names]
+        self.aborted: bool | None = None    # the ``aborted`` value of the entry being added
         self._reset()
 
     def _reset(self) -> None:
@@ -160,6 +171,9 @@ class RowBuilder:
 
     def _add_batch_values(self, position: int, batch: Batch | None, valid: bool, error: str | None) -> None:
         for name in self.batch_cols:
+            if name == "aborted":
+                self.per_batch[name].append(None if batch is None or not valid else self.aborted)
+                continue
             getter = _BATCH_VALUES[name]
             value = position if getter is None else (None if batch is None else getter(batch))
             self.per_batch[name].append(value)
@@ -202,12 +216,24 @@ class RowBuilder:
                 arrays.append(pa.repeat(pa.scalar(self.constants[f.name], f.type), n))
             elif f.name in self.per_record:
                 values = self.per_record[f.name]
-                arrays.append(_headers_array(values, f.type) if f.name == "headers" else pa.array(values, f.type))
+                if f.name == "headers":
+                    arrays.append(_headers_array(values, f.type))
+                elif pa.types.is_timestamp(f.type):
+                    arrays.append(_timestamps(values, f.type))
+                else:
+                    arrays.append(pa.array(values, f.type))
             else:
                 column = pa.array(self.per_batch[f.name], f.type)
                 arrays.append(column if take is None else column.take(take))
         self._reset()
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+
+def _timestamps(millis: list, ts_type: pa.DataType) -> pa.Array:
+    """Kafka's epoch milliseconds as a timestamp column; -1 (Kafka's NO_TIMESTAMP, v0 messages) is null."""
+    ms = pa.array(millis, pa.int64())
+    ms = pc.if_else(pc.equal(ms, -1), pa.scalar(None, pa.int64()), ms)
+    return pc.multiply(ms, 1000 if ts_type.unit == "us" else 1).cast(ts_type)
 
 
 def _headers_array(values: list, list_type: pa.DataType) -> pa.Array:
@@ -261,7 +287,32 @@ def _skip(batch: Batch, pruning: Pruning) -> bool:
         return False                 # a v0/v1 wrapper's header offset is its last inner offset
     if pruning.offset_max is not None and batch.base_offset > pruning.offset_max:
         return True
+    if not pruning.holds_offset_in(batch.base_offset, batch.last_offset):
+        return True
+    if (pruning.timestamp_max is not None and batch.max_timestamp > pruning.timestamp_max
+            and batch.timestamp_type is TimestampType.LOG_APPEND_TIME):
+        return True
     return pruning.timestamp_min is not None and batch.max_timestamp < pruning.timestamp_min
+
+
+def _is_abort_marker(entry: Entry) -> bool:
+    batch = entry.batch
+    assert batch is not None and entry.buf is not None
+    try:
+        records = decode_records(entry.buf, batch)
+        return bool(records) and parse_control_key(records[0].key) == ControlType.ABORT
+    except FormatError:
+        return False                 # an unreadable marker ends nothing, as it never reaches a consumer
+
+
+def _consumer_skips(entry: Entry, aborts: AbortedTransactions, builder: RowBuilder, committed_only: bool) -> bool:
+    """Run the consumer's read_committed rules over a valid entry (every one, even those pruned later, so
+    markers close what they end); True when a read_committed consumer never returns it."""
+    batch = entry.batch
+    assert batch is not None
+    aborted = aborts.is_aborted(batch, lambda: _is_abort_marker(entry))
+    builder.aborted = aborted if aborts.known else None
+    return committed_only and (aborted or batch.is_control)
 
 
 def read_split(split: Split, schema: pa.Schema | None = None,
@@ -271,13 +322,18 @@ def read_split(split: Split, schema: pa.Schema | None = None,
     builder = RowBuilder(split, schema, options.level)
     records_level = options.level == "record"
     check_pruning = not options.pruning.is_empty
+    aborts = AbortedTransactions(split.aborted, known=split.aborts_known)
+    committed_only = options.isolation == READ_COMMITTED
+    if committed_only and not split.aborts_known:
+        raise ValueError("read_committed needs the partition's aborted transactions: plan(..., with_aborts=True)")
     for entry in scan_range(split.segment.log, split.start, split.end, options.chunk_bytes):
         batch = entry.batch
         if batch is None:
             builder.add_entry(entry.position, None, False, entry.error)
         elif not batch.is_valid:
             builder.add_entry(entry.position, batch, False, crc_problem(entry))
-        elif check_pruning and _skip(batch, options.pruning):
+        elif _consumer_skips(entry, aborts, builder, committed_only) or (
+                check_pruning and _skip(batch, options.pruning)):
             continue
         elif not records_level:
             builder.add_entry(entry.position, batch, True, None)

@@ -6,8 +6,9 @@ DataSourceReader.read contract). So the Arrow
 schema here is the source of truth and ``spark_schema`` is derived from it mechanically; a test
 asserts that Spark's own conversion gives back exactly the Arrow schema.
 
-Offsets and timestamps stay ``long`` (Kafka's int64 milliseconds; -1 means "no timestamp", which a
-Spark TIMESTAMP would turn into 1969-12-31). Use ``timestamp_millis(timestamp)`` for a time column.
+A record's ``timestamp`` is a Spark TIMESTAMP, as in Spark's own Kafka source, null where Kafka
+has -1 ("no timestamp", v0 messages) rather than 1969-12-31; ``timestamp_ms`` keeps Kafka's int64
+milliseconds. Batch-level timestamps (``baseTimestamp``, ``maxTimestamp``) stay milliseconds.
 Only the location columns and ``isvalid`` are NOT NULL: a corrupt entry may have no readable header.
 """
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from pyspark.sql.types import StructType
 
 LEVELS = ("record", "batch")
+TIMESTAMP = pa.timestamp("us", tz="UTC")      # what Spark's TimestampType becomes in Arrow
 
 HEADER_TYPE = pa.list_(pa.field("element", pa.struct([
     pa.field("key", pa.string(), nullable=False),    # Kafka header keys are Java Strings
@@ -33,12 +35,16 @@ _LOCATION = [
     pa.field("partition", pa.int32(), nullable=False),
     pa.field("segment", pa.int64(), nullable=False),          # the segment's base offset (file name)
     pa.field("batchPosition", pa.int64(), nullable=False),    # byte position of the entry in the .log
+    pa.field("path", pa.string(), nullable=False),            # the .log file
+    pa.field("log_dir", pa.string(), nullable=False),         # the directory holding the partition dir
+    pa.field("broker", pa.int32()),                           # node.id / broker.id of log_dir/meta.properties
 ]
 
 # Per-record columns (level=record only).
 RECORD_ONLY = [
     pa.field("offset", pa.int64()),
-    pa.field("timestamp", pa.int64()),
+    pa.field("timestamp", TIMESTAMP),                          # as Spark's Kafka source; null for -1
+    pa.field("timestamp_ms", pa.int64()),                      # Kafka's epoch milliseconds, -1 kept
     pa.field("timestampType", pa.string()),
     pa.field("key", pa.binary()),
     pa.field("value", pa.binary()),
@@ -56,6 +62,7 @@ _BATCH_HEADER = [
     pa.field("baseSequence", pa.int32()),
     pa.field("isTransactional", pa.bool_()),
     pa.field("isControl", pa.bool_()),
+    pa.field("aborted", pa.bool_()),                           # in a transaction its ABORT marker ended
     pa.field("codec", pa.string()),
     pa.field("magic", pa.int32()),
     pa.field("crc", pa.int64()),                               # unsigned 32-bit, as stored
@@ -133,7 +140,7 @@ def _spark_type(t: pa.DataType) -> Any:
     from pyspark.sql import types as st
 
     simple = {pa.string(): st.StringType(), pa.int32(): st.IntegerType(), pa.int64(): st.LongType(),
-              pa.binary(): st.BinaryType(), pa.bool_(): st.BooleanType()}
+              pa.binary(): st.BinaryType(), pa.bool_(): st.BooleanType(), TIMESTAMP: st.TimestampType()}
     if t in simple:
         return simple[t]
     if pa.types.is_list(t):

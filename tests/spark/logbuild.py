@@ -135,7 +135,7 @@ def as_tuples(rows: list[dict]) -> list[tuple]:
     out = []
     for r in rows:
         headers = [(h["key"], h["value"]) for h in r["headers"]]
-        out.append((r["topic"], r["partition"], r["segment"], r["batchPosition"], r["offset"], r["timestamp"],
+        out.append((r["topic"], r["partition"], r["segment"], r["batchPosition"], r["offset"], r["timestamp_ms"],
                     None if r["key"] is None else bytes(r["key"]),
                     None if r["value"] is None else bytes(r["value"]),
                     [(k, None if v is None else bytes(v)) for k, v in headers]))

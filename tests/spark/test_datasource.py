@@ -55,8 +55,11 @@ def test_pushdown_reduces_the_partitions_read(spark, log_dirs: Path, pushdown_on
     expected = [t for t in reference_rows(log_dirs) if t[:2] == ("orders", 1) and 150 <= t[4] < 170]
     assert as_tuples(collect(query)) == expected and len(expected) == 20
     ts = expected[0][5]
-    late = df.filter(f"timestamp >= {ts}")                  # rolled segments wholly before ts are skipped
-    assert late.rdd.getNumPartitions() < everything
+    for late in (df.filter(f"timestamp >= timestamp_millis({ts})"), df.filter(f"timestamp_ms >= {ts}")):
+        assert late.rdd.getNumPartitions() < everything      # rolled segments wholly before ts are skipped
+    listed = df.filter("offset IN (5, 230)")
+    assert listed.rdd.getNumPartitions() <= 2 * 5 < everything
+    assert sorted(r.offset for r in listed.collect()) == sorted(t[4] for t in reference_rows(log_dirs) if t[4] in (5, 230))
 
 
 def test_reading_works_with_pushdown_disabled(spark, log_dirs: Path) -> None:  # type: ignore[no-untyped-def]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import shutil
 from itertools import pairwise
@@ -13,11 +14,20 @@ pa = pytest.importorskip("pyarrow", reason="pyarrow not installed: pip install '
 pytest.importorskip("pyspark", reason="pyspark not installed: pip install 'kdump[spark]'")
 
 from logbuild import as_tuples, corrupt_byte, reference_batches, reference_rows, write_partition  # noqa: E402
-from pyspark.sql.datasource import EqualTo, GreaterThanOrEqual, In, LessThan, Not  # noqa: E402
+from pyspark.sql.datasource import (  # noqa: E402
+    EqualTo,
+    GreaterThan,
+    GreaterThanOrEqual,
+    In,
+    LessThan,
+    LessThanOrEqual,
+    Not,
+)
 from pyspark.sql.pandas.types import to_arrow_schema  # noqa: E402
 
 from kdump.spark.datasource import KafkaLogDataSource, pruning_from_filters  # noqa: E402
-from kdump.spark.planning import Pruning, find_segments, offset_index, plan, split_segment  # noqa: E402
+from kdump.spark.discovery import find_segments  # noqa: E402
+from kdump.spark.planning import Pruning, offset_index, plan, split_segment  # noqa: E402
 from kdump.spark.reading import ReadOptions, read_split  # noqa: E402
 from kdump.spark.schema import arrow_schema, spark_schema  # noqa: E402
 
@@ -110,8 +120,26 @@ def test_broken_framing_and_truncated_tail_become_invalid_rows(tmp_path: Path) -
 
 def test_pushed_filters_become_pruning() -> None:
     filters = [EqualTo(("topic",), "orders"), In(("partition",), (1, 2)), GreaterThanOrEqual(("offset",), 50),
-               LessThan(("offset",), 90), GreaterThanOrEqual(("timestamp",), 7), Not(EqualTo(("offset",), 3))]
+               LessThan(("offset",), 90), GreaterThanOrEqual(("timestamp_ms",), 7), Not(EqualTo(("offset",), 3))]
     assert pruning_from_filters(filters, "record") == Pruning(frozenset({"orders"}), frozenset({1, 2}), 50, 89, 7)
+    utc = datetime.UTC
+    stamps = [GreaterThan(("timestamp",), datetime.datetime(2023, 11, 14, 22, 13, 20, 1500, tzinfo=utc)),
+              LessThanOrEqual(("timestamp",), datetime.datetime(2023, 11, 14, 22, 13, 21, 1500, tzinfo=utc)),
+              In(("offset",), (7, 70, 700))]
+    assert pruning_from_filters(stamps, "record") == Pruning(offset_min=7, offset_max=700, timestamp_min=1700000000001,
+                                                             offsets=frozenset({7, 70, 700}),
+                                                             timestamp_max=1700000001002)
+
+
+def test_offset_in_prunes_to_the_listed_offsets_segments(log_dirs: Path) -> None:
+    everything = plan([str(log_dirs)], split_bytes=1024)
+    pruning = pruning_from_filters([In(("offset",), (5, 230))], "record")
+    splits = plan([str(log_dirs)], split_bytes=1024, pruning=pruning)
+    # [min, max] would keep every split in between; the listed offsets need two per partition at most.
+    assert len(splits) <= 2 * 5 < len(everything)
+    rows = read_all(splits, pruning=pruning)
+    assert sorted((r["topic"], r["partition"], r["offset"]) for r in rows if r["offset"] in (5, 230)) == sorted(
+        (t[0], t[1], t[4]) for t in reference_rows(log_dirs) if t[4] in (5, 230))
 
 
 def test_partitions_and_read_without_spark(log_dirs: Path) -> None:
@@ -127,6 +155,10 @@ def test_partitions_and_read_without_spark(log_dirs: Path) -> None:
     rows = [r for p in pruned for b in reader.read(p) for r in b.to_pylist()]
     expected = [t for t in reference_rows(log_dirs) if t[0] == "orders" and t[1] == 1 and t[4] >= 150]
     assert [t for t in as_tuples(rows) if t[0] == "orders" and t[1] == 1 and t[4] >= 150] == expected
+    list(reader.pushFilters([EqualTo(("topic",), "payments")]))    # another query's filters: nothing kept
+    assert {p.split.segment.topic for p in reader.partitions()} == {"payments"}
+    list(reader.pushFilters([]))
+    assert len(reader.partitions()) == len(everything)
 
 
 @pytest.mark.parametrize("lo,hi", [(0, 0), (37, 61), (100, 139), (119, 120), (200, 239), (5, 500)])

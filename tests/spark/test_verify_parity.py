@@ -79,7 +79,27 @@ def damaged_copy(root: Path) -> list[str]:
     return [str(logs), *cases, str(undecodable)]
 
 
-@pytest.mark.parametrize("corpus", ["fixtures", "generated", "damaged", "unreadable"])
+def shapes_copy(root: Path) -> list[str]:
+    """Shapes where the two once differed: v0/v1 compressed wrappers (each holds many records), a CRC-valid
+    batch whose records cannot be decoded (--deep), a framing break early in a segment with many index
+    entries (one finding, not one per entry after it)."""
+    legacy = root / "legacy"
+    code, _ = run("gen", str(legacy), "--topics", "g,l", "--partitions", "1", "--records", "3000",
+                  "--records-per-batch", "20", "--compression", "g=gzip,l=lz4", "--magic", "g=1,l=0",
+                  "--segment-bytes", "40000")
+    assert code == 0
+    broken = root / "broken"
+    code, _ = run("gen", str(broken), "--topics", "f", "--partitions", "1", "--records", "5000",
+                  "--records-per-batch", "5", "--index-interval-bytes", "512")
+    assert code == 0
+    log = broken / "f-0" / segment_file_name(0, ".log")
+    data = bytearray(log.read_bytes())
+    struct.pack_into(">i", data, list(scan_batches(bytes(data), check_crc=False))[30].position + 8, 3)
+    log.write_bytes(bytes(data))
+    return [str(legacy), str(broken), *damaged_copy(root)[-1:]]
+
+
+@pytest.mark.parametrize("corpus", ["fixtures", "generated", "damaged", "unreadable", "shapes"])
 def test_spark_verify_equals_kdump_verify(corpus: str, spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     if corpus == "fixtures":
         paths = [*sorted(str(p) for p in (FIXTURES / "corrupt-index").iterdir() if p.is_dir()),
@@ -88,13 +108,15 @@ def test_spark_verify_equals_kdump_verify(corpus: str, spark, tmp_path: Path) ->
         paths = [str(write_log_dirs(tmp_path))]
     elif corpus == "damaged":
         paths = damaged_copy(tmp_path)
+    elif corpus == "shapes":
+        paths = shapes_copy(tmp_path)
     else:
         part = tmp_path / "t-0"
         part.mkdir()
         os.mkfifo(part / segment_file_name(0, ".log"))
         shutil.copytree(FIXTURES / "logdirs" / "plain-0", tmp_path / "plain-0")
         paths = [str(part), str(tmp_path / "plain-0")]
-    options = ("--deep",) if corpus == "damaged" else ()
+    options = ("--deep",) if corpus in ("damaged", "shapes") else ()
     code, found, summary = cli_findings("verify", paths, *options)
     spark_code, spark_found, report = spark_findings(paths, *options)
     assert (spark_code, spark_found) == (code, found)
@@ -102,8 +124,11 @@ def test_spark_verify_equals_kdump_verify(corpus: str, spark, tmp_path: Path) ->
         (summary["segments"], summary["batches"], summary["records"])
     _, index_found, _ = cli_findings("verify-index", paths, *options)
     assert index_found == [f for f in found if f["check"] in INDEX_CHECKS]
-    expected = {"fixtures": 1, "generated": 0, "damaged": 1, "unreadable": 2}[corpus]
+    expected = {"fixtures": 1, "generated": 0, "damaged": 1, "unreadable": 2, "shapes": 1}[corpus]
     assert code == expected
+    if corpus == "shapes":
+        assert summary["records"] > 2 * 3000        # every record inside the v0/v1 wrappers
+        assert sorted(f["check"] for f in found if f["severity"] == "error") == ["framing", "records"]
     if corpus == "damaged":
         assert {"crc", "framing", "records", "txn-index-missing", "checkpoint-past-log"} <= {
             f["check"] for f in found if f["severity"] == "error"}

@@ -1,0 +1,152 @@
+"""Finding segments: log.dirs, partition dirs, ``.log`` files, globs and lists of them, local or remote.
+
+Files are listed through ``pyarrow.fs``, so s3://, gs:// and hdfs:// locations are found like local
+paths. A partition directory is known by its name (``<topic>-<partition>``); ``-delete``, ``-future``
+and ``-stray`` copies are skipped. The log dir above it may hold ``meta.properties``, whose
+``node.id`` (KRaft) or ``broker.id`` (ZooKeeper) names the broker the replica belongs to.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import pyarrow.fs as pafs
+
+from kdump.errors import InputError
+from kdump.format.checkpoint import parse_properties
+from kdump.log.files import parse_java_long
+from kdump.log.logdir import parse_partition_dir_name
+from kdump.spark.files import filesystem, read_small_file
+
+_SEGMENT_SUFFIXES = {"log", "index", "timeindex", "txnindex"}
+_GLOB_CHARS = set("*?[")
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One ``.log`` file and what planning learned about it. Paths are URIs or absolute local paths."""
+
+    topic: str
+    partition: int
+    base_offset: int
+    log: str
+    size: int
+    index: str | None = None
+    time_index: str | None = None
+    next_base_offset: int | None = None     # the next segment's base: an exclusive offset bound
+    txn_index: str | None = None
+    log_dir: str = ""                       # the directory above the partition directory
+    broker: int | None = None               # meta.properties' node.id / broker.id there, when present
+
+
+def _uri_maker(location: str, fs_path: str) -> _Uri:
+    return _Uri(location if "://" in location else "", fs_path)
+
+
+@dataclass(frozen=True, slots=True)
+class _Uri:
+    """Turns paths inside a filesystem back into locations a worker can re-open."""
+
+    original: str
+    root: str
+
+    def __call__(self, fs_path: str) -> str:
+        if not self.original:
+            return fs_path
+        parts = urlsplit(self.original)
+        if fs_path.startswith("/"):                   # hdfs://host:port/path, file:///path
+            return f"{parts.scheme}://{parts.netloc}{fs_path}"
+        return f"{parts.scheme}://{fs_path}"          # s3://bucket/key, gs://bucket/key
+
+
+# ---- discovery -------------------------------------------------------------------------------
+
+def find_segments(locations: Iterable[str]) -> list[Segment]:
+    """Every segment under the given log.dirs, partition dirs, .log files or globs of them."""
+    groups: dict[tuple[str, str, int], dict[int, dict[str, tuple[str, int]]]] = {}
+    for location in locations:
+        for uri, size in _expand(location):
+            parent, name = posixpath.split(uri.rstrip("/"))
+            base_text, _, suffix = name.partition(".")
+            base = parse_java_long(base_text) if len(base_text) == 20 else None
+            if base is None or suffix not in _SEGMENT_SUFFIXES:
+                continue
+            parsed = parse_partition_dir_name(posixpath.basename(parent))
+            if parsed is not None and parsed[2] is not None:
+                continue                          # -delete/-future/-stray copies: not the live log
+            topic, partition = (parsed[0], parsed[1]) if parsed else ("", -1)
+            groups.setdefault((parent, topic, partition), {}).setdefault(base, {})[suffix] = (uri, size)
+    segments = []
+    brokers: dict[str, int | None] = {}
+    for (parent, topic, partition), by_base in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0])):
+        bases = sorted(b for b, files in by_base.items() if "log" in files)
+        log_dir = posixpath.dirname(parent)
+        if log_dir not in brokers:
+            brokers[log_dir] = broker_id(log_dir)
+        for i, base in enumerate(bases):
+            files = by_base[base]
+            log, size = files["log"]
+            segments.append(Segment(topic, partition, base, log, size,
+                                    files.get("index", (None, 0))[0], files.get("timeindex", (None, 0))[0],
+                                    bases[i + 1] if i + 1 < len(bases) else None,
+                                    files.get("txnindex", (None, 0))[0], log_dir, brokers[log_dir]))
+    return segments
+
+
+def require_segments(locations: Iterable[str]) -> list[Segment]:
+    """``find_segments``, or an error saying nothing was found (a typo'd path would read as empty)."""
+    locations = list(locations)
+    segments = find_segments(locations)
+    if not segments:
+        raise InputError("no Kafka segments (<20-digit offset>.log) found here", path=", ".join(locations))
+    return segments
+
+
+def broker_id(log_dir: str) -> int | None:
+    """The broker a log dir belongs to: ``node.id`` (KRaft) or ``broker.id`` in its meta.properties."""
+    try:
+        props = parse_properties(read_small_file(posixpath.join(log_dir, "meta.properties")), "meta.properties")
+    except (OSError, ValueError):
+        return None
+    for key in ("node.id", "broker.id"):
+        try:
+            return int(props[key])
+        except (KeyError, ValueError):
+            continue
+    return None
+
+
+def _expand(location: str) -> Iterator[tuple[str, int]]:
+    """(location, size) of every file at, below or matching ``location``."""
+    fs, path = filesystem(location)
+    to_uri = _uri_maker(location, path)
+    if any(c in _GLOB_CHARS for c in path):
+        prefix = path
+        while any(c in _GLOB_CHARS for c in prefix):
+            prefix = posixpath.dirname(prefix)
+        depth = path.count("/")
+        matches = [info for info in fs.get_file_info(pafs.FileSelector(prefix or "/", recursive=True))
+                   if info.path.count("/") == depth and fnmatch.fnmatchcase(info.path, path)]
+        if not matches:
+            raise InputError("no file or directory matches this pattern", path=location)
+        infos = matches
+    else:
+        infos = fs.get_file_info([path])
+    for info in infos:
+        if info.type == pafs.FileType.NotFound:
+            raise InputError("No such file or directory (NoSuchFileException)", path=location)
+        if info.type == pafs.FileType.Directory:
+            for child in fs.get_file_info(pafs.FileSelector(info.path, recursive=True)):
+                if child.type == pafs.FileType.File:
+                    yield to_uri(child.path), child.size
+        else:
+            yield to_uri(info.path), info.size
+            # A single .log named on its own still gets its indexes, for splitting and pruning.
+            stem = info.path.rsplit(".", 1)[0]
+            for sibling in fs.get_file_info([stem + ".index", stem + ".timeindex", stem + ".txnindex"]):
+                if sibling.type == pafs.FileType.File and sibling.path != info.path:
+                    yield to_uri(sibling.path), sibling.size

@@ -10,15 +10,15 @@ import click
 
 from kdump.cli.options import json_option
 from kdump.cli.recover import exit_status, report
-from kdump.cli.spark import MISSING, _session, master_option, spark
+from kdump.cli.spark import MISSING, SessionSettings, session_options, spark, spark_session
 from kdump.errors import UsageError
 
 
 @spark.command("recover")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
-@master_option
+@session_options
 @json_option
-def recover_command(paths: tuple[str, ...], master: str, json_output: bool) -> None:
+def recover_command(paths: tuple[str, ...], settings: SessionSettings, json_output: bool) -> None:
     """What a broker will do to each log dir (or partition dir) in PATHS at its next start.
 
     \b
@@ -30,7 +30,7 @@ def recover_command(paths: tuple[str, ...], master: str, json_output: bool) -> N
         from kdump.spark.recover import plan_log_dirs
     except ImportError:
         raise UsageError(MISSING) from None
-    with _session(master, "kdump spark recover") as session:
+    with spark_session(settings, "kdump spark recover") as session:
         results = plan_log_dirs(session, list(paths))
     report(results, json_output, paths)
     raise SystemExit(exit_status(results))

@@ -1,4 +1,5 @@
-"""Wall time of ``--jobs 1`` against ``--jobs N`` for verify, verify-index, summary and txn, in one run.
+"""Wall time of ``--jobs 1`` against ``--jobs N`` for verify, verify-index, summary, txn and
+``--files`` over a log dir, in one run.
 
 A log dir with many partitions is written by ``kdump gen`` (compressed and transactional topics,
 rolled segments); each command then runs as a fresh ``kdump`` process writing to /dev/null, with
@@ -7,7 +8,7 @@ see the same machine load. The ratio is the speed-up; it can be no more than the
 may use (printed first): on a 2-CPU machine shared with other work, expect well under 2.
 
 Usage: python benchmarks/bench_jobs.py [--jobs N] [--partitions 24] [--records 20000] [--repeat 3]
-       [--commands verify,verify-deep,verify-index,summary,txn] [--dir /tmp/kdump-bench-jobs]
+       [--commands verify,verify-deep,verify-index,summary,txn,files-deep,files-print] [--dir /tmp/kdump-bench-jobs]
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ import time
 from kdump.cli.parallel import available_cpus
 
 COMMANDS = {"verify": ["verify"], "verify-deep": ["verify", "--deep"], "verify-index": ["verify-index"],
-            "summary": ["summary", "--plain"], "txn": ["txn"]}
+            "summary": ["summary", "--plain"], "txn": ["txn"],
+            # the log dir goes last: --files LOGDIR
+            "files-deep": ["--deep-iteration", "--files"], "files-print": ["--print-data-log", "--files"]}
 
 
 def generate(path: str, partitions: int, records: int) -> None:

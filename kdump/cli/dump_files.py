@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import multiprocessing
 import re
 from collections.abc import Callable
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from kdump import dump as library
 from kdump.cli.boundary import print_error
 from kdump.cli.exit_codes import ExitCode
+from kdump.cli.parallel import WorkerPool
 from kdump.dump import DumpOptions
 from kdump.dump.filters import RecordFilter, parse_offset_range
 from kdump.errors import UsageError
@@ -122,5 +124,12 @@ def dump_files(**flags: object) -> int:
         # kafka-dump-log's CommandLineUtils.printUsageAndExit exits 1, and so does `kdump --files`.
         print_error(err)
         return ExitCode.DUMP_USAGE
-    result = library.dump_files(split_files(str(flags["files"])), options)
+    paths = split_files(str(flags["files"]))
+    jobs = int(str(flags.get("jobs") or 1))
+    if jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
+        # Workers inherit the options (their decoders cannot be pickled) by being forked.
+        with WorkerPool(jobs) as pool:
+            result = library.dump_files(paths, options, map_files=pool.ordered_map)
+    else:
+        result = library.dump_files(paths, options)
     return ExitCode.OK if result.ok else ExitCode.FILE_ERROR

@@ -7,6 +7,7 @@ from typing import TypeVar
 
 import click
 
+from kdump.cli.parallel import available_cpus
 from kdump.cli.time_options import TimeInput, time_style_options
 from kdump.format.batch import INT32_MAX
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
@@ -96,6 +97,9 @@ dump_options = _stack(
                  help="Print control characters in keys, values and header keys as \\n, \\x1b... (and \\ "
                       "as \\\\), so no record can print a line of its own."),
     time_style_options(),
+    click.option("--jobs", "-j", type=click.IntRange(min=1), default=available_cpus, show_default="CPUs available",
+                 help="Dump this many groups of files at once in worker processes (when several files are "
+                      "given); the output is the same bytes as with --jobs 1."),
     kafka_version_option,
     json_option,
     traceback_option,

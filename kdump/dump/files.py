@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -19,6 +20,7 @@ from kdump.dump.handlers import handler_for
 from kdump.dump.log import dump_batches
 from kdump.dump.paths import expand_paths
 from kdump.dump.run import DumpOptions, DumpRun
+from kdump.dump.tape import Tape, play
 from kdump.errors import KdumpError, UsageError
 from kdump.format.crc import CRC32C_IMPLEMENTATION, CRC32C_IS_SLOW
 from kdump.log.files import FileKind, file_kind, java_path, kafka_suffix
@@ -26,6 +28,11 @@ from kdump.log.logdir import SegmentFiles
 from kdump.log.segment import ReadOnlyFile
 from kdump.render import log_json
 from kdump.render.summaries import DumpSummaries
+
+FileJob = tuple[str, bool]   # a file, and whether it came from a directory given
+FileMapper = Callable[[Callable[[list[FileJob]], "RecordedDump"], Iterable[list[FileJob]]],
+                      Iterator[tuple[list[FileJob], "RecordedDump | None"]]]
+GROUP_BYTES = 8 << 20
 
 
 @dataclass
@@ -42,8 +49,12 @@ class DumpResult:
 
 
 def dump_files(paths: list[str], options: DumpOptions | None = None, *, out: TextIO | None = None,
-               err: TextIO | None = None) -> DumpResult:
-    """Dump ``paths`` (files, partition directories or log dirs) as ``kafka-dump-log --files`` does."""
+               err: TextIO | None = None, map_files: FileMapper | None = None) -> DumpResult:
+    """Dump ``paths`` (files, partition directories or log dirs) as ``kafka-dump-log --files`` does.
+
+    ``map_files`` (``WorkerPool.ordered_map`` for ``--jobs``) dumps groups of files in worker
+    processes; their recorded output is written here in the files' order, so it is the same bytes.
+    """
     run = DumpRun(options=options or DumpOptions(), out=out or sys.stdout, err=err or sys.stderr)
     options = run.options
     dialect = run.dialect
@@ -55,18 +66,15 @@ def dump_files(paths: list[str], options: DumpOptions | None = None, *, out: Tex
     if CRC32C_IS_SLOW:
         run.warn(f"Warning: CRC-32C is computed by {CRC32C_IMPLEMENTATION}; install the 'crc32c' package "
                  f"or a compiler for crcmod's C extension for normal speed.")
-    for given in paths:
-        # kdump extension: a partition directory or log.dirs expands to its files in Kafka's order.
-        from_directory = bool(given) and os.path.isdir(given)
-        files = expand_paths([given])
-        if from_directory and options.filter.active:
-            files = segments_to_filter(files, options.filter)
-        result.files.extend(files)
-        for path in files:
-            if run.limit_reached:
+    jobs = list(_file_jobs(paths, options, result))
+    if map_files is None or options.filter.limit is not None or len(jobs) < 2:
+        for path, from_directory in jobs:
+            if run.limit_reached:   # --limit counts records across files: one process, in order
                 break
             run.records = options.records_for(path, from_directory)
             dump_one(run, path)
+    else:
+        _dump_in_workers(run, jobs, map_files)
     if options.json:  # JSON consumers read one stream: the summaries join the objects on stdout
         for obj in run.summaries.json_objects(dialect):
             run.out.write(log_json.dumps(obj) + "\n")
@@ -76,6 +84,76 @@ def dump_files(paths: list[str], options: DumpOptions | None = None, *, out: Tex
             run.err.write(line + "\n")
         run.err.flush()
     return result
+
+
+def _file_jobs(paths: list[str], options: DumpOptions, result: DumpResult) -> Iterator[FileJob]:
+    for given in paths:
+        # kdump extension: a partition directory or log.dirs expands to its files in Kafka's order.
+        from_directory = bool(given) and os.path.isdir(given)
+        files = expand_paths([given])
+        if from_directory and options.filter.active:
+            files = segments_to_filter(files, options.filter)
+        result.files.extend(files)
+        yield from ((path, from_directory) for path in files)
+
+
+@dataclass
+class RecordedDump:
+    """A worker's dump of a group of files: its output (a ``tape``), failures and summaries."""
+
+    tape: str
+    failed: list[str]
+    summaries: DumpSummaries
+
+
+# The options of the run the workers serve. They hold decoders (closures, which cannot be pickled),
+# so workers get them by inheriting this module's state when they are forked.
+_worker_run: tuple[DumpOptions, str] | None = None
+
+
+def _dump_recorded(group: list[FileJob]) -> RecordedDump:
+    assert _worker_run is not None, "workers are forked after the run's options are set"
+    options, directory = _worker_run
+    tape = Tape(directory)
+    run = DumpRun(options=options, out=tape.out, err=tape.err)
+    try:
+        for path, from_directory in group:
+            run.records = options.records_for(path, from_directory)
+            dump_one(run, path)
+    finally:
+        tape.close()
+    return RecordedDump(tape.name, run.failed, run.summaries)
+
+
+def _groups(jobs: list[FileJob]) -> Iterator[list[FileJob]]:
+    """Consecutive files of about ``GROUP_BYTES`` together: a worker's share costs more than sending it."""
+    group: list[FileJob] = []
+    size = 0
+    for job in jobs:
+        group.append(job)
+        try:
+            size += os.stat(job[0]).st_size
+        except OSError:
+            pass   # dump_one reports it
+        if size >= GROUP_BYTES:
+            yield group
+            group, size = [], 0
+    if group:
+        yield group
+
+
+def _dump_in_workers(run: DumpRun, jobs: list[FileJob], map_files: FileMapper) -> None:
+    global _worker_run
+    with tempfile.TemporaryDirectory(prefix="kdump-jobs-") as directory:
+        _worker_run = (run.options, directory)
+        try:
+            for _group, recorded in map_files(_dump_recorded, _groups(jobs)):
+                assert recorded is not None
+                play(recorded.tape, run.out, run.err)
+                run.failed.extend(recorded.failed)
+                run.summaries.absorb(recorded.summaries)
+        finally:
+            _worker_run = None
 
 
 def dump_records_from(segments: Sequence[SegmentFiles], position: int, options: DumpOptions, *,

@@ -10,11 +10,12 @@ order, reversed, or sorted (a merge of sorted runs, one run in memory at a time)
 from __future__ import annotations
 
 import heapq
+import os
 import struct
 import tempfile
 from array import array
 from collections.abc import Iterable, Iterator
-from typing import IO
+from typing import IO, Any
 
 _PAIR = struct.Struct("<qq")
 DEFAULT_LIMIT = 1 << 16
@@ -91,6 +92,31 @@ class PairList:
                 runs_file.write(b"".join(_PAIR.pack(a, b) for a, b in ordered))
                 bounds.append((start, len(ordered)))
             yield from heapq.merge(*(_read_run(runs_file, start, count) for start, count in bounds))
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy for another process (``--jobs``): spilled pairs travel through a named temporary
+        file, which the receiving side reads back and deletes, so no process holds them all."""
+        state: dict[str, Any] = {"limit": self.limit, "memory": self._memory.tobytes(), "spill": None}
+        if self._file is not None:
+            with tempfile.NamedTemporaryFile(prefix="kdump-pairs-sent-", delete=False) as sent:
+                self._file.seek(0)
+                while chunk := self._file.read(1 << 20):
+                    sent.write(chunk)
+            state["spill"] = (sent.name, self._spilled)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(int(state["limit"]))  # type: ignore[misc]
+        spill: tuple[str, int] | None = state["spill"]
+        if spill is not None:
+            name, count = spill
+            self._file = tempfile.TemporaryFile(prefix="kdump-pairs-")  # noqa: SIM115 (closed by close())
+            with open(name, "rb") as sent:
+                while chunk := sent.read(1 << 20):
+                    self._file.write(chunk)
+            os.unlink(name)
+            self._spilled = count
+        self._memory.frombytes(state["memory"])
 
     def close(self) -> None:
         if self._file is not None:

@@ -30,6 +30,16 @@ class DumpSummaries:
     # log path (absolute) -> (previous offset, offset) pairs, spilled to a temporary file when many
     non_consecutive: dict[str, PairList] = field(default_factory=dict)
 
+    def absorb(self, other: DumpSummaries) -> None:
+        """Add what ``other`` (a worker's share of the files, the next in order) found, as if found here."""
+        for name in ("index_mismatches", "timestamp_mismatches", "out_of_order_timestamps", "offsets_not_found"):
+            mine = getattr(self, name)
+            for path, pairs in getattr(other, name).items():
+                mine.setdefault(path, []).extend(pairs)
+        for path, gaps in other.non_consecutive.items():
+            self.non_consecutive.setdefault(path, PairList()).extend(gaps)
+            gaps.close()
+
     def lines(self, dialect: Dialect) -> Iterator[str]:
         """Kafka's stderr lines, produced one at a time (the offset gaps of a file can be millions)."""
         for path, pairs in _in_kafka_order(self.index_mismatches, dialect):

@@ -9,8 +9,6 @@ position, the batches scanned and the bytes of log read. Exit status: 0 found, 1
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from kdump.cli.boundary import KdumpCommand
@@ -39,7 +37,7 @@ def _render_json(result: LookupResult, explain: bool) -> str:
         obj["batch"] = batch
     if explain:
         obj["steps"] = [{"kind": s.kind, "text": s.text, **s.fields} for s in result.steps]
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    return log_json.dumps(obj)
 
 
 @click.command("find", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)

@@ -15,12 +15,11 @@ core/.../coordinator/group/GroupMetadataManager.scala (via the code index, 2024-
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.options import json_option
+from kdump.render import log_json
 
 DEFAULT_PARTITIONS = 50  # offsets.topic.num.partitions and transaction.state.log.num.partitions defaults
 INT32_MIN = -(1 << 31)
@@ -64,8 +63,8 @@ def partition_for_command(group_id: str | None, transactional_id: str | None, pa
     hash_code = java_string_hash(key)
     partition = kafka_utils_abs(hash_code) % partitions
     if json_output:
-        click.echo(json.dumps({"type": "partitionFor", kind: key, "topic": topic, "partitions": partitions,
-                               "hashCode": hash_code, "partition": partition}, ensure_ascii=False))
+        click.echo(log_json.dumps({"type": "partitionFor", kind: key, "topic": topic, "partitions": partitions,
+                                   "hashCode": hash_code, "partition": partition}))
     else:
         click.echo(f"{topic}-{partition}")
         click.echo(f"  ({kind} {key!r}: hashCode {hash_code}, Utils.abs % {partitions} = {partition})", err=True)

@@ -6,7 +6,6 @@ partitions in Spark tasks and ends through the same function, so both print the 
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 
@@ -18,6 +17,7 @@ from kdump.cli.options import index_settings_options, json_option
 from kdump.errors import InputError, UsageError
 from kdump.log.loader import LogDirState, PartitionPlan, plan_partition, recover_targets
 from kdump.log.salvage import write_recovered_copy
+from kdump.render import log_json
 from kdump.render.dialect import DEFAULT_KAFKA_VERSION, parse_kafka_version
 from kdump.render.recover_text import log_dir_lines, log_dir_object, plan_lines, plan_object, totals_line
 
@@ -69,9 +69,9 @@ def report(results: Sequence[LogDirPlans], json_output: bool, paths: Sequence[st
     refuse a partition or nothing was found."""
     for state, plans in results:
         if json_output:
-            click.echo(json.dumps(log_dir_object(state), separators=(",", ":")))
+            click.echo(log_json.dumps(log_dir_object(state)))
             for plan in plans:
-                click.echo(json.dumps(plan_object(plan), separators=(",", ":")))
+                click.echo(log_json.dumps(plan_object(plan)))
             continue
         for line in log_dir_lines(state):
             click.echo(line)
@@ -103,6 +103,6 @@ def _write_copy(state: LogDirState, plans: list[PartitionPlan], out_dir: str, fo
     write_recovered_copy(state, plans, out_dir, force=force, index_interval_bytes=interval,
                          max_index_bytes=max_index_bytes, split_indexed_per_batch=per_batch)
     if json_output:
-        click.echo(json.dumps({"type": "recoveredCopy", "path": os.path.abspath(out_dir)}, separators=(",", ":")))
+        click.echo(log_json.dumps({"type": "recoveredCopy", "path": os.path.abspath(out_dir)}))
     else:
         click.echo(f"wrote the recovered copy to {out_dir}")

@@ -21,11 +21,13 @@ import click
 
 from kdump.cli.boundary import KdumpGroup
 from kdump.cli.exit_codes import ExitCode
+from kdump.cli.options import json_option
 from kdump.errors import InputError, KdumpError, UsageError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+    from kdump.render.verify_text import VerifyCounts
     from kdump.spark.jobs import VerifyResult
 
 MISSING = "PySpark is not installed: pip install 'kdump[spark]'"
@@ -171,8 +173,9 @@ def spark() -> None:
 @click.option("--errors-only", is_flag=True, help="Print errors only (notes are still counted).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the JSON report of every finding to this file ('-' for stdout, no table).")
+@json_option
 def verify_command(paths: tuple[str, ...], settings: SessionSettings, deep: bool, strict: bool, errors_only: bool,
-                   report_path: str | None) -> None:
+                   report_path: str | None, json_output: bool) -> None:
     """kdump verify of every segment under PATHS, one Spark task per segment.
 
     PATHS are log.dirs, partition dirs or segment files, local or s3://, gs://, hdfs://. Prints a
@@ -194,7 +197,8 @@ def verify_command(paths: tuple[str, ...], settings: SessionSettings, deep: bool
     if report_path == "-":
         click.echo(json.dumps(report, indent=2))
     else:
-        click.echo(render_summary(result, errors_only=errors_only))
+        click.echo(render_json_lines(result, errors_only=errors_only) if json_output
+                   else render_summary(result, errors_only=errors_only))
         if report_path:
             with open(report_path, "w", encoding="utf-8") as f:
                 json.dump(report, f, indent=2)
@@ -202,9 +206,24 @@ def verify_command(paths: tuple[str, ...], settings: SessionSettings, deep: bool
     click.get_current_context().exit(result.exit_code())
 
 
+def _counts(result: VerifyResult) -> VerifyCounts:
+    from kdump.render.verify_text import VerifyCounts
+
+    return VerifyCounts(result.tally, len(result.errors), sum(1 for f in result.findings if not f.is_error))
+
+
+def render_json_lines(result: VerifyResult, *, errors_only: bool = False) -> str:
+    """What ``kdump verify --json`` writes: one object per finding, then the summary object."""
+    from kdump.render.verify_text import finding_json, summary_json
+
+    lines = [finding_json(f) for f in result.findings if f.is_error or not errors_only]
+    lines.append(summary_json(_counts(result), "verify"))
+    return "\n".join(lines)
+
+
 def render_summary(result: VerifyResult, *, errors_only: bool = False) -> str:
     """Fixed-width table (one line per partition, then the totals), the findings, kdump verify's summary."""
-    from kdump.render.verify_text import VerifyCounts, summary_line, text_lines
+    from kdump.render.verify_text import summary_line, text_lines
 
     rows: dict[tuple[str, int], list[int]] = {}
     for s in result.rows:
@@ -221,8 +240,7 @@ def render_summary(result: VerifyResult, *, errors_only: bool = False) -> str:
            for r in [header, *lines]]
     for group in result.groups:
         out.extend(text_lines(group, errors_only=errors_only))
-    counts = VerifyCounts(result.tally, len(result.errors), sum(1 for f in result.findings if not f.is_error))
-    out.append(summary_line(counts, "verify"))
+    out.append(summary_line(_counts(result), "verify"))
     return "\n".join(out)
 
 

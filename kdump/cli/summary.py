@@ -7,7 +7,6 @@ processes; the log dir's checkpoints are read here, before each partition's segm
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 
@@ -20,6 +19,7 @@ from kdump.cli.parallel import WorkerPool, jobs_option
 from kdump.cli.progress import progress_bar, wants_progress
 from kdump.cli.time_options import time_style_options
 from kdump.log.logdir import PartitionDir, log_bytes, walk_partitions
+from kdump.render import log_json
 from kdump.render.summary_table import PartitionRow, partition_row, partitions_table
 from kdump.render.summary_text import summary_lines, summary_object, summary_renderable
 from kdump.render.times import TimeStyle
@@ -76,7 +76,7 @@ def summary(path: str, plain: bool, detail: bool, jobs: int, times: TimeStyle | 
             bar.advance(log_bytes(partition.segments))
             errors = errors or any(f.severity == "error" for f in result.findings)
             if json_output:
-                click.echo(json.dumps(summary_object(result), separators=(",", ":")))
+                click.echo(log_json.dumps(summary_object(result)))
             elif console is None:
                 bar.clear_for(sys.stdout)
                 for line in summary_lines(result, times or TimeStyle("epoch")):

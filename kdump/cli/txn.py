@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -14,6 +13,7 @@ from kdump.cli.parallel import WorkerPool, jobs_option
 from kdump.cli.progress import progress_bar, wants_progress
 from kdump.cli.time_options import time_style_options
 from kdump.log.logdir import log_bytes, walk_partitions
+from kdump.render import log_json
 from kdump.render.times import TimeStyle
 from kdump.render.txn_text import report_object, txn_lines
 from kdump.verify.transactions import analyze_transactions
@@ -48,7 +48,7 @@ def txn(path: str, hanging_only: bool, jobs: int, times: TimeStyle | None, json_
                 continue
             bar.clear_for(sys.stdout)
             if json_output:
-                click.echo(json.dumps(report_object(report), separators=(",", ":")))
+                click.echo(log_json.dumps(report_object(report)))
             else:
                 for line in txn_lines(report, times):
                     click.echo(line)

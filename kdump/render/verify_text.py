@@ -7,11 +7,11 @@ first one plus a count, so real errors stay visible; errors are never folded.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from kdump.render import log_json
 from kdump.verify.engine import Tally, nothing_checked
 from kdump.verify.findings import Finding
 
@@ -92,16 +92,12 @@ def summary_line(counts: VerifyCounts, command: str = "verify-index") -> str:
     return f"{command} {verdict}: {checked} checked: {counts.errors} errors, {counts.notes} notes{unreadable}{why}"
 
 
-def _dumps(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
-
-
 def finding_json(finding: Finding) -> str:
-    return _dumps({"type": "finding", **finding.as_dict()})
+    return log_json.dumps({"type": "finding", **finding.as_dict()})
 
 
 def unreadable_json(path: str, reason: str) -> str:
-    return _dumps({"type": "unreadable", "path": path, "reason": reason})
+    return log_json.dumps({"type": "unreadable", "path": path, "reason": reason})
 
 
 def summary_json(counts: VerifyCounts, command: str = "verify-index") -> str:
@@ -112,4 +108,4 @@ def summary_json(counts: VerifyCounts, command: str = "verify-index") -> str:
         body.update(batches=t.batches, records=t.records)
     body.update(errors=counts.errors, notes=counts.notes, unreadable=t.unreadable,
                 nothingChecked=counts.nothing_checked)
-    return _dumps(body)
+    return log_json.dumps(body)

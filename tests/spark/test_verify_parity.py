@@ -126,6 +126,9 @@ def test_spark_verify_equals_kdump_verify(corpus: str, spark, tmp_path: Path) ->
     assert index_found == [f for f in found if f["check"] in INDEX_CHECKS]
     expected = {"fixtures": 1, "generated": 0, "damaged": 1, "unreadable": 2, "shapes": 1}[corpus]
     assert code == expected
+    if corpus in ("fixtures", "damaged"):   # --json: the very lines of kdump verify --json
+        assert run("spark", "verify", "--json", *options, *paths, "--master", "local[2]") == \
+            run("verify", "--json", *options, *paths)
     if corpus == "shapes":
         assert summary["records"] > 2 * 3000        # every record inside the v0/v1 wrappers
         assert sorted(f["check"] for f in found if f["severity"] == "error") == ["framing", "records"]

@@ -103,15 +103,28 @@ class _Uri:
         if not self.original:
             return fs_path
         parts = urlsplit(self.original)
+        # Tasks re-open each file from its location, so every location keeps what the filesystem
+        # was opened with: the query (s3://b/k?endpoint_override=...&scheme=http) and credentials.
+        query = f"?{parts.query}" if parts.query else ""
         if fs_path.startswith("/"):                   # hdfs://host:port/path, file:///path
-            return f"{parts.scheme}://{parts.netloc}{fs_path}"
-        return f"{parts.scheme}://{fs_path}"          # s3://bucket/key, gs://bucket/key
+            return f"{parts.scheme}://{parts.netloc}{fs_path}{query}"
+        userinfo = parts.netloc.rpartition("@")[0]
+        at = f"{userinfo}@" if userinfo else ""
+        return f"{parts.scheme}://{at}{fs_path}{query}"   # s3://bucket/key, gs://bucket/key
 
 
 def read_small_file(location: str) -> bytes:
     fs, path = filesystem(location)
     with fs.open_input_file(path) as f:
         return f.read()
+
+
+def _read_index(location: str) -> bytes:
+    """An index the listing found: unreadable is an error, never a plan that silently has fewer splits."""
+    try:
+        return read_small_file(location)
+    except OSError as err:
+        raise InputError(f"cannot read the index: {err}", path=location) from None
 
 
 # ---- discovery -------------------------------------------------------------------------------
@@ -121,7 +134,7 @@ def find_segments(locations: Iterable[str]) -> list[Segment]:
     groups: dict[tuple[str, str, int], dict[int, dict[str, tuple[str, int]]]] = {}
     for location in locations:
         for uri, size in _expand(location):
-            parent, name = posixpath.split(uri.rstrip("/"))
+            parent, name = posixpath.split(_without_query(uri).rstrip("/"))
             base_text, _, suffix = name.partition(".")
             base = parse_java_long(base_text) if len(base_text) == 20 else None
             if base is None or suffix not in _SEGMENT_SUFFIXES:
@@ -141,6 +154,10 @@ def find_segments(locations: Iterable[str]) -> list[Segment]:
                                     files.get("index", (None, 0))[0], files.get("timeindex", (None, 0))[0],
                                     bases[i + 1] if i + 1 < len(bases) else None))
     return segments
+
+
+def _without_query(uri: str) -> str:
+    return uri.split("?", 1)[0] if "://" in uri else uri
 
 
 def _expand(location: str) -> Iterator[tuple[str, int]]:
@@ -181,10 +198,7 @@ def offset_index(segment: Segment) -> list[tuple[int, int]]:
     """(offset, position) entries that pass Kafka's ordering rules; [] when there is no usable index."""
     if segment.index is None:
         return []
-    try:
-        data = read_small_file(segment.index)
-    except OSError:
-        return []
+    data = _read_index(segment.index)
     entries: list[tuple[int, int]] = []
     for slot in range(count_entries(len(data), OFFSET_ENTRY_SIZE)):
         entry = read_offset_entry(data, segment.base_offset, slot)
@@ -201,10 +215,7 @@ def largest_timestamp(segment: Segment) -> int | None:
     """The largest timestamp of a rolled segment: its time index's last entry (None when unknown)."""
     if segment.time_index is None or segment.next_base_offset is None:
         return None                                     # the active segment's index lags its data
-    try:
-        data = read_small_file(segment.time_index)
-    except OSError:
-        return None
+    data = _read_index(segment.time_index)
     entries = count_entries(len(data), TIME_ENTRY_SIZE)
     best = None
     for slot in range(entries):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import posixpath
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
@@ -300,6 +300,31 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
             if narrowed is not None:
                 splits.append(narrowed)
     return splits
+
+
+DEFAULT_PACK_BYTES = 16 * 1024 * 1024
+
+
+def pack(splits: Sequence[Split], target_bytes: int) -> list[tuple[Split, ...]]:
+    """Consecutive splits grouped into tasks of at most ``target_bytes`` (a larger split is a task alone).
+
+    Partitions that roll segments on time, or compacted topics, leave many segments of a few KB;
+    a task each costs a Spark task and a Python worker round trip for almost no bytes. Order is
+    kept, so a task reads one partition's segments in offset order.
+    """
+    tasks: list[tuple[Split, ...]] = []
+    current: list[Split] = []
+    size = 0
+    for split in splits:
+        length = split.end - split.start
+        if current and size + length > target_bytes:
+            tasks.append(tuple(current))
+            current, size = [], 0
+        current.append(split)
+        size += length
+    if current:
+        tasks.append(tuple(current))
+    return tasks
 
 
 def parse_size(text: str | int) -> int:

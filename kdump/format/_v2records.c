@@ -326,8 +326,192 @@ done:
     return result;
 }
 
+/* ---- columns: the same records written straight into Arrow-style column buffers ---------------- */
+
+/*
+ * Buffers of ``columns``, in this order: fixed-width little-endian arrays, and byte strings as a
+ * length (int32, -1 for null) per value plus the bytes of the non-null ones back to back.
+ */
+enum {
+    COL_OFFSET,          /* int64 per record */
+    COL_TIMESTAMP,       /* int64 */
+    COL_SEQUENCE,        /* int32 */
+    COL_KEY_LENGTH,      /* int32, -1 null */
+    COL_KEY_DATA,
+    COL_VALUE_LENGTH,    /* int32, -1 null */
+    COL_VALUE_DATA,
+    COL_HEADER_COUNT,    /* int32 per record */
+    COL_HEADER_KEY_LENGTH,
+    COL_HEADER_KEY_DATA,
+    COL_HEADER_VALUE_LENGTH,
+    COL_HEADER_VALUE_DATA,
+    COLUMN_BUFFERS
+};
+
+/* Grow ``ba`` by n bytes and return where they start (NULL with a Python error set). */
+static inline char *
+grow(PyObject *ba, Py_ssize_t n)
+{
+    Py_ssize_t old = PyByteArray_GET_SIZE(ba);
+    if (PyByteArray_Resize(ba, old + n) < 0)
+        return NULL;
+    return PyByteArray_AS_STRING(ba) + old;
+}
+
+static inline int
+put_i32(PyObject *ba, int32_t v)
+{
+    char *p = grow(ba, 4);
+    if (p == NULL)
+        return -2;
+    memcpy(p, &v, 4);
+    return 0;
+}
+
+/* A length-prefixed byte string into a length buffer and a data buffer; -1 malformed, -2 error. */
+static inline int
+put_bytes(const unsigned char *data, Py_ssize_t len, Py_ssize_t *pos, PyObject *lengths, PyObject *bytes,
+          int nullable)
+{
+    int64_t n;
+    if (read_zigzag(data, len, pos, MAX_VARINT_BYTES, &n) < 0)
+        return -1;
+    if (n < 0) {
+        if (!nullable)
+            return -1;
+        return put_i32(lengths, -1);
+    }
+    if (n > len - *pos)
+        return -1;
+    if (put_i32(lengths, (int32_t)n) < 0)
+        return -2;
+    if (n > 0) {
+        char *p = grow(bytes, (Py_ssize_t)n);
+        if (p == NULL)
+            return -2;
+        memcpy(p, data + *pos, (size_t)n);
+    }
+    *pos += (Py_ssize_t)n;
+    return 0;
+}
+
+PyDoc_STRVAR(columns_doc,
+"columns(data, count, base_offset, base_timestamp, log_append_time, base_sequence, buffers)\n"
+"--\n\n"
+"The ``count`` records of a whole v2 records area appended to the 12 bytearrays of ``buffers``\n"
+"(offset, timestamp, sequence, key lengths and bytes, value lengths and bytes, header counts, header\n"
+"key lengths and bytes, header value lengths and bytes). Returns the number of records, or None\n"
+"when the area is not exactly ``count`` well-formed records: then the buffers are as they were and\n"
+"``decode`` (or the Python decoder, for the error) reads the batch. Values are those ``decode``\n"
+"returns, in native byte order (little-endian on the platforms Arrow runs on).");
+
+static PyObject *
+columns(PyObject *module, PyObject *args)
+{
+    Py_buffer view;
+    Py_ssize_t count;
+    long long base_offset, base_ts, base_seq;
+    PyObject *log_append_obj, *buffers;
+    PyObject *cols[COLUMN_BUFFERS];
+    Py_ssize_t before[COLUMN_BUFFERS];
+
+    if (!PyArg_ParseTuple(args, "y*nLLOLO!:columns", &view, &count, &base_offset, &base_ts, &log_append_obj,
+                          &base_seq, &PyTuple_Type, &buffers))
+        return NULL;
+    PyObject *result = NULL;
+    if (PyTuple_GET_SIZE(buffers) != COLUMN_BUFFERS) {
+        PyErr_SetString(PyExc_TypeError, "buffers must be a tuple of 12 bytearrays");
+        goto done;
+    }
+    for (int c = 0; c < COLUMN_BUFFERS; c++) {
+        cols[c] = PyTuple_GET_ITEM(buffers, c);
+        if (!PyByteArray_CheckExact(cols[c])) {
+            PyErr_SetString(PyExc_TypeError, "buffers must be a tuple of 12 bytearrays");
+            goto done;
+        }
+        before[c] = PyByteArray_GET_SIZE(cols[c]);
+    }
+    int has_log_append_ts = log_append_obj != Py_None;
+    long long log_append_ts = 0;
+    if (has_log_append_ts) {
+        log_append_ts = PyLong_AsLongLong(log_append_obj);
+        if (log_append_ts == -1 && PyErr_Occurred())
+            goto done;
+    }
+    const unsigned char *data = (const unsigned char *)view.buf;
+    Py_ssize_t len = view.len;
+    int status = -1;
+    if (count < 0 || count > len / MIN_RECORD_BYTES)
+        goto rollback;
+    /* Fixed-width columns: room for every record up front. */
+    char *offsets = grow(cols[COL_OFFSET], count * 8);
+    char *timestamps = offsets == NULL ? NULL : grow(cols[COL_TIMESTAMP], count * 8);
+    char *sequences = timestamps == NULL ? NULL : grow(cols[COL_SEQUENCE], count * 4);
+    char *header_counts = sequences == NULL ? NULL : grow(cols[COL_HEADER_COUNT], count * 4);
+    if (header_counts == NULL) {
+        status = -2;
+        goto rollback;
+    }
+    Py_ssize_t pos = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        int64_t length, ts_delta, offset_delta, header_count;
+        if (read_zigzag(data, len, &pos, MAX_VARINT_BYTES, &length) < 0 || length < 0 || length > len - pos)
+            goto rollback;
+        Py_ssize_t end = pos + (Py_ssize_t)length;
+        pos += 1;  /* attributes: unused */
+        if (read_zigzag(data, len, &pos, MAX_VARLONG_BYTES, &ts_delta) < 0 ||
+            read_zigzag(data, len, &pos, MAX_VARINT_BYTES, &offset_delta) < 0)
+            goto rollback;
+        if ((status = put_bytes(data, len, &pos, cols[COL_KEY_LENGTH], cols[COL_KEY_DATA], 1)) < 0 ||
+            (status = put_bytes(data, len, &pos, cols[COL_VALUE_LENGTH], cols[COL_VALUE_DATA], 1)) < 0)
+            goto rollback;
+        status = -1;
+        if (read_zigzag(data, len, &pos, MAX_VARINT_BYTES, &header_count) < 0 || header_count < 0 ||
+            header_count > len - pos)
+            goto rollback;
+        for (int64_t h = 0; h < header_count; h++) {
+            if ((status = put_bytes(data, len, &pos, cols[COL_HEADER_KEY_LENGTH], cols[COL_HEADER_KEY_DATA], 0)) < 0 ||
+                (status = put_bytes(data, len, &pos, cols[COL_HEADER_VALUE_LENGTH],
+                                    cols[COL_HEADER_VALUE_DATA], 1)) < 0)
+                goto rollback;
+        }
+        status = -1;
+        if (pos != end)
+            goto rollback;
+        /* Java long arithmetic wraps, as in read_record. */
+        int64_t offset = (int64_t)((uint64_t)base_offset + (uint64_t)offset_delta);
+        int64_t timestamp = has_log_append_ts ? log_append_ts : (int64_t)((uint64_t)base_ts + (uint64_t)ts_delta);
+        int32_t sequence = base_seq < 0 ? -1 : (int32_t)kdump_increment_sequence(base_seq, offset_delta);
+        int32_t headers = (int32_t)header_count;
+        /* The fixed-width buffers may have moved: data buffers are other objects, these were grown once. */
+        memcpy(PyByteArray_AS_STRING(cols[COL_OFFSET]) + before[COL_OFFSET] + i * 8, &offset, 8);
+        memcpy(PyByteArray_AS_STRING(cols[COL_TIMESTAMP]) + before[COL_TIMESTAMP] + i * 8, &timestamp, 8);
+        memcpy(PyByteArray_AS_STRING(cols[COL_SEQUENCE]) + before[COL_SEQUENCE] + i * 4, &sequence, 4);
+        memcpy(PyByteArray_AS_STRING(cols[COL_HEADER_COUNT]) + before[COL_HEADER_COUNT] + i * 4, &headers, 4);
+    }
+    if (pos != len)
+        goto rollback;
+    result = PyLong_FromSsize_t(count);
+    goto done;
+
+rollback:
+    for (int c = 0; c < COLUMN_BUFFERS; c++) {
+        if (PyByteArray_GET_SIZE(cols[c]) != before[c] && PyByteArray_Resize(cols[c], before[c]) < 0)
+            status = -2;
+    }
+    if (status != -2) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+
+done:
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"decode", decode, METH_VARARGS, decode_doc},
+    {"columns", columns, METH_VARARGS, columns_doc},
     {NULL, NULL, 0, NULL},
 };
 

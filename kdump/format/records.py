@@ -83,24 +83,35 @@ def iter_records(buf: Buffer, batch: Batch, *, values: bool = True) -> Iterator[
     iterating.
     """
     fast = _accelerated_decode
-    count = batch.records_count
-    if fast is not None and count is not None and 0 <= count <= GROUP_SIZE and batch.size >= V2_HEADER_SIZE:
+    if fast is not None:
         # The common case, a small batch whose records fit one chunk, in one call and without
         # generators; anything else goes the general way, which starts over and words the errors.
-        area = buf[batch.position + V2_HEADER_SIZE:batch.end]
-        data: Buffer | None = area
-        codec_id = batch.attributes & 0x07
-        if codec_id:
-            data = _single_chunk(area, codec_id, batch) if codec_id < len(_CODECS) else None
+        data = small_v2_area(buf, batch)
         if data is not None:
-            decoded = fast(data, count, batch.base_offset, batch.base_timestamp, batch.log_append_time,
-                           batch.base_sequence, Record)
+            decoded = fast(data, batch.records_count, batch.base_offset, batch.base_timestamp,
+                           batch.log_append_time, batch.base_sequence, Record)
             if decoded is not None and decoded[1] == len(data):
                 return iter((decoded[0],))
     return _iter_records(buf, batch, values)
 
 
 _CODECS = tuple(Codec)
+
+
+def small_v2_area(buf: Buffer, batch: Batch) -> Buffer | None:
+    """The (decompressed) records area of a v2 batch of at most ``GROUP_SIZE`` records in one buffer.
+
+    None when the batch is not such a batch (legacy, too many records, header too short, unknown
+    codec, or more than one decompressed chunk): ``iter_records`` then reads it as a stream.
+    """
+    count = batch.records_count
+    if count is None or not 0 <= count <= GROUP_SIZE or batch.size < V2_HEADER_SIZE:
+        return None
+    area = buf[batch.position + V2_HEADER_SIZE:batch.end]
+    codec_id = batch.attributes & 0x07
+    if not codec_id:
+        return area
+    return _single_chunk(area, codec_id, batch) if codec_id < len(_CODECS) else None
 
 
 def _single_chunk(area: Buffer, codec_id: int, batch: Batch) -> Buffer | None:
@@ -386,4 +397,5 @@ __all__ = [
     "decode_v2_record_area",
     "iter_records",
     "read_batch",
+    "small_v2_area",
 ]

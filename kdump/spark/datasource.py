@@ -7,15 +7,16 @@ Options (Spark lower-cases option names and passes values as strings):
     level       record (default) | batch
     splitBytes  cut segments larger than this into byte ranges at .index positions (default 128m)
     chunkBytes  bytes a task reads at a time (default 8m): bounds worker memory
-    maxRowsPerBatch  rows per Arrow batch handed to Spark (default 65536)
+    maxRowsPerBatch  rows per Arrow batch handed to Spark (default 8192)
     isolation   read_uncommitted (default: every record, control records too) | read_committed (what a
                 read_committed consumer returns: no aborted transactions, no control records)
+    packBytes   consecutive splits smaller than this (and than splitBytes) share a task (default 16m)
     pushdown    true to use pushed filters on topic/partition/offset/timestamp to skip work. Needs
                 ``spark.sql.python.filterPushdown.enabled=true``: Spark refuses every read of a
                 reader that defines ``pushFilters`` while that setting is off, so the plain reader
                 class does not define it (``kdump.spark.load`` sets this option from the session).
 
-One InputPartition per split; ``read`` yields Arrow batches built by ``kdump.spark.reading``.
+One InputPartition per task of packed splits; ``read`` yields Arrow batches built by ``kdump.spark.reading``.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType
 
 from kdump.log.isolation import ISOLATION_LEVELS, READ_COMMITTED, READ_UNCOMMITTED
-from kdump.spark.planning import DEFAULT_SPLIT_BYTES, Pruning, Split, parse_size, plan
+from kdump.spark.planning import DEFAULT_PACK_BYTES, DEFAULT_SPLIT_BYTES, Pruning, Split, pack, parse_size, plan
 from kdump.spark.reading import DEFAULT_CHUNK_BYTES, DEFAULT_MAX_ROWS, ReadOptions, read_split
 from kdump.spark.schema import LEVELS, narrow, spark_schema
 
@@ -52,11 +53,11 @@ NAME = "kafka-log"
 
 
 class SplitPartition(InputPartition):
-    """A picklable wrapper around one planned ``Split`` (Spark wants InputPartition instances)."""
+    """A picklable wrapper around the planned ``Split``s of one task (Spark wants InputPartition instances)."""
 
-    def __init__(self, split: Split) -> None:
-        super().__init__(split)
-        self.split = split
+    def __init__(self, splits: tuple[Split, ...]) -> None:
+        super().__init__(splits)
+        self.splits = splits
 
 
 def paths_from_options(options: Mapping[str, str]) -> list[str]:
@@ -109,8 +110,9 @@ class KafkaLogDataSource(DataSource):
                               max_rows=int(self.options.get("maxrowsperbatch", DEFAULT_MAX_ROWS)),
                               isolation=self.isolation)
         split_bytes = parse_size(self.options.get("splitbytes", DEFAULT_SPLIT_BYTES))
+        pack_bytes = min(split_bytes, parse_size(self.options.get("packbytes", DEFAULT_PACK_BYTES)))
         cls = KafkaLogPushdownReader if _flag(self.options.get("pushdown")) else KafkaLogReader
-        return cls(paths_from_options(self.options), arrow, options, split_bytes)
+        return cls(paths_from_options(self.options), arrow, options, split_bytes, pack_bytes)
 
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
@@ -123,7 +125,7 @@ class KafkaLogDataSource(DataSource):
 
 
 # Spark lower-cases option names; "path"/"paths" are how load() passes its argument.
-OPTION_NAMES = ("level", "splitBytes", "chunkBytes", "maxRowsPerBatch", "pushdown", "isolation")
+OPTION_NAMES = ("level", "splitBytes", "chunkBytes", "maxRowsPerBatch", "packBytes", "pushdown", "isolation")
 
 
 def check_option_names(options: Mapping[str, str]) -> None:
@@ -135,11 +137,13 @@ def check_option_names(options: Mapping[str, str]) -> None:
 
 
 class KafkaLogReader(DataSourceReader):
-    def __init__(self, paths: list[str], schema: pa.Schema, options: ReadOptions, split_bytes: int) -> None:
+    def __init__(self, paths: list[str], schema: pa.Schema, options: ReadOptions, split_bytes: int,
+                 pack_bytes: int = DEFAULT_PACK_BYTES) -> None:
         self.paths = paths
         self.arrow_schema = schema
         self.options = options
         self.split_bytes = split_bytes
+        self.pack_bytes = pack_bytes
 
     @property
     def needs_aborts(self) -> bool:
@@ -148,12 +152,13 @@ class KafkaLogReader(DataSourceReader):
     def partitions(self) -> Sequence[InputPartition]:
         splits = plan(self.paths, split_bytes=self.split_bytes, pruning=self.options.pruning,
                       with_aborts=self.needs_aborts)
-        return [SplitPartition(split) for split in splits]
+        return [SplitPartition(task) for task in pack(splits, self.pack_bytes)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, SplitPartition):
             return                     # Spark's stand-in InputPartition(None) when everything was pruned
-        yield from read_split(partition.split, self.arrow_schema, self.options)
+        for split in partition.splits:
+            yield from read_split(split, self.arrow_schema, self.options)
 
 
 class KafkaLogPushdownReader(KafkaLogReader):

@@ -58,9 +58,26 @@ class _Uri:
         if not self.original:
             return fs_path
         parts = urlsplit(self.original)
+        # Tasks re-open each file from its location, so every location keeps what the filesystem
+        # was opened with: the query (s3://b/k?endpoint_override=...&scheme=http) and credentials.
+        query = f"?{parts.query}" if parts.query else ""
         if fs_path.startswith("/"):                   # hdfs://host:port/path, file:///path
-            return f"{parts.scheme}://{parts.netloc}{fs_path}"
-        return f"{parts.scheme}://{fs_path}"          # s3://bucket/key, gs://bucket/key
+            return f"{parts.scheme}://{parts.netloc}{fs_path}{query}"
+        userinfo = parts.netloc.rpartition("@")[0]
+        at = f"{userinfo}@" if userinfo else ""
+        return f"{parts.scheme}://{at}{fs_path}{query}"   # s3://bucket/key, gs://bucket/key
+
+
+def _without_query(uri: str) -> str:
+    return uri.split("?", 1)[0] if "://" in uri else uri
+
+
+def shown_location(uri: str) -> str:
+    """A location as data may show it (the ``path`` column): no query, no credentials."""
+    if "://" not in uri:
+        return uri
+    parts = urlsplit(_without_query(uri))
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}{parts.path}"
 
 
 # ---- discovery -------------------------------------------------------------------------------
@@ -70,7 +87,7 @@ def find_segments(locations: Iterable[str]) -> list[Segment]:
     groups: dict[tuple[str, str, int], dict[int, dict[str, tuple[str, int]]]] = {}
     for location in locations:
         for uri, size in _expand(location):
-            parent, name = posixpath.split(uri.rstrip("/"))
+            parent, name = posixpath.split(_without_query(uri).rstrip("/"))
             base_text, _, suffix = name.partition(".")
             base = parse_java_long(base_text) if len(base_text) == 20 else None
             if base is None or suffix not in _SEGMENT_SUFFIXES:
@@ -85,11 +102,11 @@ def find_segments(locations: Iterable[str]) -> list[Segment]:
     for (parent, topic, partition), by_base in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0])):
         bases = sorted(b for b, files in by_base.items() if "log" in files)
         log_dir = posixpath.dirname(parent)
-        if log_dir not in brokers:
-            brokers[log_dir] = broker_id(log_dir)
         for i, base in enumerate(bases):
             files = by_base[base]
             log, size = files["log"]
+            if log_dir not in brokers:
+                brokers[log_dir] = broker_id(log_dir, log[len(_without_query(log)):])
             segments.append(Segment(topic, partition, base, log, size,
                                     files.get("index", (None, 0))[0], files.get("timeindex", (None, 0))[0],
                                     bases[i + 1] if i + 1 < len(bases) else None,
@@ -106,10 +123,12 @@ def require_segments(locations: Iterable[str]) -> list[Segment]:
     return segments
 
 
-def broker_id(log_dir: str) -> int | None:
-    """The broker a log dir belongs to: ``node.id`` (KRaft) or ``broker.id`` in its meta.properties."""
+def broker_id(log_dir: str, query: str = "") -> int | None:
+    """The broker a log dir belongs to: ``node.id`` (KRaft) or ``broker.id`` in its meta.properties
+    (``query``: the URI's ``?...``, which the filesystem needs to open it)."""
     try:
-        props = parse_properties(read_small_file(posixpath.join(log_dir, "meta.properties")), "meta.properties")
+        props = parse_properties(read_small_file(posixpath.join(log_dir, "meta.properties") + query),
+                                 "meta.properties")
     except (OSError, ValueError):
         return None
     for key in ("node.id", "broker.id"):

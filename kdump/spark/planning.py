@@ -14,10 +14,11 @@ it is corrupt: run ``kdump spark verify`` first on data you do not trust.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from kdump.errors import InputError
 from kdump.format.batch import Batch
 from kdump.format.index import (
     OFFSET_ENTRY_SIZE,
@@ -77,14 +78,19 @@ class Pruning:
 
 # ---- splitting and pruning ---------------------------------------------------------------------
 
+def _read_index(location: str) -> bytes:
+    """An index the listing found: unreadable is an error, never a plan that silently has fewer splits."""
+    try:
+        return read_small_file(location)
+    except OSError as err:
+        raise InputError(f"cannot read the index: {err}", path=location) from None
+
+
 def offset_index(segment: Segment) -> list[tuple[int, int]]:
     """(offset, position) entries that pass Kafka's ordering rules; [] when there is no usable index."""
     if segment.index is None:
         return []
-    try:
-        data = read_small_file(segment.index)
-    except OSError:
-        return []
+    data = _read_index(segment.index)
     entries: list[tuple[int, int]] = []
     for slot in range(count_entries(len(data), OFFSET_ENTRY_SIZE)):
         entry = read_offset_entry(data, segment.base_offset, slot)
@@ -101,10 +107,7 @@ def largest_timestamp(segment: Segment) -> int | None:
     """The largest timestamp of a rolled segment: its time index's last entry (None when unknown)."""
     if segment.time_index is None or segment.next_base_offset is None:
         return None                                     # the active segment's index lags its data
-    try:
-        data = read_small_file(segment.time_index)
-    except OSError:
-        return None
+    data = _read_index(segment.time_index)
     entries = count_entries(len(data), TIME_ENTRY_SIZE)
     best = None
     for slot in range(entries):
@@ -288,6 +291,31 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
                         narrowed = replace(narrowed, aborted=_reaching(in_partition, narrowed), aborts_known=True)
                     splits.append(narrowed)
     return splits
+
+
+DEFAULT_PACK_BYTES = 16 * 1024 * 1024
+
+
+def pack(splits: Sequence[Split], target_bytes: int) -> list[tuple[Split, ...]]:
+    """Consecutive splits grouped into tasks of at most ``target_bytes`` (a larger split is a task alone).
+
+    Partitions that roll segments on time, or compacted topics, leave many segments of a few KB;
+    a task each costs a Spark task and a Python worker round trip for almost no bytes. Order is
+    kept, so a task reads one partition's segments in offset order.
+    """
+    tasks: list[tuple[Split, ...]] = []
+    current: list[Split] = []
+    size = 0
+    for split in splits:
+        length = split.end - split.start
+        if current and size + length > target_bytes:
+            tasks.append(tuple(current))
+            current, size = [], 0
+        current.append(split)
+        size += length
+    if current:
+        tasks.append(tuple(current))
+    return tasks
 
 
 def parse_size(text: str | int) -> int:

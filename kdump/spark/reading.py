@@ -35,11 +35,15 @@ from kdump.format.control import ControlType, parse_control_key
 from kdump.format.crc import crc32, crc32c
 from kdump.format.records import Record, decode_records
 from kdump.log.isolation import READ_COMMITTED, READ_UNCOMMITTED, AbortedTransactions
+from kdump.spark.columns import NAMES as RECORD_COLUMNS
+from kdump.spark.columns import RecordColumns
+from kdump.spark.discovery import shown_location
 from kdump.spark.planning import Pruning, Split, filesystem
 from kdump.spark.schema import arrow_schema
 
 DEFAULT_CHUNK_BYTES = 8 * 1024 * 1024
-DEFAULT_MAX_ROWS = 65536
+DEFAULT_MAX_ROWS = 8192
+MAX_BATCH_BYTES = 64 * 1024 * 1024   # keys, values and headers in one Arrow batch (memory per task)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,11 +110,10 @@ def scan_range(location: str, start: int, end: int, chunk_bytes: int = DEFAULT_C
 
 # ---- rows -------------------------------------------------------------------------------------
 
-_PER_RECORD = ("offset", "timestamp", "key", "value", "headers", "sequence")   # Record field order
 _CONSTANT = ("topic", "partition", "segment", "path", "log_dir", "broker")
-# Columns holding a Record field under another name: the record's int64 milliseconds (``timestamp``
-# holds the same value as a Spark TIMESTAMP, see _timestamps).
-_RECORD_FIELD = {"timestamp_ms": _PER_RECORD.index("timestamp")}
+# Per-record columns: those RecordColumns builds, and ``timestamp_ms``, the record's int64 milliseconds
+# (``timestamp`` holds the same instant as a Spark TIMESTAMP, see _timestamps).
+_PER_RECORD = (*RECORD_COLUMNS, "timestamp_ms")
 
 
 def _codec_name(batch: Batch) -> str:
@@ -145,21 +148,22 @@ class RowBuilder:
     """Collects rows column by column for the requested schema only, and cuts Arrow batches.
 
     Values that are the same for every record of an entry are kept once per entry and expanded
-    with one ``take`` at flush time; record values arrive as whole columns via ``zip(*records)``.
+    with one ``take`` at flush time; record values go into flat buffers (``RecordColumns``).
     """
 
-    def __init__(self, split: Split, schema: pa.Schema, level: str) -> None:
+    def __init__(self, split: Split, schema: pa.Schema, level: str, max_rows: int = DEFAULT_MAX_ROWS) -> None:
         self.schema = schema
         self.level = level
+        self.max_rows = max_rows
         self.constants = {"topic": split.segment.topic, "partition": split.segment.partition,
-                          "segment": split.segment.base_offset, "path": split.segment.log,
+                          "segment": split.segment.base_offset, "path": shown_location(split.segment.log),
                           "log_dir": split.segment.log_dir, "broker": split.segment.broker}
-        fields = {**{n: i for i, n in enumerate(_PER_RECORD)}, **_RECORD_FIELD} if level == "record" else {}
-        per_record = tuple(fields)
-        self.record_cols = [(name, fields[name]) for name in schema.names if name in fields]
+        per_record = _PER_RECORD if level == "record" else ()
+        self.record_fields = {f.name: f.type for f in schema if f.name in per_record}
         self.batch_cols = [n for n in schema.names if n not in per_record and n not in _CONSTANT
                            and n not in ("isvalid", "error")]
         self.validity_cols = [n for n in ("isvalid", "error") if n in schema.names]
+        self.records = RecordColumns()
         self.aborted: bool | None = None    # the ``aborted`` value of the entry being added
         self._reset()
 
@@ -167,7 +171,11 @@ class RowBuilder:
         self.rows = 0
         self.counts: list[int] = []
         self.per_batch: dict[str, list] = {n: [] for n in self.batch_cols + self.validity_cols}
-        self.per_record: dict[str, list] = {n: [] for n, _ in self.record_cols}
+
+    @property
+    def full(self) -> bool:
+        """Time to cut an Arrow batch: enough rows, or enough key/value bytes to bound memory."""
+        return self.rows >= self.max_rows or self.records.data_bytes >= MAX_BATCH_BYTES
 
     def _add_batch_values(self, position: int, batch: Batch | None, valid: bool, error: str | None) -> None:
         for name in self.batch_cols:
@@ -183,25 +191,43 @@ class RowBuilder:
             if "error" in self.per_batch:
                 self.per_batch["error"].append(error)
 
+    def _add_rows(self, n: int, position: int, batch: Batch | None, valid: bool, error: str | None) -> None:
+        self.counts.append(n)
+        self.rows += n
+        self._add_batch_values(position, batch, valid, error)
+
+    def add_v2_batch(self, position: int, buf: memoryview, batch: Batch) -> int | None:
+        """A valid v2 batch's records straight into columns; None when the general path must read it."""
+        n = self.records.add_batch(buf, batch)
+        if n:
+            self._add_rows(n, position, batch, True, None)
+        return n
+
     def add_records(self, position: int, batch: Batch, records: list[Record], valid: bool,
                     error: str | None) -> None:
         if not records:
             return                                        # an emptied (compacted) batch has no rows
-        self.counts.append(len(records))
-        self.rows += len(records)
-        self._add_batch_values(position, batch, valid, error)
-        if self.record_cols:
-            columns = list(zip(*records, strict=True))
-            for name, i in self.record_cols:
-                self.per_record[name].extend(columns[i])
+        self.records.add_records(records)
+        self._add_rows(len(records), position, batch, valid, error)
 
     def add_entry(self, position: int, batch: Batch | None, valid: bool, error: str | None) -> None:
         """One row for an entry: a batch-level row, or the single row of an unreadable entry."""
-        self.counts.append(1)
-        self.rows += 1
-        self._add_batch_values(position, batch, valid, error)
-        for name, _ in self.record_cols:
-            self.per_record[name].append(None)
+        if self.level == "record":
+            self.records.add_missing()
+        self._add_rows(1, position, batch, valid, error)
+
+    def _record_arrays(self) -> dict[str, pa.Array]:
+        """RecordColumns' arrays, and the two timestamp columns from its int64 milliseconds."""
+        fields = dict(self.record_fields)
+        times = {name: fields.pop(name) for name in ("timestamp", "timestamp_ms") if name in fields}
+        if times:
+            fields["timestamp"] = pa.int64()
+        arrays = self.records.arrays(fields)
+        if times:
+            millis = arrays.pop("timestamp")
+            for name, type_ in times.items():
+                arrays[name] = _timestamps(millis, type_) if pa.types.is_timestamp(type_) else millis.cast(type_)
+        return arrays
 
     def flush(self) -> pa.RecordBatch | None:
         if not self.rows:
@@ -210,62 +236,25 @@ class RowBuilder:
         take = None
         if len(self.counts) != n:                         # some entries span several rows
             take = pa.array(np.repeat(np.arange(len(self.counts), dtype=np.int32), self.counts))
+        per_record = self._record_arrays() if self.level == "record" else {}
+        per_batch = {f.name: pa.array(self.per_batch[f.name], f.type) for f in self.schema if f.name in self.per_batch}
+        if take is not None and per_batch:                # one take for all of them: a call costs ~25 us
+            spread = pa.RecordBatch.from_pydict(per_batch).take(take)
+            per_batch = dict(zip(spread.schema.names, spread.columns, strict=True))
         arrays = []
         for f in self.schema:
             if f.name in self.constants:
                 arrays.append(pa.repeat(pa.scalar(self.constants[f.name], f.type), n))
-            elif f.name in self.per_record:
-                values = self.per_record[f.name]
-                if f.name == "headers":
-                    arrays.append(_headers_array(values, f.type))
-                elif pa.types.is_timestamp(f.type):
-                    arrays.append(_timestamps(values, f.type))
-                else:
-                    arrays.append(pa.array(values, f.type))
             else:
-                column = pa.array(self.per_batch[f.name], f.type)
-                arrays.append(column if take is None else column.take(take))
+                arrays.append(per_record[f.name] if f.name in per_record else per_batch[f.name])
         self._reset()
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
 
-def _timestamps(millis: list, ts_type: pa.DataType) -> pa.Array:
+def _timestamps(millis: pa.Array, ts_type: pa.DataType) -> pa.Array:
     """Kafka's epoch milliseconds as a timestamp column; -1 (Kafka's NO_TIMESTAMP, v0 messages) is null."""
-    ms = pa.array(millis, pa.int64())
-    ms = pc.if_else(pc.equal(ms, -1), pa.scalar(None, pa.int64()), ms)
+    ms = pc.if_else(pc.equal(millis, -1), pa.scalar(None, pa.int64()), millis)
     return pc.multiply(ms, 1000 if ts_type.unit == "us" else 1).cast(ts_type)
-
-
-def _headers_array(values: list, list_type: pa.DataType) -> pa.Array:
-    """list<struct<key string, value binary>> from tuples of (bytes, bytes|None) pairs, or None."""
-    struct_type = list_type.value_type
-    if values.count(()) == len(values):                  # the usual case: no headers at all (C-speed test)
-        empty = pa.StructArray.from_arrays([pa.array([], pa.string()), pa.array([], struct_type.field("value").type)],
-                                           fields=list(struct_type))
-        return pa.ListArray.from_arrays(pa.array(np.zeros(len(values) + 1, dtype=np.int32)), empty, type=list_type)
-    offsets = [0]
-    keys: list[bytes] = []
-    vals: list[bytes | None] = []
-    nulls = []
-    total = 0
-    for headers in values:
-        if headers is None:
-            nulls.append(True)
-        else:
-            nulls.append(False)
-            for k, v in headers:
-                keys.append(k)
-                vals.append(v)
-            total += len(headers)
-        offsets.append(total)
-    try:
-        key_array = pa.array(keys, pa.binary()).cast(pa.string())
-    except pa.ArrowInvalid:                               # not UTF-8: show it, don't fail the task
-        key_array = pa.array([k.decode("utf-8", "replace") for k in keys], pa.string())
-    items = pa.StructArray.from_arrays([key_array, pa.array(vals, struct_type.field("value").type)],
-                                       fields=list(struct_type))
-    mask = pa.array(nulls, pa.bool_()) if any(nulls) else None
-    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), items, type=list_type, mask=mask)
 
 
 def crc_problem(entry: Entry) -> str:
@@ -319,7 +308,7 @@ def read_split(split: Split, schema: pa.Schema | None = None,
                options: ReadOptions = ReadOptions()) -> Iterator[pa.RecordBatch]:
     """Arrow batches for one split, with exactly ``schema``'s columns (default: the level's schema)."""
     schema = schema if schema is not None else arrow_schema(options.level)
-    builder = RowBuilder(split, schema, options.level)
+    builder = RowBuilder(split, schema, options.level, options.max_rows)
     records_level = options.level == "record"
     check_pruning = not options.pruning.is_empty
     aborts = AbortedTransactions(split.aborted, known=split.aborts_known)
@@ -340,14 +329,14 @@ def read_split(split: Split, schema: pa.Schema | None = None,
         else:
             assert entry.buf is not None
             try:
-                records = decode_records(entry.buf, batch)
+                if builder.add_v2_batch(entry.position, entry.buf, batch) is None:
+                    records = decode_records(entry.buf, batch)
+                    bad = batch.is_legacy and any(r.legacy_valid is False for r in records)
+                    builder.add_records(entry.position, batch, records, not bad,
+                                        "CRC-32 mismatch in an inner message" if bad else None)
             except FormatError as err:
                 builder.add_entry(entry.position, batch, False, err.reason)
-            else:
-                bad = batch.is_legacy and any(r.legacy_valid is False for r in records)
-                builder.add_records(entry.position, batch, records, not bad,
-                                    "CRC-32 mismatch in an inner message" if bad else None)
-        if builder.rows >= options.max_rows:
+        if builder.full:
             out = builder.flush()
             if out is not None:
                 yield out

@@ -156,7 +156,7 @@ def test_partitions_and_read_without_spark(log_dirs: Path) -> None:
     expected = [t for t in reference_rows(log_dirs) if t[0] == "orders" and t[1] == 1 and t[4] >= 150]
     assert [t for t in as_tuples(rows) if t[0] == "orders" and t[1] == 1 and t[4] >= 150] == expected
     list(reader.pushFilters([EqualTo(("topic",), "payments")]))    # another query's filters: nothing kept
-    assert {p.split.segment.topic for p in reader.partitions()} == {"payments"}
+    assert {s.segment.topic for p in reader.partitions() for s in p.splits} == {"payments"}
     list(reader.pushFilters([]))
     assert len(reader.partitions()) == len(everything)
 
@@ -172,7 +172,7 @@ def test_offset_pruning_never_loses_rows(log_dirs: Path, lo: int, hi: int) -> No
 def test_paths_as_list_glob_and_single_segment(log_dirs: Path, tmp_path: Path) -> None:
     paths = json.dumps([str(log_dirs / "orders-0"), str(log_dirs / "pay*")])
     reader = KafkaLogDataSource({"paths": paths}).reader(spark_schema("record"))
-    topics = {(p.split.segment.topic, p.split.segment.partition) for p in reader.partitions()}
+    topics = {(s.segment.topic, s.segment.partition) for p in reader.partitions() for s in p.splits}
     assert topics == {("orders", 0), ("payments", 0), ("payments", 1)}
     single = tmp_path / "orders-0"
     shutil.copytree(log_dirs / "orders-0", single)

@@ -8,7 +8,6 @@ it must decline (legacy entries, malformed records) where the general path words
 from __future__ import annotations
 
 import datetime
-
 import struct
 from pathlib import Path
 

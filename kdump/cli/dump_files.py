@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import importlib
 import multiprocessing
+import os
 import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -12,9 +14,11 @@ from kdump import dump as library
 from kdump.cli.boundary import print_error
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.parallel import WorkerPool
+from kdump.cli.progress import progress_bar, wants_progress
 from kdump.dump import DumpOptions
 from kdump.dump.filters import RecordFilter, parse_offset_range
-from kdump.errors import UsageError
+from kdump.dump.paths import expand_paths
+from kdump.errors import KdumpError, UsageError
 from kdump.render.decoders import BytesDecoder, escaped, escaped_pair, kafka_decoder_class, string_decoder
 from kdump.render.dialect import Dialect, parse_kafka_version
 from kdump.render.log_text import RecordDecoder, RecordTextOptions
@@ -126,10 +130,39 @@ def dump_files(**flags: object) -> int:
         return ExitCode.DUMP_USAGE
     paths = split_files(str(flags["files"]))
     jobs = int(str(flags.get("jobs") or 1))
-    if jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
-        # Workers inherit the options (their decoders cannot be pickled) by being forked.
-        with WorkerPool(jobs) as pool:
-            result = library.dump_files(paths, options, map_files=pool.ordered_map)
-    else:
-        result = library.dump_files(paths, options)
+    # A bar on stderr only while the dump goes elsewhere (a file, a pipe): on the same terminal every
+    # line of the dump would have to take it off the screen first.
+    show = wants_progress(options.json) and not _is_terminal(sys.stdout)
+    total = _total_size(paths) if show else None
+    with progress_bar(total, "dump", show=show) as bar:
+        def tick(path: str) -> None:
+            bar.advance(_size(path))
+
+        if jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
+            # Workers inherit the options (their decoders cannot be pickled) by being forked.
+            with WorkerPool(jobs) as pool:
+                result = library.dump_files(paths, options, map_files=pool.ordered_map, on_file=tick)
+        else:
+            result = library.dump_files(paths, options, on_file=tick)
     return ExitCode.OK if result.ok else ExitCode.FILE_ERROR
+
+
+def _total_size(paths: list[str]) -> int | None:
+    try:
+        return sum(_size(path) for path in expand_paths(paths))
+    except (OSError, KdumpError):
+        return None   # the dump reports an unreadable directory; the bar counts without a total
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size if path else 0
+    except OSError:
+        return 0   # the dump reports it
+
+
+def _is_terminal(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (ValueError, AttributeError):
+        return False

@@ -14,7 +14,7 @@ import click
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, kafka_version_option, traceback_option
-from kdump.cli.time_options import TimeInput
+from kdump.cli.time_options import TimeInput, time_style_options
 from kdump.dump import DumpOptions, dump_records_from
 from kdump.dump.filters import RecordFilter
 from kdump.log.logdir import read_partition_dir
@@ -22,7 +22,7 @@ from kdump.log.lookup import LookupResult, find_offset, find_timestamp
 from kdump.render import log_json
 from kdump.render.dialect import parse_kafka_version
 from kdump.render.log_text import RecordTextOptions
-from kdump.render.times import TIME_INPUT_HELP
+from kdump.render.times import TIME_INPUT_HELP, TimeStyle
 
 
 def _render_json(result: LookupResult, explain: bool) -> str:
@@ -49,11 +49,12 @@ def _render_json(result: LookupResult, explain: bool) -> str:
               help="Print this many records from the one found (on into later batches and segments).")
 @click.option("--explain", is_flag=True, help="Show each step of Kafka's lookup and the bytes it reads.")
 @click.option("--print-data-log", is_flag=True, help="Print the record's key and value.")
+@time_style_options()
 @kafka_version_option
 @json_option
 @traceback_option
 def find(partition_dir: str, offset: int | None, timestamp: int | None, count: int, explain: bool,
-         print_data_log: bool, kafka_version: str, json_output: bool, traceback: bool) -> None:
+         print_data_log: bool, times: TimeStyle, kafka_version: str, json_output: bool, traceback: bool) -> None:
     """Find a record by offset or timestamp the way a broker does (LogSegment.translateOffset,
     LogSegment.findOffsetByTimestamp).
 
@@ -77,7 +78,8 @@ def find(partition_dir: str, offset: int | None, timestamp: int | None, count: i
     if result.found and (count > 1 or not json_output):
         # The batch and ``count`` records from the one found, as ``kdump --files ... --offsets X.. --limit N``.
         assert result.segment is not None and result.batch is not None and result.record is not None
-        options = DumpOptions(deep=True, records=RecordTextOptions(print_contents=print_data_log), dialect=dialect,
+        records = RecordTextOptions(print_contents=print_data_log, times=None if times.fmt == "epoch" else times)
+        options = DumpOptions(deep=True, records=records, dialect=dialect,
                               json=json_output, filter=RecordFilter(first_offset=result.record.offset, limit=count))
         later = [s for s in partition.segments if s.base_offset >= result.segment.base_offset]
         dump_records_from(later, result.batch.position, options)

@@ -49,11 +49,13 @@ class DumpResult:
 
 
 def dump_files(paths: list[str], options: DumpOptions | None = None, *, out: TextIO | None = None,
-               err: TextIO | None = None, map_files: FileMapper | None = None) -> DumpResult:
+               err: TextIO | None = None, map_files: FileMapper | None = None,
+               on_file: Callable[[str], None] | None = None) -> DumpResult:
     """Dump ``paths`` (files, partition directories or log dirs) as ``kafka-dump-log --files`` does.
 
     ``map_files`` (``WorkerPool.ordered_map`` for ``--jobs``) dumps groups of files in worker
     processes; their recorded output is written here in the files' order, so it is the same bytes.
+    ``on_file(path)`` is called once each file's output is written (a progress bar's tick).
     """
     run = DumpRun(options=options or DumpOptions(), out=out or sys.stdout, err=err or sys.stderr)
     options = run.options
@@ -73,8 +75,10 @@ def dump_files(paths: list[str], options: DumpOptions | None = None, *, out: Tex
                 break
             run.records = options.records_for(path, from_directory)
             dump_one(run, path)
+            if on_file is not None:
+                on_file(path)
     else:
-        _dump_in_workers(run, jobs, map_files)
+        _dump_in_workers(run, jobs, map_files, on_file)
     if options.json:  # JSON consumers read one stream: the summaries join the objects on stdout
         for obj in run.summaries.json_objects(dialect):
             run.out.write(log_json.dumps(obj) + "\n")
@@ -142,16 +146,20 @@ def _groups(jobs: list[FileJob]) -> Iterator[list[FileJob]]:
         yield group
 
 
-def _dump_in_workers(run: DumpRun, jobs: list[FileJob], map_files: FileMapper) -> None:
+def _dump_in_workers(run: DumpRun, jobs: list[FileJob], map_files: FileMapper,
+                     on_file: Callable[[str], None] | None) -> None:
     global _worker_run
     with tempfile.TemporaryDirectory(prefix="kdump-jobs-") as directory:
         _worker_run = (run.options, directory)
         try:
-            for _group, recorded in map_files(_dump_recorded, _groups(jobs)):
+            for group, recorded in map_files(_dump_recorded, _groups(jobs)):
                 assert recorded is not None
                 play(recorded.tape, run.out, run.err)
                 run.failed.extend(recorded.failed)
                 run.summaries.absorb(recorded.summaries)
+                for path, _ in group:
+                    if on_file is not None:
+                        on_file(path)
         finally:
             _worker_run = None
 

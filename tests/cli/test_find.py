@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
 import json
+import re
 from pathlib import Path
 
 from kdump_testing import index_fixtures, run_kdump
@@ -68,3 +70,17 @@ def test_not_found_exit_1_and_usage_exit_2(tmp_path: Path) -> None:
     (tmp_path / "notapartition").mkdir()
     bad = run_kdump("find", str(tmp_path / "notapartition"), "--offset", "1")
     assert bad.exit_code == 2 and bad.stderr.startswith("Error: ")
+
+
+def test_find_time_format_shows_the_same_instants_as_iso() -> None:
+    part = str(Path(__file__).resolve().parents[2] / "fixtures" / "logdirs" / "plain-0")
+    epoch = run_kdump("find", part, "--offset", "37", "--count", "3")
+    iso = run_kdump("find", part, "--offset", "37", "--count", "3", "--time-format", "iso")
+    assert epoch.exit_code == iso.exit_code == 0
+
+    def as_iso(match: re.Match[str]) -> str:
+        when = datetime.datetime.fromtimestamp(int(match.group(2)) / 1000, datetime.UTC)
+        return f"{match.group(1)}: {when.strftime('%Y-%m-%dT%H:%M:%S.')}{when.microsecond // 1000:03d}Z"
+
+    assert iso.stdout == re.sub(r"(CreateTime|LogAppendTime): (\d+)", as_iso, epoch.stdout)
+    assert iso.stdout.count("| offset:") == 3

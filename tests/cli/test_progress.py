@@ -85,3 +85,32 @@ def test_bar_waits_for_its_delay_and_counts(monkeypatch: pytest.MonkeyPatch) -> 
     with ProgressBar(100, "work", show=True, stream=stream) as bar:
         bar.advance(40)
     assert "work" in stream.getvalue()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_dump_to_a_file_shows_a_bar_on_the_terminal(logs: Path, jobs: str) -> None:
+    args = ["--files", str(logs), "--deep-iteration", "--jobs", jobs]
+    piped = subprocess.run([sys.executable, "-m", "kdump", *args], capture_output=True, env=_env(), timeout=120)
+    assert "━".encode() not in piped.stderr and b"\x1b[" not in piped.stderr   # Kafka's summaries only
+    code, stdout, terminal = _run_with_stderr_on_a_terminal(args)
+    assert (code, stdout) == (piped.returncode, piped.stdout)
+    assert b"dump" in terminal and "━".encode() in terminal, terminal[:400]
+
+
+def test_a_dump_to_the_terminal_has_no_bar(logs: Path) -> None:
+    # stdout on the same terminal: the dump's lines are the output; no bar drawn between them.
+    controller, terminal = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "kdump", "--files", str(logs)], stdout=terminal,
+                            stderr=terminal, env=_env())
+    os.close(terminal)
+    seen = b""
+    while True:   # read while it writes: a full terminal buffer would block it
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(controller)
+    assert proc.wait(timeout=120) == 0 and b"Dumping" in seen and "━".encode() not in seen

@@ -14,6 +14,7 @@ import click
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import index_settings_options, json_option
+from kdump.cli.progress import progress_bar, wants_progress
 from kdump.errors import InputError, UsageError
 from kdump.log.loader import LogDirState, PartitionPlan, plan_partition, recover_targets
 from kdump.log.salvage import write_recovered_copy
@@ -22,10 +23,6 @@ from kdump.render.dialect import DEFAULT_KAFKA_VERSION, parse_kafka_version
 from kdump.render.recover_text import log_dir_lines, log_dir_object, plan_lines, plan_object, totals_line
 
 LogDirPlans = tuple[LogDirState, list[PartitionPlan]]
-# kafka/log/LogLoader.scala first appears in 3.0.0 (before, Log.scala loaded segments with other rules).
-LOG_LOADER_SINCE = (3, 0)
-
-
 @click.command("recover", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
 @click.option("--out", "out_dir", type=click.Path(), default=None,
@@ -49,14 +46,21 @@ def recover(paths: tuple[str, ...], out_dir: str | None, force: bool, index_inte
     input or a partition the broker would refuse to load.
     """
     release = parse_kafka_version(kafka_version)
-    if release.major_minor < LOG_LOADER_SINCE:
+    if not release.has_log_loader:
         raise UsageError(f"--kafka-version {kafka_version}: kdump recover follows the LogLoader of Kafka 3.0 and later")
     if out_dir is not None and len(paths) != 1:
         raise UsageError("--out writes the recovered copy of one PATH")
+    targets = [recover_targets(path) for path in paths]
     results = []
-    for path in paths:
-        state, dirs = recover_targets(path)
-        results.append((state, [plan_partition(d, state) for d in dirs]))
+    # A bar while the plans are made; they are printed after it is gone.
+    with progress_bar(sum(len(dirs) for _, dirs in targets), "recover", show=wants_progress(json_output),
+                      unit="partitions") as bar:
+        for state, dirs in targets:
+            plans = []
+            for partition_dir in dirs:
+                plans.append(plan_partition(partition_dir, state))
+                bar.advance(1)
+            results.append((state, plans))
     report(results, json_output, paths)
     if out_dir is not None:
         _write_copy(*results[0], out_dir, force, index_interval_bytes, segment_index_bytes,

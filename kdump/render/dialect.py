@@ -36,6 +36,12 @@ class Dialect:
         return self.major_minor >= (2, 3)
 
     @property
+    def has_log_loader(self) -> bool:
+        """kafka/log/LogLoader.scala first appears in 3.0.0 (before, Log.scala loaded segments with
+        other rules): what ``kdump recover`` follows."""
+        return self.major_minor >= (3, 0)
+
+    @property
     def indexes_each_appended_batch(self) -> bool:
         """4.1+ (KAFKA-806): LogSegment.append tests the index interval for every batch it appends;
         before, once per append call (a produce request, or a chunk of up to 1 MiB of batches when

@@ -114,3 +114,14 @@ def test_a_dump_to_the_terminal_has_no_bar(logs: Path) -> None:
         seen += chunk
     os.close(controller)
     assert proc.wait(timeout=120) == 0 and b"Dumping" in seen and "━".encode() not in seen
+
+
+def test_recover_shows_a_bar_while_it_plans(logs: Path) -> None:
+    piped = subprocess.run([sys.executable, "-m", "kdump", "recover", str(logs)], capture_output=True, env=_env(),
+                           timeout=120)
+    assert "━".encode() not in piped.stderr
+    code, stdout, terminal = _run_with_stderr_on_a_terminal(["recover", str(logs)])
+    assert (code, stdout) == (piped.returncode, piped.stdout)
+    assert b"recover" in terminal and "━".encode() in terminal, terminal[:400]
+    _, _, with_json = _run_with_stderr_on_a_terminal(["recover", "--json", str(logs)])
+    assert "━".encode() not in with_json

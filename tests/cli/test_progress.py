@@ -6,6 +6,7 @@ import os
 import pty
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -29,24 +30,26 @@ def _env() -> dict[str, str]:
     return {**os.environ, "KDUMP_PROGRESS_DELAY": "0", "COLUMNS": "100", "TERM": "xterm"}
 
 
-def _run_with_stderr_on_a_terminal(args: list[str]) -> tuple[int, bytes, bytes]:
+def _run_with_stderr_on_a_terminal(args: list[str], *, stdout_too: bool = False) -> tuple[int, bytes, bytes]:
+    """Exit code, stdout (b"" when it goes to the terminal too) and what the terminal received."""
     controller, terminal = pty.openpty()
-    try:
-        proc = subprocess.run([sys.executable, "-m", "kdump", *args], stdout=subprocess.PIPE, stderr=terminal,
-                              env=_env(), timeout=120)
-    finally:
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen([sys.executable, "-m", "kdump", *args], stdout=terminal if stdout_too else out,
+                                stderr=terminal, env=_env())
         os.close(terminal)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(controller, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(controller)
-    return proc.returncode, proc.stdout, seen
+        seen = b""
+        while True:   # read while it writes: a full terminal buffer would block it
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        os.close(controller)
+        code = proc.wait(timeout=120)
+        out.seek(0)
+        return code, out.read(), seen
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -99,21 +102,8 @@ def test_a_dump_to_a_file_shows_a_bar_on_the_terminal(logs: Path, jobs: str) -> 
 
 def test_a_dump_to_the_terminal_has_no_bar(logs: Path) -> None:
     # stdout on the same terminal: the dump's lines are the output; no bar drawn between them.
-    controller, terminal = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "kdump", "--files", str(logs)], stdout=terminal,
-                            stderr=terminal, env=_env())
-    os.close(terminal)
-    seen = b""
-    while True:   # read while it writes: a full terminal buffer would block it
-        try:
-            chunk = os.read(controller, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(controller)
-    assert proc.wait(timeout=120) == 0 and b"Dumping" in seen and "━".encode() not in seen
+    code, _, seen = _run_with_stderr_on_a_terminal(["--files", str(logs)], stdout_too=True)
+    assert code == 0 and b"Dumping" in seen and "━".encode() not in seen
 
 
 def test_recover_shows_a_bar_while_it_plans(logs: Path) -> None:

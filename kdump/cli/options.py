@@ -18,7 +18,7 @@ from kdump.render.times import TIME_INPUT_HELP
 F = TypeVar("F", bound=Callable[..., object])
 
 
-def _stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+def option_stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
     def apply(func: F) -> F:
         for decorator in reversed(decorators):
             func = decorator(func)
@@ -35,14 +35,14 @@ json_option = click.option("--json", "json_output", is_flag=True,
 traceback_option = click.option("--traceback", is_flag=True, help="Show Python tracebacks for errors (debugging).")
 
 # The topic settings a rebuilt index depends on (rebuild-index, recover --out).
-index_settings_options = _stack(
+index_settings_options = option_stack(
     click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,
                  show_default=True, help="The topic's index.interval.bytes."),
     click.option("--segment-index-bytes", type=click.IntRange(min=24), default=DEFAULT_MAX_INDEX_BYTES,
                  show_default=True, help="The topic's segment.index.bytes (an index holds at most this much)."),
 )
 
-dump_options = _stack(
+dump_options = option_stack(
     click.option("--files", metavar="file1,file2,...",
                  help="REQUIRED: comma-separated list of data and index log files to dump."),
     click.option("--print-data-log", is_flag=True,

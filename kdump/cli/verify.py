@@ -16,11 +16,8 @@ import click
 
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
-from kdump.cli.options import json_option, traceback_option
-from kdump.cli.parallel import jobs_option
-from kdump.cli.verify_index import run_verify
+from kdump.cli.verify_index import check_options, run_verify
 from kdump.verify.engine import ALL, Options
-from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES
 
 
 @click.command("verify", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
@@ -28,12 +25,7 @@ from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES
 @click.option("--deep", is_flag=True, help="Decode every record too (slower), and note offset-index density.")
 @click.option("--strict", is_flag=True, help="Index entries must name a batch's last offset, as Kafka's "
               "--verify-index-only requires (pre-4.1 follower and cleaner layouts become errors).")
-@click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,
-              show_default=True, help="The topic's index.interval.bytes, for --deep.")
-@click.option("--errors-only", is_flag=True, help="Print errors only (notes are still counted).")
-@jobs_option
-@json_option
-@traceback_option
+@check_options
 def verify(paths: tuple[str, ...], deep: bool, strict: bool, index_interval_bytes: int, errors_only: bool,
            jobs: int, json_output: bool, traceback: bool) -> None:
     """Check segment files, partition dirs or whole log.dirs: CRCs, framing, offsets, indexes, checkpoints.

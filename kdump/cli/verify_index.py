@@ -17,7 +17,7 @@ import click
 
 from kdump.cli.boundary import KdumpCommand, print_error
 from kdump.cli.exit_codes import ExitCode
-from kdump.cli.options import json_option, traceback_option
+from kdump.cli.options import json_option, option_stack, traceback_option
 from kdump.cli.parallel import WorkerPool, jobs_option
 from kdump.cli.progress import ProgressBar, progress_bar, wants_progress
 from kdump.errors import KdumpError
@@ -226,17 +226,23 @@ def run_verify(paths: tuple[str, ...], options: Options, *, command: str, out: T
     return ExitCode.PROBLEMS if counts.errors else ExitCode.OK
 
 
+# What verify and verify-index both take after their own --strict and --deep.
+check_options = option_stack(
+    click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,
+                 show_default=True, help="The topic's index.interval.bytes, for --deep."),
+    click.option("--errors-only", is_flag=True, help="Print errors only (notes are still counted)."),
+    jobs_option,
+    json_option,
+    traceback_option,
+)
+
+
 @click.command("verify-index", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--strict", is_flag=True, help="Kafka's --verify-index-only rule: entries must name a batch's last "
               "offset (pre-4.1 follower and cleaner layouts become errors).")
 @click.option("--deep", is_flag=True, help="Also note offset-index density far from --index-interval-bytes.")
-@click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,
-              show_default=True, help="The topic's index.interval.bytes, for --deep.")
-@click.option("--errors-only", is_flag=True, help="Print errors only (notes are still counted).")
-@jobs_option
-@json_option
-@traceback_option
+@check_options
 def verify_index(paths: tuple[str, ...], strict: bool, deep: bool, index_interval_bytes: int, errors_only: bool,
                  jobs: int, json_output: bool, traceback: bool) -> None:
     """Check that .index and .timeindex entries agree with their .log, as Kafka's lookups need.

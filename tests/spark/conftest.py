@@ -14,6 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))   # the logbuild helper
 
 from logbuild import skip_reason, start_spark, write_log_dirs
+from s3server import S3Server, moto_server_command, start_s3_server
 
 
 @pytest.fixture(scope="session")
@@ -30,3 +31,13 @@ def spark() -> Iterator[object]:
 def log_dirs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two topics, five partitions, ten segments of small batches (all codecs), with indexes."""
     return write_log_dirs(tmp_path_factory.mktemp("spark-logs"))
+
+
+@pytest.fixture(scope="session")
+def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
+    """A moto S3 server on 127.0.0.1 (each test uploads to its own bucket)."""
+    if moto_server_command() is None:
+        pytest.skip("moto_server not installed: pip install 'moto[server]' (kdump's test extra)")
+    server = start_s3_server(tmp_path_factory.mktemp("moto") / "moto.log")
+    yield server
+    server.stop()

@@ -22,7 +22,7 @@ pytest.importorskip("pyspark", reason="pyspark not installed: pip install 'kdump
 pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow not installed: pip install 'kdump[spark]'")
 
 from logbuild import reference_rows, skip_reason  # noqa: E402
-from s3server import S3Server, moto_server_command, start_s3_server  # noqa: E402
+from s3server import S3Server  # noqa: E402
 from standalone import Cluster  # noqa: E402
 
 from kdump_testing import run_kdump  # noqa: E402
@@ -93,15 +93,6 @@ def test_kdump_spark_export_on_the_cluster(cluster: Cluster, log_dirs: Path, tmp
     got = sorted(zip(table["topic"].to_pylist(), table["partition"].to_pylist(), table["offset"].to_pylist(),
                      strict=True))
     assert got == sorted((r[0], r[1], r[4]) for r in expected)
-
-
-@pytest.fixture(scope="module")
-def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
-    if moto_server_command() is None:
-        pytest.skip("moto_server not installed: pip install 'moto[server]' (kdump's test extra)")
-    server = start_s3_server(tmp_path_factory.mktemp("moto") / "moto.log")
-    yield server
-    server.stop()
 
 
 def test_s3_on_the_cluster_with_the_endpoint_in_executor_env(cluster: Cluster, s3: S3Server, log_dirs: Path) -> None:

@@ -8,7 +8,6 @@ is an error, not a plan with fewer splits.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ pytest.importorskip("pyarrow", reason="pyarrow not installed: pip install 'kdump
 pytest.importorskip("pyspark", reason="pyspark not installed: pip install 'kdump[spark]'")
 
 from logbuild import as_tuples, reference_rows
-from s3server import ACCESS_KEY, SECRET_KEY, S3Server, moto_server_command, start_s3_server
+from s3server import ACCESS_KEY, SECRET_KEY, S3Server
 
 from kdump.errors import InputError
 from kdump.spark.discovery import find_segments
@@ -26,15 +25,6 @@ from kdump.spark.reading import read_split
 
 AWS_VARIABLES = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
                  "AWS_DEFAULT_REGION", "AWS_REGION", "AWS_PROFILE", "AWS_SESSION_TOKEN")
-
-
-@pytest.fixture(scope="module")
-def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
-    if moto_server_command() is None:
-        pytest.skip("moto_server not installed: pip install 'moto[server]' (kdump's test extra)")
-    server = start_s3_server(tmp_path_factory.mktemp("moto") / "moto.log")
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -202,3 +204,23 @@ def check_all(logs: Path, driver: DriverOutput, live: bool = False) -> None:
     check_compacted_state(logs, driver)
     check_internal_topics(logs, driver)
 
+
+
+def damaged_copies(source: Path, tmp_path: Path, damage: Callable[[Path], object]) -> tuple[Path, Path]:
+    """Two copies of a stopped or killed broker's log dir with the same damage: one for kdump, one
+    for a real broker to start on."""
+    copies = tmp_path / "for-kdump", tmp_path / "for-broker"
+    for copy in copies:
+        shutil.copytree(source, copy)
+        damage(copy)
+    return copies
+
+
+def recover_plan(partition: Path, out: Path, release: str) -> dict:
+    """`kdump recover --json --out` of one partition dir, with the topic's index settings as
+    tests/kafka/broker.py configures the broker and the release's dialect; the partition's plan."""
+    result = run_kdump("recover", str(partition), "--json", "--out", str(out),
+                       "--index-interval-bytes", "512", "--segment-index-bytes", "4096",
+                       "--kafka-version", release.rsplit(".", 1)[0])
+    assert result.exit_code in (0, 1), result.stderr
+    return next(json.loads(line) for line in result.stdout.splitlines() if '"type":"partition"' in line)

@@ -11,7 +11,6 @@ failed under CI=true).
 
 from __future__ import annotations
 
-import json
 import shutil
 import struct
 import threading
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from broker import RECOVER_RELEASES, Broker, run_driver, start_driver
+from broker_checks import damaged_copies, recover_plan
 from make_real_fixtures import setup_topics
 from real_jars import kafka_lib
 
@@ -138,20 +138,9 @@ def killed_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
 def test_recover_plans_what_the_broker_does(case: str, killed_dir: tuple[str, Path], tmp_path: Path,
                                             start_broker: Callable[..., Broker]) -> None:
     release, killed = killed_dir
-    for_kdump = tmp_path / "for-kdump"
-    for_broker = tmp_path / "for-broker"
-    shutil.copytree(killed, for_kdump)
-    shutil.copytree(killed, for_broker)
-    DAMAGE[case](for_kdump / PARTITION)
-    DAMAGE[case](for_broker / PARTITION)
-
+    for_kdump, for_broker = damaged_copies(killed, tmp_path, lambda log_dir: DAMAGE[case](log_dir / PARTITION))
     salvaged = tmp_path / "salvaged"
-    # The topic's index settings, as tests/kafka/broker.py configures the broker.
-    result = run_kdump("recover", str(for_kdump / PARTITION), "--json", "--out", str(salvaged),
-                       "--index-interval-bytes", "512", "--segment-index-bytes", "4096",
-                       "--kafka-version", release.rsplit(".", 1)[0])
-    assert result.exit_code in (0, 1), result.stderr
-    plan = next(json.loads(line) for line in result.stdout.splitlines() if '"type":"partition"' in line)
+    plan = recover_plan(for_kdump / PARTITION, salvaged, release)
 
     restarted = start_broker(release, log_dir=for_broker)
     # A 3.3 broker listens before it loads its logs (once it has caught up with the metadata): read

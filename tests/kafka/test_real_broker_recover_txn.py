@@ -14,8 +14,6 @@ at produce time (no producer expires while the broker loads) the files are deter
 
 from __future__ import annotations
 
-import json
-import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -23,13 +21,13 @@ from pathlib import Path
 
 import pytest
 from broker import RECOVER_RELEASES, Broker, run_driver, start_driver
+from broker_checks import damaged_copies, recover_plan
 from make_real_fixtures import SEGMENT_BYTES, segment_config
 from real_jars import kafka_lib
 
 from kdump.format.checkpoint import OffsetCheckpointEntry, encode_offset_checkpoint, parse_offset_checkpoint
 from kdump.format.snapshot import parse_producer_snapshot
 from kdump.format.txnindex import parse_aborted_txns
-from kdump_testing import run_kdump
 
 TOPIC = "txcrash"
 PARTITION = f"{TOPIC}-0"
@@ -110,19 +108,10 @@ def _files(partition: Path, suffix: str) -> dict[str, bytes]:
 def test_recover_rebuilds_transaction_indexes_and_snapshots_as_the_broker(
         case: str, killed_txn_dir: tuple[str, Path], tmp_path: Path, start_broker: Callable[..., Broker]) -> None:
     release, killed = killed_txn_dir
-    for_kdump, for_broker = tmp_path / "for-kdump", tmp_path / "for-broker"
-    shutil.copytree(killed, for_kdump)
-    shutil.copytree(killed, for_broker)
-    DAMAGE[case](for_kdump)
-    DAMAGE[case](for_broker)
+    for_kdump, for_broker = damaged_copies(killed, tmp_path, DAMAGE[case])
     before = {p.name for p in (for_broker / PARTITION).glob("*.snapshot")}
-
     salvaged = tmp_path / "salvaged"
-    result = run_kdump("recover", str(for_kdump / PARTITION), "--json", "--out", str(salvaged),
-                       "--index-interval-bytes", "512", "--segment-index-bytes", "4096",
-                       "--kafka-version", release.rsplit(".", 1)[0])
-    assert result.exit_code in (0, 1), result.stderr
-    plan = next(json.loads(line) for line in result.stdout.splitlines() if '"type":"partition"' in line)
+    plan = recover_plan(for_kdump / PARTITION, salvaged, release)
 
     restarted = start_broker(release, log_dir=for_broker)
     # A 3.3 broker listens before it loads its logs (once it has caught up with the metadata): read

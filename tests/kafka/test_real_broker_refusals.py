@@ -7,12 +7,12 @@ exits during start-up (its only log dir goes offline), and `kdump recover` exits
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from broker import RECOVER_RELEASES, Broker, BrokerError, run_driver
+from broker_checks import damaged_copies
 from make_real_fixtures import setup_topics
 from real_jars import kafka_lib
 
@@ -21,18 +21,15 @@ from kdump_testing import run_kdump
 PARTITION = "sequence-0"
 
 
-def _garble(name: str) -> Callable[[Path], Path]:
-    def damage(log_dir: Path) -> Path:
-        path = log_dir / name
-        path.write_text("0\n3\nsequence 0 12\n")      # three entries announced, one there
-        return path
-    return damage
+def _garble(path: Path) -> None:
+    path.write_text("0\n3\nsequence 0 12\n")      # three entries announced, one there
 
 
-DAMAGE: dict[str, Callable[[Path], Path]] = {
-    "recovery-point-checkpoint": _garble("recovery-point-offset-checkpoint"),
-    "log-start-checkpoint": _garble("log-start-offset-checkpoint"),
-    "leader-epoch-checkpoint": _garble(f"{PARTITION}/leader-epoch-checkpoint"),
+# The file each case garbles, under the log dir.
+GARBLED: dict[str, str] = {
+    "recovery-point-checkpoint": "recovery-point-offset-checkpoint",
+    "log-start-checkpoint": "log-start-offset-checkpoint",
+    "leader-epoch-checkpoint": f"{PARTITION}/leader-epoch-checkpoint",
 }
 
 
@@ -49,15 +46,12 @@ def stopped_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     return release, broker.log_dir
 
 
-@pytest.mark.parametrize("case", sorted(DAMAGE))
+@pytest.mark.parametrize("case", sorted(GARBLED))
 def test_kdump_reports_what_the_broker_refuses(case: str, stopped_dir: tuple[str, Path], tmp_path: Path,
                                                start_broker: Callable[..., Broker]) -> None:
     release, stopped = stopped_dir
-    for_kdump, for_broker = tmp_path / "for-kdump", tmp_path / "for-broker"
-    shutil.copytree(stopped, for_kdump)
-    shutil.copytree(stopped, for_broker)
-    damaged = DAMAGE[case](for_kdump)
-    DAMAGE[case](for_broker)
+    for_kdump, for_broker = damaged_copies(stopped, tmp_path, lambda log_dir: _garble(log_dir / GARBLED[case]))
+    damaged = for_kdump / GARBLED[case]
 
     result = run_kdump("recover", str(for_kdump), "--out", str(tmp_path / "copy"))
     assert result.exit_code == 2, result.stdout

@@ -11,7 +11,7 @@ from kdump.dump.run import DumpRun
 from kdump.errors import InputError, KdumpError
 from kdump.format.batch import INT32_MAX
 from kdump.format.control import parse_control_record
-from kdump.format.records import Record
+from kdump.format.records import LazyValue, Record
 from kdump.log.batches import PROBE_WINDOW_BYTES, WINDOW_BYTES, LogBatches
 from kdump.log.files import (
     base_offset_of,
@@ -22,7 +22,7 @@ from kdump.log.files import (
 from kdump.log.segment import MAX_SEGMENT_BYTES, ReadOnlyFile
 from kdump.log.spill import PairList
 from kdump.render import log_json
-from kdump.render.log_text import RecordLinesError, batch_line_renderer, record_lines
+from kdump.render.log_text import RecordLinesError, batch_line_renderer, lazy_record_line, record_lines
 
 _LINES_PER_WRITE = 256
 
@@ -115,8 +115,9 @@ def dump_batches(run: DumpRun, path: str, segment: ReadOnlyFile, start: int, win
             pending_lines = 0
 
     # Records come a group at a time (a compressed batch may hold millions); a large value is read
-    # only when it is printed (or written out as JSON, piece by piece).
-    values = records_options.print_contents or wanted.value is not None
+    # again only when it is written out, piece by piece. The key/value filters and JSON's decoded
+    # texts hold the whole value.
+    values = wanted.key is not None or wanted.value is not None or (records_options.print_contents and options.json)
     written = None   # the batch whose own line is already out
     previous_last: int | None = None
     try:
@@ -139,8 +140,13 @@ def dump_batches(run: DumpRun, path: str, segment: ReadOnlyFile, start: int, win
                 pending_lines += 1
                 for records in groups or ():
                     _check_control(batch, records)
-                    pending.extend(record_lines(batch, records, records_options, run.dialect))
-                    pending_lines += len(records)
+                    if records_options.print_contents and _holds_lazy_value(records):
+                        flush()
+                        for piece in lazy_record_line(batch, records[0], records_options, run.dialect):
+                            out.write(piece)
+                    else:
+                        pending.extend(record_lines(batch, records, records_options, run.dialect))
+                        pending_lines += len(records)
                     if feed is not None:
                         feed(records)
                     if pending_lines >= _LINES_PER_WRITE:
@@ -162,6 +168,11 @@ def dump_batches(run: DumpRun, path: str, segment: ReadOnlyFile, start: int, win
         raise
     flush()
     return batches
+
+
+def _holds_lazy_value(records: list[Record]) -> bool:
+    # A record too large for the window comes alone in its group (format.record_stream).
+    return len(records) == 1 and isinstance(records[0].value, LazyValue)
 
 
 def _matching(groups: Iterator[list[Record]], match: Callable[[Record, bool], bool], is_control: bool,

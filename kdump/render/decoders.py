@@ -8,11 +8,12 @@ class names, their legacy ``kafka.serializer.*`` names and short names, plus kdu
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 import struct
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from kdump.errors import InvalidRecordError, UsageError
@@ -209,7 +210,43 @@ def escape_text(text: str) -> str:
 
 
 def escaped(decoder: BytesDecoder) -> BytesDecoder:
-    return lambda data: escape_text(decoder(data))
+    return functools.wraps(decoder)(lambda data: escape_text(decoder(data)))   # __wrapped__: decode_pieces
+
+
+def _utf8_boundary(data: bytes) -> int:
+    """The last position of ``data`` where the UTF-8 decoders (Java's and Python's) start afresh:
+    an ASCII or lead byte, or a continuation byte that no lead byte in the three before can claim.
+    Decoding the bytes before it and from it gives the text of the whole."""
+    for cut in range(len(data) - 1, 0, -1):
+        if data[cut] & 0xC0 != 0x80 or not any(b >= 0xC0 for b in data[max(cut - 3, 0):cut]):
+            return cut
+    return 0
+
+
+# Where a piece of a value may end for decoders whose text of the parts is the text of the whole.
+_PIECE_BOUNDARY: dict[BytesDecoder, Callable[[bytes], int]] = {
+    string_decoder: _utf8_boundary,
+    hex_decoder: len,
+    base64_decoder: lambda data: len(data) - len(data) % 3,   # whole 3-byte groups concatenate
+}
+
+
+def decode_pieces(decoder: BytesDecoder, pieces: Iterable[bytes]) -> Iterator[str]:
+    """``decoder``'s text of the bytes ``pieces`` hold one after another, a piece at a time, so that a
+    value too large to hold is printed as it is read. Other decoders (a number, JSON, a checksum)
+    need the whole value and get it joined."""
+    boundary = _PIECE_BOUNDARY.get(getattr(decoder, "__wrapped__", decoder))
+    if boundary is None:
+        yield decoder(b"".join(pieces))
+        return
+    carry = b""
+    for piece in pieces:
+        data = carry + piece
+        cut = boundary(data)
+        if cut:
+            yield decoder(data[:cut])
+        carry = data[cut:]
+    yield decoder(carry)
 
 
 PairDecoder = Callable[[int, bytes | None, bytes | None], tuple[str | None, str | None]]

@@ -7,16 +7,16 @@ v2 batch line and the StringDecoder record lines have C versions (``_v2lines.c``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from kdump.accelerators import load
 from kdump.errors import CodecError, KdumpError
 from kdump.format.batch import Batch, increment_sequence
 from kdump.format.control import parse_control_record
-from kdump.format.records import Record
-from kdump.render.decoders import BytesDecoder, string_decoder
+from kdump.format.records import LazyValue, Record
+from kdump.render.decoders import BytesDecoder, decode_pieces, string_decoder
 from kdump.render.dialect import Dialect
 
 _LAYOUTS = {"RECORD_FIELDS": Record._fields, "BATCH_FIELDS": Batch._fields}
@@ -206,6 +206,26 @@ def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOpt
                 raise RecordLinesError(err, [*lines, "".join(parts)]) from err
         lines.append("".join(parts))
     return lines
+
+
+_LAZY = "\x00lazy value\x00"
+
+
+def lazy_record_line(batch: Batch, record: Record, options: RecordTextOptions, dialect: Dialect) -> Iterator[str]:
+    """The line ``record_lines`` gives for a record whose value was too large to hold (a ``LazyValue``),
+    in pieces: the value is read again and decoded as it is written, so memory stays flat."""
+    value = record.value
+    assert isinstance(value, LazyValue)
+    if options.record_decoder is not None:   # an internal topic's decoder parses the whole value
+        yield record_lines(batch, [record._replace(value=bytes(value))], options, dialect)[0] + "\n"
+        return
+    # The line around the value, with a stand-in where its text goes (a tuple keeps the C formatter,
+    # which wants bytes, out of it); the value is the last field of Kafka's line.
+    line = record_lines(batch, (record,), replace(options, value_decoder=lambda _: _LAZY), dialect)[0]
+    head, tail = line.rsplit(_LAZY, 1)
+    yield head
+    yield from decode_pieces(options.value_decoder, value.chunks())
+    yield tail + "\n"
 
 
 def _v2_data_lines(records: Sequence[Record], options: RecordTextOptions, dialect: Dialect, ts_name: str,

@@ -66,6 +66,16 @@ def test_value_of_256_mib_json(tmp_path: Path, codec: Codec) -> None:
     assert peak < BOUND_MIB
 
 
+@pytest.mark.parametrize("codec", [Codec.ZSTD, Codec.GZIP])
+def test_value_of_256_mib_print_data_log(tmp_path: Path, codec: Codec) -> None:
+    # Printed as it is read again and decoded piece by piece; holding it took ~1050 MiB (the value,
+    # its text and the line).
+    path = segment(tmp_path, bombs.value_batch(codec, 256 << 20))
+    peak, status, err = run_measured(path, "--print-data-log")
+    assert status == 0, err
+    assert peak < BOUND_MIB
+
+
 def test_half_a_million_tiny_records(tmp_path: Path) -> None:
     # Consecutive offsets (offset delta i), null keys and values: ~4 MB inflated from ~100 KB.
     area = b"".join(encode_record_v2(i, 0, None, None) for i in range(500_000))

@@ -146,6 +146,34 @@ def generated_cases(root: Path) -> list[Case]:
     return cases
 
 
+# One unit of a large value: malformed and multi-byte UTF-8 (an odd length, so the 1 MiB pieces a
+# large value is decoded in end at every position of it, inside characters and malformed sequences).
+LARGE_VALUE_UNIT = b"".join(MALFORMED_UTF8) + "é€😀 ".encode() + b"\xe2\x82"
+
+
+def large_value_cases(root: Path) -> list[Case]:
+    """Batches (by kafka-python; uncompressed, gzip, zstd) holding a 3 MiB value, too large for kdump to hold whole
+    while it prints: it decodes the value piece by piece, and must print Kafka's line all the same."""
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+
+    value = (LARGE_VALUE_UNIT * ((3 << 20) // len(LARGE_VALUE_UNIT) + 1))[:(3 << 20) + 1]
+    cases: list[Case] = []
+    for compression, codec in ((0, "none"), (1, "gzip"), (4, "zstd")):
+        builder = DefaultRecordBatchBuilder(magic=2, compression_type=compression, is_transactional=False,
+                                            producer_id=-1, producer_epoch=-1, base_sequence=-1, batch_size=1 << 30)
+        builder.append(0, timestamp=1700000000000, key=b"big", value=value, headers=[("h\u00e9", b"x")])
+        builder.append(1, timestamp=1700000000001, key=None, value=value[7:], headers=[])
+        builder.append(2, timestamp=1700000000002, key=b"small", value=b"after", headers=[])
+        directory = root / f"large-value-{codec}-0"
+        directory.mkdir(parents=True, exist_ok=True)
+        log = directory / "00000000000000000000.log"
+        log.write_bytes(bytes(builder.build()))
+        for options, first in ((("--print-data-log",), (2, 2)), (("--print-data-log", "--skip-record-metadata"), (2, 8))):
+            cases.append(Case(f"generated/{directory.name} {' '.join(options)}", ("--files", str(log), *options),
+                              first=first))
+    return cases
+
+
 def odd_file_cases(root: Path) -> list[Case]:
     """Files Kafka's tool crashes on or reports specially, derived from fixtures under ``root``."""
     directory = root / "odd-0"

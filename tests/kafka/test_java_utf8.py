@@ -10,7 +10,7 @@ import real_kafka
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kdump.render.decoders import string_decoder
+from kdump.render.decoders import decode_pieces, string_decoder
 
 # Bytes around every boundary of the decoder: ASCII, continuation ranges, C0/C1, the E0/ED/F0/F4
 # special cases, out-of-range leads F5-FF.
@@ -62,6 +62,15 @@ def test_python_decoder_matches_java(java: real_kafka.JavaUtf8, data: bytes) -> 
 @given(data=st.one_of(ADVERSARIAL, RANDOM, TEXT, MIXED))
 def test_c_formatter_matches_java(java: real_kafka.JavaUtf8, data: bytes) -> None:
     assert c_string_decoder(data) == java.decode(data)
+
+
+@SETTINGS
+@given(pieces=st.lists(st.one_of(ADVERSARIAL, RANDOM, TEXT, MIXED), max_size=8))
+def test_a_value_decoded_piece_by_piece_matches_java_on_the_whole(java: real_kafka.JavaUtf8,
+                                                                   pieces: list[bytes]) -> None:
+    # A large value is printed as it is read again, in pieces that end anywhere (inside a character
+    # or a malformed sequence); the text must be Java's for the whole value.
+    assert "".join(decode_pieces(string_decoder, pieces)) == java.decode(b"".join(pieces))
 
 
 @pytest.mark.parametrize(("data", "expected"), [

@@ -212,6 +212,32 @@ def _v2_records(buf: Buffer, batch: Batch, values: bool) -> Iterator[list[Record
 RECORDS_REMAINING_UNCOMPRESSED = "Incorrect declared batch size, records still remaining in file"
 
 
+def stream_uncompressed_v2_records(chunks: Iterator[Buffer], batch: Batch, *, values: bool,
+                                   reopen: Callable[[], Callable[[], Iterator[Buffer]]]) -> Iterator[list[Record]]:
+    """The records of an uncompressed v2 batch too large to hold, from ``chunks`` of its records area.
+
+    A healthy batch gives the records ``iter_records`` gives for it whole. On a malformed one this
+    may stop at another record, or with other words, than Kafka's in-place reading: the caller then
+    decodes the batch whole to find Kafka's error (``log.batches`` does).
+    """
+    fast = _accelerated_decode
+    args = (batch.base_offset, batch.base_timestamp, batch.log_append_time, batch.base_sequence, Record)
+
+    def decode_group(window: bytes, start: int, n: int) -> tuple[list[Record], int, Exception | None]:
+        decoded = None if fast is None else fast(window, n, *args, start, False)
+        if decoded is not None:
+            return decoded[0], decoded[1], None
+        before: list[Record] = []
+        try:
+            records, pos = decode_v2_record_area(window, n, batch, start=start, final=False, into=before)
+        except (FormatError, IndexError, ValueError, OverflowError) as err:
+            return before, start, err
+        return records, pos, None
+
+    yield from stream_v2_records(chunks, batch.records_count or 0, batch, decode_group, values=values,
+                                 reopen=reopen, new_record=lambda fields: _new_record(Record, fields))
+
+
 _ZIGZAG = [(u >> 1) ^ -(u & 1) for u in range(128)]
 """Zig-zag decoding of every one-byte varint: one list lookup instead of four operations."""
 
@@ -398,4 +424,5 @@ __all__ = [
     "iter_records",
     "read_batch",
     "small_v2_area",
+    "stream_uncompressed_v2_records",
 ]

@@ -31,7 +31,13 @@ from kdump.format.batch import (
     scan_batches,
 )
 from kdump.format.crc import crc32, crc32c
-from kdump.format.records import Record, count_records, decode_records, iter_records
+from kdump.format.records import (
+    Record,
+    count_records,
+    decode_records,
+    iter_records,
+    stream_uncompressed_v2_records,
+)
 from kdump.log.segment import ReadOnlyFile
 
 WINDOW_BYTES = 1 << 20
@@ -157,9 +163,42 @@ class LogBatches:
 
         Valid, like the window, until the next batch is requested; so are lazy values.
         """
+        if self._held is not None and batch.position == self._held.position and batch.codec_id == 0 \
+                and not batch.is_legacy:
+            yield from self._stream_held(batch, values)
+            return
         data = self.view(batch)
         try:
             yield from iter_records(data, batch._replace(position=0), values=values)
+        except FormatError as err:
+            err.position = batch.position
+            raise
+
+    def _stream_held(self, batch: Batch, values: bool) -> Iterator[list[Record]]:
+        """The records of an uncompressed batch too large to hold, read from the file a window at a
+        time (a large value stays a ``LazyValue`` that reads the file again, unless ``values``).
+        Where the batch is malformed it is read whole and decoded in place, as Kafka reads it, for
+        Kafka's error; the records already given are not given again."""
+        start, stop = batch.position + V2_HEADER_SIZE, batch.position + batch.size
+
+        def chunks() -> Iterator[bytes]:
+            for position in range(start, stop, WINDOW_BYTES):
+                yield self.file.read(position, min(WINDOW_BYTES, stop - position))
+
+        given = 0
+        try:
+            for group in stream_uncompressed_v2_records(chunks(), batch, values=values, reopen=lambda: chunks):
+                given += len(group)
+                yield group
+            return
+        except (FormatError, IndexError, ValueError, OverflowError):
+            pass
+        data = memoryview(self.file.read(batch.position, batch.size))
+        try:
+            for group in iter_records(data, batch._replace(position=0), values=values):
+                if given < len(group):
+                    yield group[given:]
+                given = max(0, given - len(group))
         except FormatError as err:
             err.position = batch.position
             raise

@@ -76,6 +76,17 @@ def test_value_of_256_mib_print_data_log(tmp_path: Path, codec: Codec) -> None:
     assert peak < BOUND_MIB
 
 
+@pytest.mark.parametrize("flags", [("--deep-iteration",), ("--print-data-log",), ("--deep-iteration", "--json")])
+def test_uncompressed_batch_of_256_mib(tmp_path: Path, flags: tuple[str, ...]) -> None:
+    # Past the 16 MiB a window holds, its records are read from the file a window at a time; reading
+    # the batch whole took 538, 1050 and 1560 MiB for these three.
+    area = encode_record_v2(0, 0, b"k", b"x" * (256 << 20)) + encode_record_v2(1, 0, b"k", b"y")
+    path = segment(tmp_path, bombs.batch_bytes(area, Codec.NONE, 2, 1))
+    peak, status, err = run_measured(path, *flags)
+    assert status == 0, err
+    assert peak < BOUND_MIB
+
+
 def test_half_a_million_tiny_records(tmp_path: Path) -> None:
     # Consecutive offsets (offset delta i), null keys and values: ~4 MB inflated from ~100 KB.
     area = b"".join(encode_record_v2(i, 0, None, None) for i in range(500_000))

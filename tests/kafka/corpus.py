@@ -171,6 +171,26 @@ def large_value_cases(root: Path) -> list[Case]:
         for options, first in ((("--print-data-log",), (2, 2)), (("--print-data-log", "--skip-record-metadata"), (2, 8))):
             cases.append(Case(f"generated/{directory.name} {' '.join(options)}", ("--files", str(log), *options),
                               first=first))
+    # An uncompressed batch past the 16 MiB kdump reads whole (log.batches.MAX_HELD_ENTRY_BYTES): its
+    # records are read from the file a window at a time. In a damaged copy the last record claims 63
+    # bytes where 16 are left: Kafka prints the records before it, then its iterator fails.
+    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False, producer_id=-1,
+                                        producer_epoch=-1, base_sequence=-1, batch_size=1 << 30)
+    builder.append(0, timestamp=1700000000000, key=b"big", value=value, headers=[])
+    builder.append(1, timestamp=1700000000001, key=b"k", value=b"small", headers=[("h", b"v")])
+    builder.append(2, timestamp=1700000000001, key=None, value=(value * 5)[:14 << 20], headers=[])
+    builder.append(3, timestamp=1700000000002, key=b"small", value=b"after", headers=[])   # 16 bytes + 1
+    healthy = bytes(builder.build())
+    directory = root / "oversized-plain-0"
+    directory.mkdir(parents=True, exist_ok=True)
+    log = directory / "00000000000000000000.log"
+    log.write_bytes(healthy)
+    damaged = directory / "00000000000000000004.log"
+    damaged.write_bytes(healthy[:-17] + b"\x7e" + healthy[-16:])
+    for path, options in ((log, ("--deep-iteration",)), (log, ("--print-data-log",)),
+                          (damaged, ("--deep-iteration",)), (damaged, ("--print-data-log",))):
+        cases.append(Case(f"generated/{directory.name}/{path.name} {' '.join(options)}",
+                          ("--files", str(path), *options)))
     return cases
 
 

@@ -18,13 +18,11 @@ from kdump.format.messages import tables
 from kdump.format.messages.protocol import MessageData, Reader, read_message
 from kdump.format.messages.schema import MessageSchema
 from kdump.render.dialect import LATEST_RELEASE, Dialect, dialect_of
-from kdump.render.kafka_json import Tree, dumps, quote, to_tree
+from kdump.render.kafka_json import Tree, dumps, quote, render, to_tree
 
 Decoded = tuple[str | None, str | None]
 Release = tuple[int, int]
 
-CONTROL_NAMES = {0: "ABORT", 1: "COMMIT", 2: "LEADER_CHANGE", 3: "SNAPSHOT_HEADER", 4: "SNAPSHOT_FOOTER",
-                 5: "KRAFT_VERSION", 6: "KRAFT_VOTERS"}
 TRANSACTION_STATES = ("Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort",
                       "Dead", "PrepareEpochFence")
 SEGMENT_STATES = ("COPY_SEGMENT_STARTED", "COPY_SEGMENT_FINISHED", "DELETE_SEGMENT_STARTED",
@@ -279,7 +277,7 @@ def _partition_set(partitions: list[str], dialect: Dialect) -> str:
 class ShareGroupStateDecoder(CoordinatorDecoder):
     """``--share-group-state-decoder``: ``__share_group_state`` records (ShareSnapshot, ShareUpdate)."""
 
-    legacy_missing_key = "offset topic decoder"
+    legacy_missing_key = "share group state topic decoder"
 
     @staticmethod
     def registry_for(dialect: Dialect) -> dict[int, tables.KeyValue]:
@@ -287,12 +285,6 @@ class ShareGroupStateDecoder(CoordinatorDecoder):
 
     def value_envelope(self) -> str:
         return self.dialect.share_state_envelope
-
-    def missing_key(self, offset: int) -> InvalidRecordError:
-        if not self.dialect.generic_missing_key_text:
-            return InvalidRecordError(f"Failed to decode message at offset {offset} using share group state "
-                                      "topic decoder (message had a missing key)")
-        return super().missing_key(offset)
 
 
 # -- frame-versioned records: KRaft metadata and remote-log metadata ---------------------------------------
@@ -436,19 +428,19 @@ _CONTROL_LABELS = {3: " SnapshotHeader ", 4: " SnapshotFooter ", 5: " KRaftVersi
 
 
 def control_record_text(control_type: int, value: bytes, kafka_version: Release = LATEST_RELEASE) -> str:
-    """What follows the record metadata for a KRaft control record (types 2-6).
+    """What follows the record metadata for a control record other than a transaction marker.
 
-    The value is read at version 0 (ControlRecordUtils) and printed with the record's own
-    ``Version`` field as the JSON version, as the dump tool does. Before a type got its JSON printer
-    (``Dialect.control_record_json``) the release printed ``controlType: NAME(id)``.
+    The value of a KRaft control record (types 2-6) is read at version 0 (ControlRecordUtils) and
+    printed with the record's own ``Version`` field as the JSON version, as the dump tool does. Before
+    a type got its JSON printer (``Dialect.control_record_json``) the release printed
+    ``controlType: NAME(id)``, the name its ControlRecordType had for the id.
     """
-    if not dialect_of(kafka_version).control_record_json(control_type):
-        # Before a type got its printer it fell through to the enum name (KRAFT_* were not in the enum).
-        name = CONTROL_NAMES[control_type] if 0 <= control_type <= 4 else "UNKNOWN"
-        return f" controlType: {name}({control_type})"
+    dialect = dialect_of(kafka_version)
+    if not dialect.control_record_json(control_type):
+        return f" controlType: {dialect.control_type_name(control_type)}({control_type})"
     data = read_message(tables.control(kafka_version)[control_type], value, 0)
     data.version = data["Version"]
-    return _CONTROL_LABELS[control_type] + dumps(to_tree(data))
+    return _CONTROL_LABELS[control_type] + render(data)
 
 
 # The internal topic each decoder reads (``--decode-internal`` and directories pick it by partition).

@@ -153,14 +153,11 @@ def _attribute_text(magic: int, attributes: int, dialect: Dialect) -> _Attribute
 def control_text(record: Record, dialect: Dialect) -> str:
     """What a control record prints after its metadata (DumpLogSegments' ``<control>`` text)."""
     info = parse_control_record(record.key, record.value)
-    type_id = info.type_id
     if info.is_end_txn_marker:
         return f" endTxnMarker: {info.type_name} coordinatorEpoch: {info.coordinator_epoch}"
-    if dialect.control_record_json(type_id):
-        from kdump.render.internal_topics import control_record_text
+    from kdump.render.internal_topics import control_record_text
 
-        return control_record_text(type_id, record.value or b"", dialect.major_minor)
-    return f" controlType: {dialect.control_type_name(type_id)}({type_id})"
+    return control_record_text(info.type_id, record.value or b"", dialect.major_minor)
 
 
 def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOptions,

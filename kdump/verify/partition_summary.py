@@ -162,12 +162,6 @@ def read_partition_checkpoints(partition: PartitionDir, cache: CheckpointCache) 
     return CheckpointsRead(values, [LogFinding("error", path, None, _problem_text(err)) for path, err in problems])
 
 
-def summarize_partition(partition: PartitionDir, checkpoint_cache: CheckpointCache | None = None) -> PartitionSummary:
-    """Summarise one partition; ``checkpoint_cache`` (keyed by log dir) avoids re-reading root files."""
-    checkpoints = read_partition_checkpoints(partition, checkpoint_cache if checkpoint_cache is not None else {})
-    return summarize_segments(partition, checkpoints)
-
-
 def summarize_segments(partition: PartitionDir, checkpoints: CheckpointsRead) -> PartitionSummary:
     """The summary of a partition whose checkpoints were read already (what a worker process runs)."""
     summary = PartitionSummary(partition.topic, partition.partition, partition.path, partition.state)

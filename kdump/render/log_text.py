@@ -61,12 +61,8 @@ def codec_text(batch: Batch, dialect: Dialect) -> str:
     return codec.enum_name if dialect.upper_codec_names else codec.kafka_name
 
 
-def batch_line(batch: Batch, dialect: Dialect) -> str:
-    return batch_line_renderer(dialect)(batch)
-
-
 def batch_line_renderer(dialect: Dialect, times: Callable[[int], str] | None = None) -> Callable[[Batch], str]:
-    """``batch_line`` for one dialect: what depends only on (magic, attributes) is formatted once."""
+    """The batch line of one dialect: what depends only on (magic, attributes) is formatted once."""
     if times is not None:  # not Kafka's text: the Python formatter, with the maximum timestamp as ``times`` says
         attribute_text = _make_batch_line_renderer(dialect, texts_only=True)
         return lambda batch: _python_batch_line(batch, attribute_text(batch), times(batch.max_timestamp))

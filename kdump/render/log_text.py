@@ -240,6 +240,14 @@ def _v2_data_lines(records: Sequence[Record], options: RecordTextOptions, dialec
     return lines
 
 
+def decoded_texts(record: Record, contents: RecordTextOptions) -> tuple[str | None, str | None]:
+    """What the text dump prints after ``key:`` and ``payload:`` (None for a null key or value)."""
+    if contents.record_decoder is not None:
+        return contents.record_decoder(record.offset, record.key, record.value)
+    return (None if record.key is None else contents.key_decoder(record.key),
+            None if record.value is None else contents.value_decoder(record.value))
+
+
 def _superset_fields(batch: Batch, records: Sequence[Record], dialect: Dialect) -> str:
     """The batch fields 2.8.x repeated on each record line, after the timestamp."""
     # A legacy batch's baseOffset() is its first inner record's offset (the wrapper holds the last).
@@ -271,13 +279,9 @@ def _legacy_validity(record: Record, dialect: Dialect) -> str:
 
 
 def _contents(record: Record, options: RecordTextOptions, dialect: Dialect, show_meta: bool) -> str:
-    if options.record_decoder is not None:
-        key_text, value_text = options.record_decoder(record.offset, record.key, record.value)
-    elif record.value is None and not dialect.key_printed_for_null_value:
+    if record.value is None and options.record_decoder is None and not dialect.key_printed_for_null_value:
         return ""
-    else:
-        key_text = None if record.key is None else options.key_decoder(record.key)
-        value_text = None if record.value is None else options.value_decoder(record.value)
+    key_text, value_text = decoded_texts(record, options)
     out = ""
     if key_text is not None:
         out = (" key: " if show_meta else "| key: ") + key_text

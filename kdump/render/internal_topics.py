@@ -31,12 +31,6 @@ PARTITION_DELETE_STATES = ("DELETE_PARTITION_MARKED", "DELETE_PARTITION_STARTED"
 _UNDECODABLE = (FormatError, ValueError, IndexError, struct.error, UnicodeError)
 
 
-class _UnknownRecordType(Exception):
-    def __init__(self, record_type: int) -> None:
-        super().__init__(record_type)
-        self.record_type = record_type
-
-
 def _read_short(buf: bytes, name: str) -> tuple[int, Reader]:
     if len(buf) < 2:
         raise FormatError(f"Could not read version from {name}'s buffer.")
@@ -74,31 +68,24 @@ class CoordinatorDecoder:
         if key is None:
             raise self.missing_key(offset)
         try:
-            record_type, key_data, value_part = self.deserialize(key, value)
-        except _UnknownRecordType as exc:
-            return f"Unknown record type {exc.record_type} at offset {offset}, skipping.", None
+            record_type, key_reader = _read_short(key, "key")
+            if record_type not in self.registry:
+                return f"Unknown record type {record_type} at offset {offset}, skipping.", None
+            key_schema, value_schema = self.registry[record_type]
+            key_data = _read_part(key_schema, key_reader, tables.key_version(key_schema, record_type), "key")
+            if value is not None:
+                value_version, value_reader = _read_short(value, "value")
+                if self.dialect.rejects_unknown_record_version and value_version not in value_schema.valid_versions:
+                    # CoordinatorRecordSerde's UnknownRecordVersionException (KAFKA-18672, 4.0+).
+                    raise FormatError(f"Found an unknown record version {value_version} for {record_type} type")
+                value_data = _read_part(value_schema, value_reader, value_version, "value")
         except _UNDECODABLE as exc:
             return f"Error at offset {offset}, skipping. {_message(exc)}", None
         key_text = dumps({"type": str(record_type), "data": to_tree(key_data)})
-        if value_part is None:
+        if value is None:
             return key_text, "<DELETE>"
-        value_version, value_data = value_part
         return key_text, dumps({self.value_envelope(): str(value_version),
                                 "data": self.value_tree(record_type, value_data)})
-
-    def deserialize(self, key: bytes, value: bytes | None) -> tuple[int, MessageData, tuple[int, MessageData] | None]:
-        record_type, key_reader = _read_short(key, "key")
-        if record_type not in self.registry:
-            raise _UnknownRecordType(record_type)
-        key_schema, value_schema = self.registry[record_type]
-        key_data = _read_part(key_schema, key_reader, tables.key_version(key_schema, record_type), "key")
-        if value is None:
-            return record_type, key_data, None
-        value_version, value_reader = _read_short(value, "value")
-        if self.dialect.rejects_unknown_record_version and value_version not in value_schema.valid_versions:
-            # CoordinatorRecordSerde's UnknownRecordVersionException (KAFKA-18672, 4.0+).
-            raise FormatError(f"Found an unknown record version {value_version} for {record_type} type")
-        return record_type, key_data, (value_version, _read_part(value_schema, value_reader, value_version, "value"))
 
     def value_envelope(self) -> str:
         return "version"

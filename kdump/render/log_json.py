@@ -100,11 +100,6 @@ def record_object(batch: Batch, record: Record, contents: RecordTextOptions | No
     return obj
 
 
-def _record_prefix(path: str, batch: Batch) -> str:
-    """``type``, ``path`` and the batch's ``batchPosition``, encoded once per batch."""
-    return f'{{"type":"record","path":{_ENCODER.encode(path)},"batchPosition":{batch.position},'
-
-
 def batch_chunks(path: str, batch: Batch, groups: Iterable[Sequence[Record]] | None,
                  contents: RecordTextOptions | None = None,
                  feed: Callable[[Sequence[Record]], None] | None = None) -> Iterator[str]:
@@ -119,7 +114,8 @@ def batch_chunks(path: str, batch: Batch, groups: Iterable[Sequence[Record]] | N
     if groups is None:
         yield head + "\n"
         return
-    prefix = _record_prefix(path, batch)
+    # ``type``, ``path`` and the batch's ``batchPosition``, encoded once per batch
+    prefix = f'{{"type":"record","path":{_ENCODER.encode(path)},"batchPosition":{batch.position},'
     encode = _ENCODER.encode
     lines: list[str] = [head]
     for records in groups:

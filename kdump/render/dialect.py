@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from kdump.errors import UsageError
 
@@ -27,6 +28,21 @@ class _Releases:
 
     def __get__(self, dialect: Dialect, owner: type[Dialect] | None = None) -> bool:
         return self.since <= dialect.major_minor < self.before
+
+
+T = TypeVar("T")
+
+
+class _Changed(Generic[T]):
+    """A ``Dialect`` value that changed in ``release``: ``old`` before it, ``new`` from it on."""
+
+    def __init__(self, release: tuple[int, int], old: T, new: T) -> None:
+        self.release = release
+        self.old = old
+        self.new = new
+
+    def __get__(self, dialect: Dialect, owner: type[Dialect] | None = None) -> T:
+        return self.new if dialect.major_minor >= self.release else self.old
 
 
 # The release from which the tool prints KRaft control record type 2-6 as JSON rather than its type name.
@@ -57,17 +73,11 @@ class Dialect:
     # 4.3+: org.apache.kafka.tools.DumpLogSegments (Java port).
     is_java = _Releases(since=(4, 3))
 
-    @property
-    def log_header(self) -> str:
-        return "Log starting offset: " if self.major_minor >= (3, 3) else "Starting offset: "
-
+    log_header = _Changed((3, 3), "Starting offset: ", "Log starting offset: ")
     upper_codec_names = _Releases(before=(3, 0))
     has_delete_horizon = _Releases(since=(3, 2))
 
-    @property
-    def size_field_names(self) -> tuple[str, str]:
-        return ("keySize", "valueSize") if self.major_minor >= (2, 8) else ("keysize", "valuesize")
-
+    size_field_names = _Changed((2, 8), ("keysize", "valuesize"), ("keySize", "valueSize"))
     # 2.8.x (KAFKA-6181, never reverted on the 2.8 branch) repeated batch fields on every record line.
     superset_record_line = _Releases(since=(2, 8), before=(2, 9))
     # Before 2.4 (KAFKA-8745) a record with a null value printed neither key nor payload.
@@ -98,10 +108,7 @@ class Dialect:
     non_consecutive_from_minus_one = is_java
     non_consecutive_ascending = is_java
 
-    @property
-    def non_consecutive_header(self) -> str:
-        return "Non-consecutive offsets in :" if self.major_minor < (2, 3) else "Non-consecutive offsets in "
-
+    non_consecutive_header = _Changed((2, 3), "Non-consecutive offsets in :", "Non-consecutive offsets in ")
     # 4.3 says ``Ignoring unknown file`` for a name without a dot; older tools crash on it.
     ignores_names_without_dot = is_java
     # 4.0+ read producer snapshots with a generated message class (its own schema-error texts).
@@ -138,19 +145,13 @@ class Dialect:
     # (``offset::g:t:p``, ``transactionalId=``), before it used the coordinators' formatters.
     internal_topics_by_dump_tool = _Releases(before=(2, 4))
 
-    @property
-    def dump_tool_group_metadata_max_version(self) -> int:
-        """The newest GroupMetadata value version the 2.2 (2) and 2.3 (3) dump tool parses."""
-        return 2 if self.major_minor < (2, 3) else 3
-
+    # The newest GroupMetadata value version the 2.2 (2) and 2.3 (3) dump tool parses.
+    dump_tool_group_metadata_max_version = _Changed((2, 3), 2, 3)
     # Before 2.7 the transaction log text printed its partitions as a Scala ``Set(t-0, t-1)``.
     transaction_partitions_scala_set = _Releases(before=(2, 7))
 
-    @property
-    def metadata_frame_version(self) -> int:
-        """The metadata record frame version a release reads: 0 in the 2.8 KRaft preview, then 1."""
-        return 0 if self.major_minor < (3, 0) else 1
-
+    # The metadata record frame version a release reads: 0 in the 2.8 KRaft preview, then 1.
+    metadata_frame_version = _Changed((3, 0), 0, 1)
     # 3.8+ print __consumer_offsets records as JSON; older ones GroupMetadataManager's
     # ``offset_commit::…`` / ``group_metadata::…`` strings.
     offsets_json = _Releases(since=(3, 8))
@@ -179,10 +180,8 @@ class Dialect:
         older dialects read 4.0's (rather than knowing no record type at all)."""
         return max(self.major_minor, (4, 0))
 
-    @property
-    def share_state_envelope(self) -> str:
-        """4.0 labelled a share-group state value's version ``type``; 4.1+ ``version``."""
-        return "type" if self.major_minor < (4, 1) else "version"
+    # 4.0 labelled a share-group state value's version ``type``; 4.1+ ``version``.
+    share_state_envelope = _Changed((4, 1), "type", "version")
 
     @property
     def remote_log_release(self) -> tuple[int, int]:

@@ -6,8 +6,8 @@ kdump.log.writer), then times (process CPU time, best of --repeat runs, warm pag
 
   shallow scan:     for every .log, ReadOnlyFile + LogBatches(check_crc=False) (framing only)
   shallow scan+CRC: the same with check_crc=True (what a CRC check cannot do with less)
-  verify-index:     kdump.verify.engine, index rules (what `kdump verify-index` runs)
-  verify:           kdump.verify.engine, every rule (what `kdump verify` runs)
+  verify-index:     run_verify, index rules (what `kdump verify-index` runs)
+  verify:           run_verify, every rule (what `kdump verify` runs)
   verify --deep:    the same, decoding every record
 
     python benchmarks/bench_verify.py --size-mib 1024
@@ -16,18 +16,20 @@ kdump.log.writer), then times (process CPU time, best of --repeat runs, warm pag
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import shutil
 import tempfile
 import time
 
+from kdump.cli.verify_index import run_verify
 from kdump.format.encode import encode_batch_v2
 from kdump.format.records import Record
 from kdump.log.batches import LogBatches
 from kdump.log.logdir import walk_partitions
 from kdump.log.segment import ReadOnlyFile
 from kdump.log.writer import LogConfig, PartitionLog
-from kdump.verify.engine import ALL, INDEX, Options, Tally, verify_path
+from kdump.verify.engine import ALL, INDEX, Options
 
 T0 = 1_700_000_000_000
 
@@ -65,7 +67,10 @@ def scan(root: str, check_crc: bool) -> int:
 
 
 def run_engine(root: str, scope: str, deep: bool = False) -> int:
-    return sum(1 for f in verify_path(root, Options(scope=scope, deep=deep), Tally()) if f.is_error)
+    """What ``kdump verify`` (``verify-index`` with ``scope=INDEX``) runs in one process: its exit status."""
+    out = io.StringIO()
+    return run_verify((root,), Options(scope=scope, deep=deep), command="verify", out=out, err=out, as_json=False,
+                      errors_only=True)
 
 
 def best_of(repeat: int, func, root: str) -> tuple[float, int]:  # type: ignore[no-untyped-def]
@@ -93,9 +98,9 @@ def main() -> None:
         print(f"generated {size / 2**20:.0f} MiB in {time.perf_counter() - start:.1f} s under {root}")
         runs = [("shallow scan", lambda r: scan(r, False), "batches"),
                 ("shallow scan+CRC", lambda r: scan(r, True), "batches"),
-                ("verify-index", lambda r: run_engine(r, INDEX), "errors"),
-                ("verify", lambda r: run_engine(r, ALL), "errors"),
-                ("verify --deep", lambda r: run_engine(r, ALL, True), "errors")]
+                ("verify-index", lambda r: run_engine(r, INDEX), "exit status"),
+                ("verify", lambda r: run_engine(r, ALL), "exit status"),
+                ("verify --deep", lambda r: run_engine(r, ALL, True), "exit status")]
         times = {}
         for name, func, what in runs:
             elapsed, result = best_of(args.repeat, func, root)

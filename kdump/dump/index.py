@@ -166,7 +166,7 @@ def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: ReadOnlyFil
             break
         if lookup is not None:
             batch = lookup.batch(entry.offset)
-            broken = lookup.batches.error
+            broken = lookup.error
             if broken is not None and not framing_noted:
                 framing_noted = True
                 run.warn(f"Note: {java_path(path)}: the log's batches stop at position {broken.position}: "
@@ -176,7 +176,7 @@ def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: ReadOnlyFil
             elif batch.last_offset != entry.offset:
                 summaries.offsets_not_found.setdefault(abs_path, []).append((entry.offset, batch.last_offset))
             else:
-                max_ts = _max_record_timestamp(run, path, slot, batch, lookup.batches.log)
+                max_ts = _max_record_timestamp(run, path, slot, batch, lookup.log)
                 if max_ts is not None and max_ts != entry.timestamp:
                     summaries.timestamp_mismatches.setdefault(abs_path, []).append((entry.timestamp, max_ts))
                 if prev_ts >= entry.timestamp:

@@ -175,12 +175,8 @@ _KAFKA_CLASSES = ("StringDecoder", "IntegerDecoder", "LongDecoder", "DefaultDeco
 
 def bytes_decoder(name: str) -> BytesDecoder:
     """Resolve a ``--key-decoder-class``/``--value-decoder-class`` value."""
-    short = name
-    for package in _PACKAGES:
-        if name.startswith(package):
-            short = name[len(package):]
-            break
-    short = _ALIASES.get(short.lower(), short) if short.lower() in _ALIASES else short
+    short = next((name.removeprefix(package) for package in _PACKAGES if name.startswith(package)), name)
+    short = _ALIASES.get(short.lower(), short)
     try:
         return _DECODERS[short]
     except KeyError:

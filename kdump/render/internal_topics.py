@@ -18,25 +18,17 @@ from kdump.format.messages import tables
 from kdump.format.messages.protocol import MessageData, Reader, read_message
 from kdump.format.messages.schema import MessageSchema
 from kdump.render.dialect import LATEST_RELEASE, Dialect, dialect_of
-from kdump.render.kafka_json import Tree, dumps, quote, to_tree
+from kdump.render.kafka_json import Tree, dumps, quote, render, to_tree
 
 Decoded = tuple[str | None, str | None]
 Release = tuple[int, int]
 
-CONTROL_NAMES = {0: "ABORT", 1: "COMMIT", 2: "LEADER_CHANGE", 3: "SNAPSHOT_HEADER", 4: "SNAPSHOT_FOOTER",
-                 5: "KRAFT_VERSION", 6: "KRAFT_VOTERS"}
 TRANSACTION_STATES = ("Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort",
                       "Dead", "PrepareEpochFence")
 SEGMENT_STATES = ("COPY_SEGMENT_STARTED", "COPY_SEGMENT_FINISHED", "DELETE_SEGMENT_STARTED",
                   "DELETE_SEGMENT_FINISHED")
 PARTITION_DELETE_STATES = ("DELETE_PARTITION_MARKED", "DELETE_PARTITION_STARTED", "DELETE_PARTITION_FINISHED")
 _UNDECODABLE = (FormatError, ValueError, IndexError, struct.error, UnicodeError)
-
-
-class _UnknownRecordType(Exception):
-    def __init__(self, record_type: int) -> None:
-        super().__init__(record_type)
-        self.record_type = record_type
 
 
 def _read_short(buf: bytes, name: str) -> tuple[int, Reader]:
@@ -76,31 +68,24 @@ class CoordinatorDecoder:
         if key is None:
             raise self.missing_key(offset)
         try:
-            record_type, key_data, value_part = self.deserialize(key, value)
-        except _UnknownRecordType as exc:
-            return f"Unknown record type {exc.record_type} at offset {offset}, skipping.", None
+            record_type, key_reader = _read_short(key, "key")
+            if record_type not in self.registry:
+                return f"Unknown record type {record_type} at offset {offset}, skipping.", None
+            key_schema, value_schema = self.registry[record_type]
+            key_data = _read_part(key_schema, key_reader, tables.key_version(key_schema, record_type), "key")
+            if value is not None:
+                value_version, value_reader = _read_short(value, "value")
+                if self.dialect.rejects_unknown_record_version and value_version not in value_schema.valid_versions:
+                    # CoordinatorRecordSerde's UnknownRecordVersionException (KAFKA-18672, 4.0+).
+                    raise FormatError(f"Found an unknown record version {value_version} for {record_type} type")
+                value_data = _read_part(value_schema, value_reader, value_version, "value")
         except _UNDECODABLE as exc:
             return f"Error at offset {offset}, skipping. {_message(exc)}", None
         key_text = dumps({"type": str(record_type), "data": to_tree(key_data)})
-        if value_part is None:
+        if value is None:
             return key_text, "<DELETE>"
-        value_version, value_data = value_part
         return key_text, dumps({self.value_envelope(): str(value_version),
                                 "data": self.value_tree(record_type, value_data)})
-
-    def deserialize(self, key: bytes, value: bytes | None) -> tuple[int, MessageData, tuple[int, MessageData] | None]:
-        record_type, key_reader = _read_short(key, "key")
-        if record_type not in self.registry:
-            raise _UnknownRecordType(record_type)
-        key_schema, value_schema = self.registry[record_type]
-        key_data = _read_part(key_schema, key_reader, tables.key_version(key_schema, record_type), "key")
-        if value is None:
-            return record_type, key_data, None
-        value_version, value_reader = _read_short(value, "value")
-        if self.dialect.rejects_unknown_record_version and value_version not in value_schema.valid_versions:
-            # CoordinatorRecordSerde's UnknownRecordVersionException (KAFKA-18672, 4.0+).
-            raise FormatError(f"Found an unknown record version {value_version} for {record_type} type")
-        return record_type, key_data, (value_version, _read_part(value_schema, value_reader, value_version, "value"))
 
     def value_envelope(self) -> str:
         return "version"
@@ -279,7 +264,7 @@ def _partition_set(partitions: list[str], dialect: Dialect) -> str:
 class ShareGroupStateDecoder(CoordinatorDecoder):
     """``--share-group-state-decoder``: ``__share_group_state`` records (ShareSnapshot, ShareUpdate)."""
 
-    legacy_missing_key = "offset topic decoder"
+    legacy_missing_key = "share group state topic decoder"
 
     @staticmethod
     def registry_for(dialect: Dialect) -> dict[int, tables.KeyValue]:
@@ -287,12 +272,6 @@ class ShareGroupStateDecoder(CoordinatorDecoder):
 
     def value_envelope(self) -> str:
         return self.dialect.share_state_envelope
-
-    def missing_key(self, offset: int) -> InvalidRecordError:
-        if not self.dialect.generic_missing_key_text:
-            return InvalidRecordError(f"Failed to decode message at offset {offset} using share group state "
-                                      "topic decoder (message had a missing key)")
-        return super().missing_key(offset)
 
 
 # -- frame-versioned records: KRaft metadata and remote-log metadata ---------------------------------------
@@ -436,19 +415,19 @@ _CONTROL_LABELS = {3: " SnapshotHeader ", 4: " SnapshotFooter ", 5: " KRaftVersi
 
 
 def control_record_text(control_type: int, value: bytes, kafka_version: Release = LATEST_RELEASE) -> str:
-    """What follows the record metadata for a KRaft control record (types 2-6).
+    """What follows the record metadata for a control record other than a transaction marker.
 
-    The value is read at version 0 (ControlRecordUtils) and printed with the record's own
-    ``Version`` field as the JSON version, as the dump tool does. Before a type got its JSON printer
-    (``Dialect.control_record_json``) the release printed ``controlType: NAME(id)``.
+    The value of a KRaft control record (types 2-6) is read at version 0 (ControlRecordUtils) and
+    printed with the record's own ``Version`` field as the JSON version, as the dump tool does. Before
+    a type got its JSON printer (``Dialect.control_record_json``) the release printed
+    ``controlType: NAME(id)``, the name its ControlRecordType had for the id.
     """
-    if not dialect_of(kafka_version).control_record_json(control_type):
-        # Before a type got its printer it fell through to the enum name (KRAFT_* were not in the enum).
-        name = CONTROL_NAMES[control_type] if 0 <= control_type <= 4 else "UNKNOWN"
-        return f" controlType: {name}({control_type})"
+    dialect = dialect_of(kafka_version)
+    if not dialect.control_record_json(control_type):
+        return f" controlType: {dialect.control_type_name(control_type)}({control_type})"
     data = read_message(tables.control(kafka_version)[control_type], value, 0)
     data.version = data["Version"]
-    return _CONTROL_LABELS[control_type] + dumps(to_tree(data))
+    return _CONTROL_LABELS[control_type] + render(data)
 
 
 # The internal topic each decoder reads (``--decode-internal`` and directories pick it by partition).

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -97,9 +98,23 @@ def _scalar_tree(kind: str, value: Any) -> Tree:
 
 def dumps(tree: Tree) -> str:
     """Jackson's compact serialisation of a tree."""
-    out: list[str] = []
-    _dump(tree, out)
-    return "".join(out)
+    if tree is None:
+        return "null"
+    if tree is True:
+        return "true"
+    if tree is False:
+        return "false"
+    if isinstance(tree, str):
+        return quote(tree)
+    if isinstance(tree, (int, JavaDouble)):
+        return str(tree)
+    if isinstance(tree, float):
+        return java_double(tree)
+    if isinstance(tree, dict):
+        return "{" + ",".join(f"{quote(k)}:{dumps(v)}" for k, v in tree.items()) + "}"
+    if isinstance(tree, list):
+        return "[" + ",".join(dumps(v) for v in tree) + "]"
+    raise TypeError(f"cannot render {type(tree).__name__} as JSON")
 
 
 def render(data: MessageData) -> str:
@@ -107,52 +122,15 @@ def render(data: MessageData) -> str:
     return dumps(to_tree(data))
 
 
-def _dump(node: Tree, out: list[str]) -> None:
-    if node is None:
-        out.append("null")
-    elif node is True:
-        out.append("true")
-    elif node is False:
-        out.append("false")
-    elif isinstance(node, str):
-        out.append(quote(node))
-    elif isinstance(node, (int, JavaDouble)):
-        out.append(str(node))
-    elif isinstance(node, float):
-        out.append(java_double(node))
-    elif isinstance(node, dict):
-        out.append("{")
-        for i, (k, v) in enumerate(node.items()):
-            if i:
-                out.append(",")
-            out.append(quote(k))
-            out.append(":")
-            _dump(v, out)
-        out.append("}")
-    elif isinstance(node, list):
-        out.append("[")
-        for i, v in enumerate(node):
-            if i:
-                out.append(",")
-            _dump(v, out)
-        out.append("]")
-    else:
-        raise TypeError(f"cannot render {type(node).__name__} as JSON")
-
-
 _SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+_TO_ESCAPE = re.compile('["\\\\\x00-\x1f]')
 
 
 def quote(text: str) -> str:
     """A JSON string as Jackson writes it: ``"``, ``\\`` and control characters escaped, the rest as is."""
-    parts = ['"']
-    for ch in text:
-        esc = _SHORT_ESCAPES.get(ch)
-        if esc is not None:
-            parts.append(esc)
-        elif ord(ch) < 0x20:
-            parts.append(f"\\u{ord(ch):04X}")
-        else:
-            parts.append(ch)
-    parts.append('"')
-    return "".join(parts)
+    return '"' + _TO_ESCAPE.sub(_escape, text) + '"'
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group(0)
+    return _SHORT_ESCAPES.get(char) or f"\\u{ord(char):04X}"

@@ -11,9 +11,6 @@ resize rules (all three start with 16 buckets and a 0.75 load factor).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TypeVar
-
-K = TypeVar("K")
 
 _MASK = 0xFFFFFFFF
 

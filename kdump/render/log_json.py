@@ -16,7 +16,7 @@ from typing import Any
 from kdump.format.batch import Batch
 from kdump.format.control import parse_control_record
 from kdump.format.records import LazyValue, Record
-from kdump.render.log_text import RecordTextOptions
+from kdump.render.log_text import RecordTextOptions, decoded_texts
 
 JSON_SCHEMA_VERSION = 2
 
@@ -100,19 +100,6 @@ def record_object(batch: Batch, record: Record, contents: RecordTextOptions | No
     return obj
 
 
-def decoded_texts(record: Record, contents: RecordTextOptions) -> tuple[str | None, str | None]:
-    """What the text dump prints after ``key:`` and ``payload:`` (None for a null key or value)."""
-    if contents.record_decoder is not None:
-        return contents.record_decoder(record.offset, record.key, record.value)
-    return (None if record.key is None else contents.key_decoder(record.key),
-            None if record.value is None else contents.value_decoder(record.value))
-
-
-def _record_prefix(path: str, batch: Batch) -> str:
-    """``type``, ``path`` and the batch's ``batchPosition``, encoded once per batch."""
-    return f'{{"type":"record","path":{_ENCODER.encode(path)},"batchPosition":{batch.position},'
-
-
 def batch_chunks(path: str, batch: Batch, groups: Iterable[Sequence[Record]] | None,
                  contents: RecordTextOptions | None = None,
                  feed: Callable[[Sequence[Record]], None] | None = None) -> Iterator[str]:
@@ -127,7 +114,8 @@ def batch_chunks(path: str, batch: Batch, groups: Iterable[Sequence[Record]] | N
     if groups is None:
         yield head + "\n"
         return
-    prefix = _record_prefix(path, batch)
+    # ``type``, ``path`` and the batch's ``batchPosition``, encoded once per batch
+    prefix = f'{{"type":"record","path":{_ENCODER.encode(path)},"batchPosition":{batch.position},'
     encode = _ENCODER.encode
     lines: list[str] = [head]
     for records in groups:

@@ -61,12 +61,8 @@ def codec_text(batch: Batch, dialect: Dialect) -> str:
     return codec.enum_name if dialect.upper_codec_names else codec.kafka_name
 
 
-def batch_line(batch: Batch, dialect: Dialect) -> str:
-    return batch_line_renderer(dialect)(batch)
-
-
 def batch_line_renderer(dialect: Dialect, times: Callable[[int], str] | None = None) -> Callable[[Batch], str]:
-    """``batch_line`` for one dialect: what depends only on (magic, attributes) is formatted once."""
+    """The batch line of one dialect: what depends only on (magic, attributes) is formatted once."""
     if times is not None:  # not Kafka's text: the Python formatter, with the maximum timestamp as ``times`` says
         attribute_text = _make_batch_line_renderer(dialect, texts_only=True)
         return lambda batch: _python_batch_line(batch, attribute_text(batch), times(batch.max_timestamp))
@@ -153,14 +149,11 @@ def _attribute_text(magic: int, attributes: int, dialect: Dialect) -> _Attribute
 def control_text(record: Record, dialect: Dialect) -> str:
     """What a control record prints after its metadata (DumpLogSegments' ``<control>`` text)."""
     info = parse_control_record(record.key, record.value)
-    type_id = info.type_id
     if info.is_end_txn_marker:
         return f" endTxnMarker: {info.type_name} coordinatorEpoch: {info.coordinator_epoch}"
-    if dialect.control_record_json(type_id):
-        from kdump.render.internal_topics import control_record_text
+    from kdump.render.internal_topics import control_record_text
 
-        return control_record_text(type_id, record.value or b"", dialect.major_minor)
-    return f" controlType: {dialect.control_type_name(type_id)}({type_id})"
+    return control_record_text(info.type_id, record.value or b"", dialect.major_minor)
 
 
 def record_lines(batch: Batch, records: Sequence[Record], options: RecordTextOptions,
@@ -267,6 +260,14 @@ def _v2_data_lines(records: Sequence[Record], options: RecordTextOptions, dialec
     return lines
 
 
+def decoded_texts(record: Record, contents: RecordTextOptions) -> tuple[str | None, str | None]:
+    """What the text dump prints after ``key:`` and ``payload:`` (None for a null key or value)."""
+    if contents.record_decoder is not None:
+        return contents.record_decoder(record.offset, record.key, record.value)
+    return (None if record.key is None else contents.key_decoder(record.key),
+            None if record.value is None else contents.value_decoder(record.value))
+
+
 def _superset_fields(batch: Batch, records: Sequence[Record], dialect: Dialect) -> str:
     """The batch fields 2.8.x repeated on each record line, after the timestamp."""
     # A legacy batch's baseOffset() is its first inner record's offset (the wrapper holds the last).
@@ -298,13 +299,9 @@ def _legacy_validity(record: Record, dialect: Dialect) -> str:
 
 
 def _contents(record: Record, options: RecordTextOptions, dialect: Dialect, show_meta: bool) -> str:
-    if options.record_decoder is not None:
-        key_text, value_text = options.record_decoder(record.offset, record.key, record.value)
-    elif record.value is None and not dialect.key_printed_for_null_value:
+    if record.value is None and options.record_decoder is None and not dialect.key_printed_for_null_value:
         return ""
-    else:
-        key_text = None if record.key is None else options.key_decoder(record.key)
-        value_text = None if record.value is None else options.value_decoder(record.value)
+    key_text, value_text = decoded_texts(record, options)
     out = ""
     if key_text is not None:
         out = (" key: " if show_meta else "| key: ") + key_text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+from os.path import basename
 from typing import Any
 
 from kdump.log.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan
@@ -31,10 +31,6 @@ def totals_line(plans: list[PartitionPlan]) -> str:
             f"{sum(1 for p in plans if p.refused)} refused")
 
 
-def _name(path: str) -> str:
-    return os.path.basename(path)
-
-
 def _loss(r: SegmentRecovery) -> str:
     if r.zero_padding and not r.lost_batches:
         return f"drops {r.truncated_bytes} bytes of zero padding (no data)"
@@ -56,13 +52,13 @@ def plan_lines(plan: PartitionPlan) -> list[str]:
     lines.append(f"  checkpoints: recovery point {plan.recovery_point}, log start offset {plan.log_start_checkpoint}, "
                  f"high watermark {hw}")
     for change in plan.file_changes:
-        target = f" to {_name(change.to)}" if change.to else ""
-        lines.append(f"  {change.action} {_name(change.path)}{target}: {change.why}")
+        target = f" to {basename(change.to)}" if change.to else ""
+        lines.append(f"  {change.action} {basename(change.path)}{target}: {change.why}")
     if plan.refused is not None:
         lines.append(f"  REFUSED: {plan.refused}")
         return lines
     for r in plan.recovered:
-        lines.append(f"  recover {_name(r.log)}: {r.why}")
+        lines.append(f"  recover {basename(r.log)}: {r.why}")
         if r.truncated_bytes:
             lines.append(f"    truncate at position {r.valid_bytes} ({r.stopped}); {_loss(r)}")
         else:
@@ -70,14 +66,14 @@ def plan_lines(plan: PartitionPlan) -> list[str]:
     for d in plan.deleted_segments:
         held = f"{d.batches} batches, {d.records} records" + (f", offsets {d.offsets[0]}..{d.offsets[1]}"
                                                               if d.offsets else "")
-        lines.append(f"  delete segment {_name(d.log)} and its indexes ({d.size} bytes: {held}): {d.why}")
+        lines.append(f"  delete segment {basename(d.log)} and its indexes ({d.size} bytes: {held}): {d.why}")
     for entry in plan.epochs_removed:
         lines.append(f"  leader-epoch-checkpoint: drop epoch {entry.epoch} at offset {entry.start_offset}")
     for entry in plan.epochs_added:
         lines.append(f"  leader-epoch-checkpoint: add epoch {entry.epoch} at offset {entry.start_offset}")
     for path in plan.snapshots_deleted:
-        above = int(_name(path)[:20]) > plan.log_end_offset
-        lines.append(f"  delete producer snapshot {_name(path)}: " + ("above the new log end offset" if above else
+        above = int(basename(path)[:20]) > plan.log_end_offset
+        lines.append(f"  delete producer snapshot {basename(path)}: " + ("above the new log end offset" if above else
                      "the producer state is dropped with every segment"))
     if plan.snapshot_written is not None:
         lines.append(f"  write producer snapshot {plan.snapshot_written:020d}.snapshot: the producer state at the new "

@@ -40,12 +40,10 @@ class PartitionRow:
 def partition_flags(summary: PartitionSummary) -> str:
     """What a row must not hide: state, problems, transactional data, zero padding."""
     flags = [summary.state] if summary.state else []
-    errors = sum(1 for f in summary.findings if f.severity == "error")
-    warnings = sum(1 for f in summary.findings if f.severity == "warning")
-    if errors:
-        flags.append(f"{errors} error{'s' if errors > 1 else ''}")
-    if warnings:
-        flags.append(f"{warnings} warning{'s' if warnings > 1 else ''}")
+    for severity in ("error", "warning"):
+        count = sum(1 for f in summary.findings if f.severity == severity)
+        if count:
+            flags.append(f"{count} {severity}{'s' if count > 1 else ''}")
     if summary.total("transactional_batches"):
         flags.append("txn")
     if summary.total("padding_bytes"):

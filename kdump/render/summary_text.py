@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kdump.render.times import TimeStyle
-from kdump.verify.partition_summary import PartitionSummary, SegmentSummary
+from kdump.verify.partition_summary import CHECKPOINT_MEANING, PartitionSummary, SegmentSummary
 
 EPOCH = TimeStyle()
 
@@ -38,8 +38,8 @@ def _sorted(values: Iterable[object]) -> str:
 
 
 def _checkpoint_text(summary: PartitionSummary) -> str:
-    names = ("recoveryPoint", "highWatermark", "logStartOffset", "firstDirtyOffset")
-    parts = [f"{name}: {summary.checkpoints[name]}" for name in names if name in summary.checkpoints]
+    parts = [f"{name}: {summary.checkpoints[name]}" for name in CHECKPOINT_MEANING.values()
+             if name in summary.checkpoints]
     return " ".join(parts) if parts else "no checkpoint entries"
 
 

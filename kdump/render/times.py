@@ -68,30 +68,15 @@ def format_timestamp(ms: int, fmt: TimeFormat, tz: datetime.tzinfo | None = None
     """``ms`` shown as ``fmt`` in zone ``tz`` (UTC when None); see the module doc for the forms."""
     if fmt == "epoch" or ms < 0:
         return str(ms)
-    instant = iso_instant(ms, tz)
-    if instant is None:
-        return str(ms)
-    return instant if fmt == "iso" else f"{ms} ({instant})"
-
-
-def iso_instant(ms: int, tz: datetime.tzinfo | None = None) -> str | None:
-    """``2024-05-01T12:00:00.123Z`` (``+02:00`` style outside UTC), or None past the calendar's end."""
     try:
         when = (_EPOCH + ms * _ONE_MS).astimezone(tz or datetime.UTC)
-    except OverflowError:
-        return None
-    offset = when.utcoffset() or datetime.timedelta(0)
-    return f"{when.strftime('%Y-%m-%dT%H:%M:%S')}.{when.microsecond // 1000:03d}{_offset_text(offset)}"
-
-
-def _offset_text(offset: datetime.timedelta) -> str:
-    if not offset:
-        return "Z"
-    sign = "-" if offset < datetime.timedelta(0) else "+"
-    seconds = abs(int(offset.total_seconds()))
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{sign}{hours:02d}:{minutes:02d}" + (f":{secs:02d}" if secs else "")
+    except OverflowError:  # past the calendar's end
+        return str(ms)
+    # 2024-05-01T12:00:00.123Z, or the zone's offset (+02:00, with :SS when it has seconds) where it is not 0
+    instant = when.isoformat(timespec="milliseconds")
+    if when.utcoffset() == datetime.timedelta(0):
+        instant = instant[:-len("+00:00")] + "Z"
+    return instant if fmt == "iso" else f"{ms} ({instant})"
 
 
 @dataclass(frozen=True)
@@ -105,5 +90,5 @@ class TimeStyle:
         return format_timestamp(ms, self.fmt, self.tz)
 
 
-__all__ = ["TIME_FORMATS", "TIME_INPUT_HELP", "TimeFormat", "TimeStyle", "format_timestamp", "iso_instant",
-           "parse_time_input", "parse_time_zone"]
+__all__ = ["TIME_FORMATS", "TIME_INPUT_HELP", "TimeFormat", "TimeStyle", "format_timestamp", "parse_time_input",
+           "parse_time_zone"]

@@ -1,10 +1,10 @@
 """The one way kdump checks a log: from paths to findings, for ``verify``, ``verify-index`` and Spark.
 
-``plan(path)`` says what a path names (partitions, or one segment named by a file);
-``verify_partition`` runs the segment walks and then the partition rules and yields findings.
-``kdump verify-index`` runs the index rules only (``scope=INDEX``); ``kdump verify`` runs all of
-them. Spark runs ``SegmentCheck`` in its tasks and ``check_partition`` on the driver, on the same
-inputs, so both give the same findings.
+``plan(path)`` says what a path names (partitions, or one segment named by a file); for a partition,
+``begin_partition`` reads its own files, ``check_segment`` walks each segment and ``finish_partition``
+applies the partition rules. ``kdump verify-index`` runs the index rules only (``scope=INDEX``);
+``kdump verify`` runs all of them. Spark runs ``check_segment`` in its tasks and the partition steps on
+the driver, on the same inputs, so both give the same findings.
 """
 
 from __future__ import annotations
@@ -168,36 +168,6 @@ def finish_partition(partition: PartitionDir, before: PartitionState, facts: lis
     after = PartitionState(partition.path)
     read_txn_indexes(partition, read, after)
     yield from check_partition(partition, before, facts, after)
-
-
-def verify_partition(partition: PartitionDir, options: Options, tally: Tally, *,
-                     open_file: Opener = ReadOnlyFile, cache: dict[str, object] | None = None) -> Iterator[Finding]:
-    before = begin_partition(partition, options, tally, cache=cache)
-    facts: list[SegmentFacts] = []
-    last = len(partition.segments) - 1
-    for i, seg in enumerate(partition.segments):
-        findings, seg_facts = check_segment(seg, i == last, options, tally, open_file)
-        facts.append(seg_facts)
-        yield from findings
-    yield from finish_partition(partition, before, facts, options)
-
-
-def verify_target(target: PartitionDir | tuple[SegmentFiles, bool], options: Options, tally: Tally,
-                  cache: dict[str, object] | None = None) -> Iterator[Finding]:
-    """Every finding for one thing ``plan`` named."""
-    if isinstance(target, PartitionDir):
-        yield from verify_partition(target, options, tally, cache=cache)
-    else:
-        seg, active = target
-        yield from check_segment(seg, active, options, tally)[0]
-
-
-def verify_path(path: str, options: Options, tally: Tally, cache: dict[str, object] | None = None
-                ) -> Iterator[Finding]:
-    """Every finding for one command-line path. Raises InputError when the path itself cannot be read."""
-    cache = {} if cache is None else cache
-    for target in plan(path):
-        yield from verify_target(target, options, tally, cache)
 
 
 def nothing_checked(tally: Tally) -> str | None:

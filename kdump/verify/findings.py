@@ -1,9 +1,4 @@
-"""What a check found about one file.
-
-``Finding``: one line of ``kdump verify-index`` (an index entry against its log: error or note).
-``LogFinding``: what ``kdump summary`` and ``kdump txn`` tell about a partition's log and checkpoints
-(error, warning or info).
-"""
+"""What a check found about one file: a ``Finding`` of ``kdump verify``, a ``LogFinding`` of ``summary``/``txn``."""
 
 from __future__ import annotations
 

@@ -17,40 +17,6 @@ from kdump.log.indexes import OffsetIndex
 from kdump.log.segment import ReadOnlyFile
 
 
-class BatchByLastOffset:
-    """``first_ending_at_or_after(offset)``; ``error`` is where the log's framing broke, once met."""
-
-    def __init__(self, log: ReadOnlyFile) -> None:
-        self.log = log
-        self.error: KdumpError | None = None
-        self._restart()
-
-    def _restart(self) -> None:
-        self._batches: Iterator[Batch] = iter(LogBatches(self.log, check_crc=False))
-        self._current: Batch | None = None
-        self._ended = False
-        self._asked = (-1, -1)
-
-    def first_ending_at_or_after(self, offset: int, start: int = 0) -> Batch | None:
-        """The first batch at or after position ``start`` whose lastOffset >= ``offset`` (the log is
-        walked once while the questions go forward, from the top again when one goes back)."""
-        if offset < self._asked[0] or start < self._asked[1]:
-            self._restart()
-        self._asked = (offset, start)
-        while not self._ended and (self._current is None or self._current.last_offset < offset
-                                   or self._current.position < start):
-            try:
-                self._current = next(self._batches)
-            except StopIteration:
-                self._ended = True
-            except KdumpError as err:
-                self.error = err
-                self._ended = True
-        if self._current is None or self._current.last_offset < offset or self._current.position < start:
-            return None
-        return self._current
-
-
 def offset_at_position(log: ReadOnlyFile, position: int, max_message_size: int,
                        first_record: bool) -> tuple[int | None, str | None]:
     """What Kafka compares an offset-index entry with: the lastOffset of the first batch in the
@@ -123,14 +89,39 @@ def kafka_lookup_position(index: OffsetIndex | None, target: int) -> int:
 class TimeEntryLookup:
     """What Kafka's --verify-index-only finds for a time-index entry's offset: the first batch, from
     where the offset index points, that ends at or after it (``batch``; ``found``: its lastOffset, -1
-    for none). The time-index dump and ``verify --strict`` both ask this."""
+    for none). The time-index dump and ``verify --strict`` both ask this; ``error`` is where the log's
+    framing broke, once met."""
 
     def __init__(self, log: ReadOnlyFile, offsets: OffsetIndex | None) -> None:
-        self.batches = BatchByLastOffset(log)
+        self.log = log
         self.offsets = offsets
+        self.error: KdumpError | None = None
+        self._restart()
+
+    def _restart(self) -> None:
+        self._batches: Iterator[Batch] = iter(LogBatches(self.log, check_crc=False))
+        self._current: Batch | None = None
+        self._ended = False
+        self._asked = (-1, -1)
 
     def batch(self, offset: int) -> Batch | None:
-        return self.batches.first_ending_at_or_after(offset, kafka_lookup_position(self.offsets, offset))
+        """The log is walked once while the questions go forward, from the top again when one goes back."""
+        start = kafka_lookup_position(self.offsets, offset)
+        if offset < self._asked[0] or start < self._asked[1]:
+            self._restart()
+        self._asked = (offset, start)
+        while not self._ended and (self._current is None or self._current.last_offset < offset
+                                   or self._current.position < start):
+            try:
+                self._current = next(self._batches)
+            except StopIteration:
+                self._ended = True
+            except KdumpError as err:
+                self.error = err
+                self._ended = True
+        if self._current is None or self._current.last_offset < offset or self._current.position < start:
+            return None
+        return self._current
 
     def found(self, offset: int) -> int:
         batch = self.batch(offset)

@@ -11,9 +11,10 @@ shows must have its entry by then, as the broker indexes an abort right after ap
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
+from typing import Any
 
 from kdump.errors import InputError, KdumpError
 from kdump.format.checkpoint import (
@@ -59,36 +60,36 @@ class PartitionState:
     findings: list[Finding] = field(default_factory=list)
 
 
-def read_checkpoint_tables(log_dir: str, names: Iterable[str], read: ReadSmall = read_local
-                           ) -> tuple[dict[str, dict[tuple[str, int], int]], list[tuple[str, KdumpError]]]:
-    """The log dir's offset checkpoint files among ``names`` (file name -> (topic, partition) -> offset),
-    and (path, error) for each that could not be read or parsed; absent files are neither."""
-    tables: dict[str, dict[tuple[str, int], int]] = {}
+CheckpointCache = dict[str, dict[str, dict[tuple[str, int], int]]]
+"""Log dir -> checkpoint meaning -> (topic, partition) -> offset: each log dir's files read once."""
+
+
+def partition_checkpoints(partition: PartitionDir, meanings: dict[str, str], cache: dict[str, Any],
+                          read: ReadSmall = read_local) -> tuple[dict[str, int], list[tuple[str, KdumpError]]]:
+    """What the log dir's offset checkpoint files in ``meanings`` (file name -> meaning) say of ``partition``
+    (meaning -> offset), and (path, error) for each file that could not be read or parsed, told with the
+    first partition of its log dir only: ``cache`` (a ``CheckpointCache``) keeps what each log dir holds."""
+    log_dir = os.path.dirname(partition.path)
     problems: list[tuple[str, KdumpError]] = []
-    for name in names:
-        path = os.path.join(log_dir, name)
-        try:
-            data = read(path)
-            if data is None:
+    if log_dir not in cache:
+        cache[log_dir] = {}
+        for name, meaning in meanings.items():
+            path = os.path.join(log_dir, name)
+            try:
+                data = read(path)
+                if data is None:
+                    continue
+                parsed = parse_offset_checkpoint(data, path)
+            except KdumpError as err:
+                problems.append((path, err))
                 continue
-            parsed = parse_offset_checkpoint(data, path)
-        except KdumpError as err:
-            problems.append((path, err))
-            continue
-        tables[name] = {(e.topic, e.partition): e.offset for e in parsed.entries}
-    return tables, problems
-
-
-def _log_dir_checkpoints(log_dir: str, read: ReadSmall, cache: dict[str, object],
-                         findings: list[Finding]) -> dict[str, dict[tuple[str, int], int]]:
-    """The log dir's offset checkpoints (meaning -> table); problems are reported for the first partition."""
-    if log_dir in cache:
-        return cache[log_dir]  # type: ignore[return-value]
-    tables, problems = read_checkpoint_tables(log_dir, CHECKPOINTS, read)
-    findings.extend(_problem(err, "checkpoint-unreadable", path) for path, err in problems)
-    by_meaning = {CHECKPOINTS[name]: table for name, table in tables.items()}
-    cache[log_dir] = by_meaning
-    return by_meaning
+            cache[log_dir][meaning] = {(e.topic, e.partition): e.offset for e in parsed.entries}
+    values = {}
+    for meaning, table in cache[log_dir].items():
+        value = table.get((partition.topic, partition.partition))
+        if value is not None:
+            values[meaning] = value
+    return values, problems
 
 
 def _problem(err: KdumpError, check: str, path: str, why: str = "") -> Finding:
@@ -113,12 +114,8 @@ def read_txn_indexes(partition: PartitionDir, read: ReadSmall, state: PartitionS
 def read_state(partition: PartitionDir, read: ReadSmall = read_local,
                cache: dict[str, object] | None = None) -> PartitionState:
     state = PartitionState(partition.path)
-    tables = _log_dir_checkpoints(os.path.dirname(partition.path), read, {} if cache is None else cache,
-                                  state.findings)
-    for meaning, table in tables.items():
-        value = table.get((partition.topic, partition.partition))
-        if value is not None:
-            state.checkpoints[meaning] = value
+    state.checkpoints, problems = partition_checkpoints(partition, CHECKPOINTS, {} if cache is None else cache, read)
+    state.findings.extend(_problem(err, "checkpoint-unreadable", path) for path, err in problems)
     epoch_path = os.path.join(partition.path, LEADER_EPOCH_CHECKPOINT_NAME)
     if epoch_path in partition.other_files:
         try:

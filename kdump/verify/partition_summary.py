@@ -12,18 +12,13 @@ import os
 from dataclasses import dataclass, field
 
 from kdump.errors import KdumpError
-from kdump.format.checkpoint import (
-    OFFSET_CHECKPOINT_NAMES,
-    EpochEntry,
-    parse_leader_epoch_checkpoint,
-    parse_partition_metadata,
-)
+from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_partition_metadata
 from kdump.log.batches import LogBatches
 from kdump.log.logdir import PartitionDir
 from kdump.log.recovery import offset_range_problem
 from kdump.log.segment import ReadOnlyFile
 from kdump.verify.findings import LogFinding
-from kdump.verify.partition_check import read_checkpoint_tables, read_local
+from kdump.verify.partition_check import CheckpointCache, partition_checkpoints, read_local
 from kdump.verify.replay import log_end_offset, record_count
 
 
@@ -149,16 +144,6 @@ def _problem_text(err: KdumpError) -> str:
     return f"{err.reason} (line {line})" if line else err.reason
 
 
-def _read_checkpoints(log_dir: str, findings: list[LogFinding]) -> dict[str, dict[tuple[str, int], int]]:
-    tables, problems = read_checkpoint_tables(log_dir, OFFSET_CHECKPOINT_NAMES)
-    findings.extend(LogFinding("error", path, None, _problem_text(err)) for path, err in problems)
-    return {CHECKPOINT_MEANING[name]: table for name, table in tables.items()}
-
-
-CheckpointCache = dict[str, dict[str, dict[tuple[str, int], int]]]
-"""Log dir -> checkpoint meaning -> (topic, partition) -> offset: each log dir's files read once."""
-
-
 @dataclass(slots=True)
 class CheckpointsRead:
     """What the log dir's checkpoints say of one partition, read before its segments."""
@@ -173,21 +158,8 @@ def read_partition_checkpoints(partition: PartitionDir, cache: CheckpointCache) 
     Read before the segments: a broker writes the checkpoints after the log, so read in this order a
     live partition's high watermark is never past the log end kdump then reads.
     """
-    read = CheckpointsRead()
-    log_dir = os.path.dirname(partition.path)
-    if log_dir not in cache:
-        cache[log_dir] = _read_checkpoints(log_dir, read.findings)
-    for meaning, table in cache[log_dir].items():
-        value = table.get((partition.topic, partition.partition))
-        if value is not None:
-            read.values[meaning] = value
-    return read
-
-
-def summarize_partition(partition: PartitionDir, checkpoint_cache: CheckpointCache | None = None) -> PartitionSummary:
-    """Summarise one partition; ``checkpoint_cache`` (keyed by log dir) avoids re-reading root files."""
-    checkpoints = read_partition_checkpoints(partition, checkpoint_cache if checkpoint_cache is not None else {})
-    return summarize_segments(partition, checkpoints)
+    values, problems = partition_checkpoints(partition, CHECKPOINT_MEANING, cache)
+    return CheckpointsRead(values, [LogFinding("error", path, None, _problem_text(err)) for path, err in problems])
 
 
 def summarize_segments(partition: PartitionDir, checkpoints: CheckpointsRead) -> PartitionSummary:

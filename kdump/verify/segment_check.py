@@ -97,13 +97,21 @@ class SegmentCheck:
 
     def __iter__(self) -> Iterator[Finding]:
         seg = self.seg
-        yield from self._companions()
         if seg.log is None:
-            for path, entry_size in ((seg.index, OFFSET_ENTRY_SIZE), (seg.time_index, TIME_ENTRY_SIZE)):
-                if path is not None:
-                    with self.open_file(path) as orphan:
-                        yield from check_size(path, orphan.size, entry_size)
+            orphans = [(p, size) for p, size in ((seg.index, OFFSET_ENTRY_SIZE), (seg.time_index, TIME_ENTRY_SIZE))
+                       if p is not None]
+            for path, _ in orphans:
+                yield Finding(NOTE, "log-missing", path, "log file missing: nothing to check against (the broker "
+                                                         "deletes such orphan indexes at start-up)")
+            for path, entry_size in orphans:
+                with self.open_file(path) as orphan:
+                    yield from check_size(path, orphan.size, entry_size)
             return
+        if seg.index is None:
+            yield Finding(NOTE, "index-missing", seg.log, "no .index beside this log (the broker rebuilds it at "
+                                                          "start-up by recovering the segment)")
+        if seg.time_index is None:
+            yield Finding(NOTE, "timeindex-missing", seg.log, "no .timeindex beside this log")
         with ExitStack() as files:
             index = tindex = None
             if seg.index is not None:
@@ -117,20 +125,6 @@ class SegmentCheck:
                     yield from check_size(idx.path or "", idx.size, entry_size)
                     yield from check_padding(idx.path or "", idx, active=self.active)
             yield from self._walk(log, index, tindex)
-
-    def _companions(self) -> Iterator[Finding]:
-        seg = self.seg
-        if seg.log is None:
-            for path in (seg.index, seg.time_index):
-                if path is not None:
-                    yield Finding(NOTE, "log-missing", path, "log file missing: nothing to check against (the "
-                                                             "broker deletes such orphan indexes at start-up)")
-            return
-        if seg.index is None:
-            yield Finding(NOTE, "index-missing", seg.log, "no .index beside this log (the broker rebuilds it at "
-                                                          "start-up by recovering the segment)")
-        if seg.time_index is None:
-            yield Finding(NOTE, "timeindex-missing", seg.log, "no .timeindex beside this log")
 
     def _walk(self, log: Any, index: OffsetIndex | None, tindex: TimeIndex | None) -> Iterator[Finding]:
         facts, path = self.facts, self.seg.log or ""

@@ -52,36 +52,30 @@ class TxnReport:
         return min(t.first_offset for t in opened) if opened else self.log_end_offset
 
 
-def _control_type(batches: LogBatches, batch: Batch) -> tuple[int, int | None] | None:
+def _add_data(replay: TxnReplay, batch: Batch, count: int) -> None:
+    """A transactional data batch, with what ``kdump txn`` shows of its transaction."""
+    txn = replay.begin(batch.producer_id, batch.producer_epoch, batch.base_offset)
+    txn.last_data_offset = batch.last_offset
+    txn.batches += 1
+    txn.records += count
+    txn.size_bytes += batch.size
+    timestamp = batch.base_timestamp if batch.delete_horizon_ms is None else batch.max_timestamp
+    if txn.first_timestamp is None:
+        txn.first_timestamp = timestamp
+    txn.last_timestamp = batch.max_timestamp if txn.last_timestamp is None \
+        else max(txn.last_timestamp, batch.max_timestamp)
+
+
+def _add_marker(replay: TxnReplay, batches: LogBatches, batch: Batch) -> None:
+    """A control batch: ends the producer's transaction when it is an ABORT or COMMIT marker."""
     records = next(batches.iter_records(batch), [])
     if not records:
-        return None
+        return
     info = parse_control_record(records[0].key, records[0].value)
-    return info.type_id, info.coordinator_epoch
-
-
-class _Replay:
-    """``TxnReplay`` plus what ``kdump txn`` shows of each transaction."""
-
-    def __init__(self) -> None:
-        self.txns = TxnReplay()
-
-    def data(self, batch: Batch, count: int) -> None:
-        txn = self.txns.begin(batch.producer_id, batch.producer_epoch, batch.base_offset)
-        txn.last_data_offset = batch.last_offset
-        txn.batches += 1
-        txn.records += count
-        txn.size_bytes += batch.size
-        timestamp = batch.base_timestamp if batch.delete_horizon_ms is None else batch.max_timestamp
-        if txn.first_timestamp is None:
-            txn.first_timestamp = timestamp
-        txn.last_timestamp = batch.max_timestamp if txn.last_timestamp is None \
-            else max(txn.last_timestamp, batch.max_timestamp)
-
-    def marker(self, batch: Batch, type_id: int, coordinator_epoch: int | None) -> None:
-        outcome = ABORT if type_id == ControlType.ABORT else COMMIT
-        txn = self.txns.end(batch.producer_id, batch.producer_epoch, batch.base_offset, outcome)
-        txn.coordinator_epoch = coordinator_epoch
+    if info.type_id in (ControlType.ABORT, ControlType.COMMIT):
+        outcome = ABORT if info.type_id == ControlType.ABORT else COMMIT
+        txn = replay.end(batch.producer_id, batch.producer_epoch, batch.base_offset, outcome)
+        txn.coordinator_epoch = info.coordinator_epoch
         txn.marker_timestamp = batch.max_timestamp
 
 
@@ -94,8 +88,8 @@ class _Offsets:
 def analyze_transactions(partition: PartitionDir) -> TxnReport:
     """Replay every segment of ``partition`` and cross-check aborted ranges against its .txnindex files."""
     report = TxnReport(partition.topic, partition.partition, partition.path)
-    replay = _Replay()
-    report.transactions = replay.txns.transactions
+    replay = TxnReplay()
+    report.transactions = replay.transactions
     read: list[_Offsets] = []
     for segment in partition.segments:
         if segment.log is None:
@@ -110,11 +104,9 @@ def analyze_transactions(partition: PartitionDir) -> TxnReport:
                     if batch.producer_id < 0 or not batch.is_transactional:
                         continue
                     if batch.is_control:
-                        control = _control_type(batches, batch)
-                        if control is not None and control[0] in (ControlType.ABORT, ControlType.COMMIT):
-                            replay.marker(batch, control[0], control[1])
+                        _add_marker(replay, batches, batch)
                     else:
-                        replay.data(batch, record_count(batches, batch))
+                        _add_data(replay, batch, record_count(batches, batch))
         except KdumpError as err:
             report.findings.append(LogFinding("error", segment.log, err.position,
                                            f"stopped reading this segment: {err.reason}"))

@@ -89,11 +89,12 @@ def test_rich_renderable(tmp_path) -> None:
 
     from kdump.log.logdir import read_partition_dir
     from kdump.render.summary_text import summary_renderable
-    from kdump.verify.partition_summary import summarize_partition
+    from kdump.verify.partition_summary import read_partition_checkpoints, summarize_segments
 
     build(tmp_path)
     console = Console(file=io.StringIO(), width=150, color_system=None)
-    console.print(summary_renderable(summarize_partition(read_partition_dir(str(tmp_path / "orders-0")))))
+    partition = read_partition_dir(str(tmp_path / "orders-0"))
+    console.print(summary_renderable(summarize_segments(partition, read_partition_checkpoints(partition, {}))))
     text = console.file.getvalue()
     assert "Partition orders-0" in text and "base offset" in text and "gzip" in text
 

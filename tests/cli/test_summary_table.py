@@ -17,7 +17,7 @@ from rich.console import Console
 from kdump.log.logdir import walk_partitions
 from kdump.render.summary_table import partition_row, partitions_table
 from kdump.render.times import TimeStyle
-from kdump.verify.partition_summary import summarize_partition
+from kdump.verify.partition_summary import read_partition_checkpoints, summarize_segments
 from kdump_testing import run_kdump
 
 START = "2024-05-01T12:00:00Z"   # 1714564800000 (GNU date -u -d 2024-05-01T12:00:00Z +%s%3N)
@@ -38,8 +38,8 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _table(root: Path, width: int, times: TimeStyle) -> str:
     console = Console(file=io.StringIO(), width=width, color_system=None)
-    console.print(partitions_table([partition_row(summarize_partition(p)) for p in walk_partitions(str(root))],
-                                   times))
+    rows = [partition_row(summarize_segments(p, read_partition_checkpoints(p, {}))) for p in walk_partitions(str(root))]
+    console.print(partitions_table(rows, times))
     return console.file.getvalue()
 
 

@@ -108,7 +108,7 @@ def test_same_batch_line_as_python(batch, delta, version):
         assert fast == expected
     else:
         assert fast is None
-    assert log_text.batch_line(batch, dialect) == expected
+    assert log_text.batch_line_renderer(dialect)(batch) == expected
 
 
 def test_version_names_the_implementations():

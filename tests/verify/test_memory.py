@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import struct
 import tracemalloc
 from pathlib import Path
 
+from kdump.cli.verify_index import run_verify
 from kdump.format.encode import encode_batch_v2
 from kdump.format.index import encode_offset_entry, encode_time_entry
 from kdump.format.records import Record
 from kdump.log.files import segment_file_name
-from kdump.log.logdir import read_partition_dir
-from kdump.verify.engine import ALL, Options, Tally, verify_partition
+from kdump.verify.engine import ALL, Options
 
 T0 = 1_700_000_000_000
 
@@ -33,14 +34,15 @@ def write_segment(part: Path, batches: int) -> None:
 
 
 def peak_bytes(part: Path) -> int:
-    partition = read_partition_dir(str(part))
     tracemalloc.start()
     try:
-        found = list(verify_partition(partition, Options(scope=ALL), Tally()))
+        out = io.StringIO()
+        status = run_verify((str(part),), Options(scope=ALL), command="verify", out=out, err=out, as_json=False,
+                            errors_only=True)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert [f for f in found if f.is_error] == []
+    assert status == 0, out.getvalue()
     return peak
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kdump.log.logdir import read_partition_dir, walk_partitions
 from kdump.verify.engine import Options, Tally, check_segment
-from kdump.verify.partition_summary import summarize_partition
+from kdump.verify.partition_summary import read_partition_checkpoints, summarize_segments
 from kdump.verify.replay import ABORT, COMMIT, OPEN, TxnReplay, log_end_offset
 from kdump.verify.transactions import analyze_transactions
 
@@ -62,4 +62,4 @@ def test_txn_summary_and_verify_agree_on_every_fixture_partition() -> None:
                 [(t.producer_id, t.first_offset, t.last_offset) for t in aborted_by_verify.aborted], partition.path
             with_logs = [f for f in facts if f.log is not None]
             assert report.log_end_offset == log_end_offset(with_logs) == \
-                summarize_partition(partition).log_end_offset, partition.path
+                summarize_segments(partition, read_partition_checkpoints(partition, {})).log_end_offset, partition.path

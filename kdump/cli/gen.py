@@ -8,7 +8,6 @@ stopped by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143). Nothing is left behin
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -16,6 +15,7 @@ import click
 
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
+from kdump.cli.progress import ProgressBar, wants_progress
 from kdump.cli.time_options import TimeInput
 from kdump.errors import Interrupted, UsageError
 from kdump.format.batch import TimestampType
@@ -34,8 +34,6 @@ from kdump.log.generator import (
 from kdump.log.interrupts import SignalInterrupt
 from kdump.log.writer import LogConfig
 from kdump.render.times import TIME_INPUT_HELP
-
-PROGRESS_MIN_RECORDS = 200_000   # below this a run takes about a second: no bar
 
 T = TypeVar("T")
 
@@ -201,21 +199,8 @@ def _build_spec(topics: str, partitions: str, compression: str, magic: str, time
 
 
 def _run(outdir: str, spec: GenSpec, force: bool) -> GenResult:
-    total = spec.total_records
-    if not (sys.stderr.isatty() and total >= PROGRESS_MIN_RECORDS):
-        return generate(outdir, spec, force=force)
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TimeRemainingColumn,
-    )
-
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("records", total=total)
-        return generate(outdir, spec, force=force, progress=lambda n: bar.advance(task, n))
+    with ProgressBar(spec.total_records, "records", show=wants_progress(False), unit="records") as bar:
+        return generate(outdir, spec, force=force, progress=bar.advance)
 
 
 __all__ = ["gen", "per_topic", "topic_set"]

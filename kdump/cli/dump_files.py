@@ -14,7 +14,7 @@ from kdump import dump as library
 from kdump.cli.boundary import print_error
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.parallel import WorkerPool
-from kdump.cli.progress import progress_bar, wants_progress
+from kdump.cli.progress import ProgressBar, is_terminal, wants_progress
 from kdump.dump import DumpOptions
 from kdump.dump.filters import RecordFilter, parse_offset_range
 from kdump.dump.paths import expand_paths
@@ -132,9 +132,9 @@ def dump_files(**flags: object) -> int:
     jobs = int(str(flags.get("jobs") or 1))
     # A bar on stderr only while the dump goes elsewhere (a file, a pipe): on the same terminal every
     # line of the dump would have to take it off the screen first.
-    show = wants_progress(options.json) and not _is_terminal(sys.stdout)
+    show = wants_progress(options.json) and not is_terminal(sys.stdout)
     total = _total_size(paths) if show else None
-    with progress_bar(total, "dump", show=show) as bar:
+    with ProgressBar(total, "dump", show=show) as bar:
         def tick(path: str) -> None:
             bar.advance(_size(path))
 
@@ -159,10 +159,3 @@ def _size(path: str) -> int:
         return os.stat(path).st_size if path else 0
     except OSError:
         return 0   # the dump reports it
-
-
-def _is_terminal(stream: object) -> bool:
-    try:
-        return bool(stream.isatty())  # type: ignore[attr-defined]
-    except (ValueError, AttributeError):
-        return False

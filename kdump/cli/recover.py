@@ -14,7 +14,7 @@ import click
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import index_settings_options, json_option
-from kdump.cli.progress import progress_bar, wants_progress
+from kdump.cli.progress import ProgressBar, wants_progress
 from kdump.errors import InputError, UsageError
 from kdump.log.loader import LogDirState, PartitionPlan, plan_partition, recover_targets
 from kdump.log.salvage import write_recovered_copy
@@ -53,7 +53,7 @@ def recover(paths: tuple[str, ...], out_dir: str | None, force: bool, index_inte
     targets = [recover_targets(path) for path in paths]
     results = []
     # A bar while the plans are made; they are printed after it is gone.
-    with progress_bar(sum(len(dirs) for _, dirs in targets), "recover", show=wants_progress(json_output),
+    with ProgressBar(sum(len(dirs) for _, dirs in targets), "recover", show=wants_progress(json_output),
                       unit="partitions") as bar:
         for state, dirs in targets:
             plans = []

@@ -19,7 +19,7 @@ from kdump.cli.boundary import KdumpCommand, print_error
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, option_stack, traceback_option
 from kdump.cli.parallel import WorkerPool, jobs_option
-from kdump.cli.progress import ProgressBar, progress_bar, wants_progress
+from kdump.cli.progress import ProgressBar, wants_progress
 from kdump.errors import KdumpError
 from kdump.log.logdir import PartitionDir, SegmentFiles, log_bytes
 from kdump.render import verify_text
@@ -189,7 +189,7 @@ def run_verify(paths: tuple[str, ...], options: Options, *, command: str, out: T
     cache: dict[str, object] = {}
     failed: set[str] = set()
     show = wants_progress(as_json)
-    with WorkerPool(jobs) as pool, progress_bar(_log_bytes(paths) if show else None, command, show=show) as bar:
+    with WorkerPool(jobs) as pool, ProgressBar(_log_bytes(paths) if show else None, command, show=show) as bar:
         items = _items(paths, options, cache)
         for item, checked in pool.ordered_map(_check, items, is_work=lambda i: isinstance(i, _Segments)):
             if item.path in failed:

@@ -46,10 +46,6 @@ def _index_and_log(run: DumpRun, path: str, index_type: Any) -> Iterator[tuple[A
         yield index, log
 
 
-def _json(run: DumpRun, obj: dict[str, Any]) -> None:
-    run.out.write(log_json.dumps(obj) + "\n")
-
-
 def _sanity(run: DumpRun, path: str, check: Any, index: OffsetIndex | TimeIndex) -> None:
     """--index-sanity-check: Kafka's message on success, one error line (exit 1) on failure."""
     try:
@@ -60,10 +56,7 @@ def _sanity(run: DumpRun, path: str, check: Any, index: OffsetIndex | TimeIndex)
     except IndexFormatError as err:
         run.error(err, path)
         return
-    if run.options.json:
-        _json(run, {"type": "sanityCheck", "path": path, "passed": True})
-    else:
-        run.out.write(f"{java_path(path)} passed sanity check.\n")
+    run.emit({"type": "sanityCheck", "path": path, "passed": True}, f"{java_path(path)} passed sanity check.")
 
 
 # --- .index ------------------------------------------------------------------------------------------------
@@ -76,14 +69,10 @@ def dump_offset_index(run: DumpRun, path: str) -> None:
 
 def _offset_index_body(run: DumpRun, path: str, index: OffsetIndex, log: ReadOnlyFile | None) -> None:
     options = run.options
-    if options.json:
-        _json(run, log_json.file_object(path, "index", size=index.size, baseOffset=index.base_offset,
-                                        slots=index.slots, validEntries=index.entries))
+    run.emit(log_json.file_object(path, "index", size=index.size, baseOffset=index.base_offset, slots=index.slots,
+                                  validEntries=index.entries))
     if index.slots == 0 and run.dialect.empty_index_line:
-        if options.json:
-            _json(run, {"type": "empty", "path": path})
-        else:
-            run.out.write(f"{java_path(path)} is empty.\n")
+        run.emit({"type": "empty", "path": path}, f"{java_path(path)} is empty.")
         return
     if options.index_sanity_check:
         _sanity(run, path, offset_index_sanity_check, index)
@@ -108,8 +97,8 @@ def _offset_index_body(run: DumpRun, path: str, index: OffsetIndex, log: ReadOnl
             break
         if not options.verify_index_only:
             if options.json:
-                _json(run, {"type": "indexEntry", "path": path, "slot": slot, "offset": entry.offset,
-                            "position": entry.position})
+                run.emit({"type": "indexEntry", "path": path, "slot": slot, "offset": entry.offset,
+                          "position": entry.position})
             else:
                 run.out.write(f"offset: {entry.offset} position: {entry.position}\n")
     if mismatches:
@@ -146,9 +135,8 @@ def dump_time_index(run: DumpRun, path: str) -> None:
 def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: ReadOnlyFile | None,
                      offsets: OffsetIndex | None = None) -> None:
     options = run.options
-    if options.json:
-        _json(run, log_json.file_object(path, "timeindex", size=index.size, baseOffset=index.base_offset,
-                                        slots=index.slots, validEntries=index.entries))
+    run.emit(log_json.file_object(path, "timeindex", size=index.size, baseOffset=index.base_offset,
+                                  slots=index.slots, validEntries=index.entries))
     if options.index_sanity_check:
         _sanity(run, path, time_index_sanity_check, index)
         return
@@ -185,8 +173,8 @@ def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: ReadOnlyFil
                     break
         if not options.verify_index_only:
             if options.json:
-                _json(run, {"type": "timeIndexEntry", "path": path, "slot": slot, "timestamp": entry.timestamp,
-                            "offset": entry.offset})
+                run.emit({"type": "timeIndexEntry", "path": path, "slot": slot, "timestamp": entry.timestamp,
+                          "offset": entry.offset})
             else:
                 run.out.write(f"timestamp: {entry.timestamp} offset: {entry.offset}\n")
         prev_ts = entry.timestamp

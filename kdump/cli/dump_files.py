@@ -13,6 +13,7 @@ from typing import Any
 from kdump import dump as library
 from kdump.cli.boundary import print_error
 from kdump.cli.exit_codes import ExitCode
+from kdump.cli.options import INTERNAL_DECODERS
 from kdump.cli.parallel import WorkerPool
 from kdump.cli.progress import ProgressBar, is_terminal, wants_progress
 from kdump.dump import DumpOptions
@@ -22,14 +23,6 @@ from kdump.errors import KdumpError, UsageError
 from kdump.render.decoders import BytesDecoder, escaped, escaped_pair, kafka_decoder_class, string_decoder
 from kdump.render.dialect import Dialect, parse_kafka_version
 from kdump.render.log_text import RecordDecoder, RecordTextOptions
-
-_INTERNAL_DECODERS = (  # Kafka's precedence: the first flag given wins.
-    ("offsets_decoder", "__consumer_offsets"),
-    ("transaction_log_decoder", "__transaction_state"),
-    ("cluster_metadata_decoder", "__cluster_metadata"),
-    ("remote_log_metadata_decoder", "__remote_log_metadata"),
-    ("share_group_state_decoder", "__share_group_state"),
-)
 
 
 def split_files(value: str) -> list[str]:
@@ -43,7 +36,7 @@ def split_files(value: str) -> list[str]:
 def _topic_decoders(flags: dict[str, object], dialect: Dialect) -> tuple[RecordDecoder | None,
                                                                          dict[str, RecordDecoder]]:
     """The decoder Kafka applies to every file (the first flag given), and the decoders by topic."""
-    topics = [topic for flag, topic in _INTERNAL_DECODERS if flags.get(flag) or flags.get("decode_internal")]
+    topics = [topic for flag, topic, _ in INTERNAL_DECODERS if flags.get(flag) or flags.get("decode_internal")]
     if not topics:
         return None, {}
     module = importlib.import_module("kdump.render.internal_topics")

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 
 from kdump import dump as library
-from kdump.cli.boundary import print_error
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import INTERNAL_DECODERS
 from kdump.cli.parallel import WorkerPool
@@ -19,7 +18,7 @@ from kdump.cli.progress import ProgressBar, is_terminal, wants_progress
 from kdump.dump import DumpOptions
 from kdump.dump.filters import RecordFilter, parse_offset_range
 from kdump.dump.paths import expand_paths
-from kdump.errors import KdumpError, UsageError
+from kdump.errors import KdumpError, UsageError, write_error
 from kdump.render.decoders import BytesDecoder, escaped, escaped_pair, kafka_decoder_class, string_decoder
 from kdump.render.dialect import Dialect, parse_kafka_version
 from kdump.render.log_text import RecordDecoder, RecordTextOptions
@@ -119,7 +118,7 @@ def dump_files(**flags: object) -> int:
         options = build_options(flags, dialect)
     except UsageError as err:
         # kafka-dump-log's CommandLineUtils.printUsageAndExit exits 1, and so does `kdump --files`.
-        print_error(err)
+        write_error(err)
         return ExitCode.DUMP_USAGE
     paths = split_files(str(flags["files"]))
     jobs = int(str(flags.get("jobs") or 1))

@@ -11,16 +11,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 import click
 
-from kdump.cli.boundary import KdumpCommand, print_error
+from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, option_stack, traceback_option
 from kdump.cli.parallel import WorkerPool, jobs_option
 from kdump.cli.progress import ProgressBar, wants_progress
-from kdump.errors import KdumpError
+from kdump.errors import KdumpError, write_error
 from kdump.log.logdir import PartitionDir, SegmentFiles, log_bytes
 from kdump.render import verify_text
 from kdump.render.verify_text import VerifyCounts
@@ -181,9 +181,10 @@ def _take(item: _Segments, checked: list[_Checked], counts: VerifyCounts, out: T
     return None
 
 
-def run_verify(paths: tuple[str, ...], options: Options, *, command: str, out: TextIO, err: TextIO,
-               as_json: bool, errors_only: bool, traceback: bool = False, jobs: int = 1) -> int:
-    """Check ``paths``; ``jobs`` segments at a time in worker processes, output as with one."""
+def run_verify(command: str, paths: tuple[str, ...], options: Options, *, as_json: bool, errors_only: bool,
+               traceback: bool, jobs: int) -> NoReturn:
+    """Check ``paths``; ``jobs`` segments at a time in worker processes, output as with one; exit."""
+    out, err = sys.stdout, sys.stderr
     counts = VerifyCounts()
     tally = counts.tally
     cache: dict[str, object] = {}
@@ -217,13 +218,13 @@ def run_verify(paths: tuple[str, ...], options: Options, *, command: str, out: T
                 if as_json:
                     out.write(verify_text.unreadable_json(item.path, str(error)) + "\n")
                 else:
-                    print_error(error, err=err, out=out)
+                    write_error(error, err=err, out=out)
     out.write((verify_text.summary_json(counts, command) if as_json
                else verify_text.summary_line(counts, command)) + "\n")
     out.flush()
     if tally.unreadable or counts.nothing_checked:
-        return ExitCode.UNREADABLE
-    return ExitCode.PROBLEMS if counts.errors else ExitCode.OK
+        click.get_current_context().exit(ExitCode.UNREADABLE)
+    click.get_current_context().exit(ExitCode.PROBLEMS if counts.errors else ExitCode.OK)
 
 
 # What verify and verify-index both take after their own --strict and --deep.
@@ -255,7 +256,5 @@ def verify_index(paths: tuple[str, ...], strict: bool, deep: bool, index_interva
     kdump verify-index /var/lib/kafka/data
     kdump verify-index --json my-topic-0 > findings.jsonl
     """
-    options = Options(scope=INDEX, strict=strict, deep=deep, interval=index_interval_bytes)
-    code = run_verify(paths, options, command="verify-index", out=sys.stdout, err=sys.stderr, as_json=json_output,
-                      errors_only=errors_only, traceback=traceback, jobs=jobs)
-    click.get_current_context().exit(code)
+    run_verify("verify-index", paths, Options(scope=INDEX, strict=strict, deep=deep, interval=index_interval_bytes),
+               as_json=json_output, errors_only=errors_only, traceback=traceback, jobs=jobs)

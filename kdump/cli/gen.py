@@ -25,7 +25,6 @@ from kdump.log.generator import (
     DEFAULT_START_TIME,
     KEY_PATTERNS,
     VALUE_PATTERNS,
-    GenResult,
     GenSpec,
     TopicSpec,
     generate,
@@ -158,49 +157,34 @@ def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str,
     leaves nothing behind; a later run removes what a killed one (SIGKILL) left.
     """
     try:
-        spec = _build_spec(topics, partitions, compression, magic, timestamp_type, idempotent, transactional,
-                           preallocate, size_range(key_size, "--key-size"), size_range(value_size, "--value-size"),
-                           start_time,
-                           LogConfig(segment_bytes, segment_ms, index_interval_bytes, max_index_bytes,
-                                     log_preallocate, index_rule == "per-append"), rest)
-        result = _run(outdir, spec, force)
+        key_range, value_range = size_range(key_size, "--key-size"), size_range(value_size, "--value-size")
+        log = LogConfig(segment_bytes, segment_ms, index_interval_bytes, max_index_bytes, log_preallocate,
+                        index_rule == "per-append")
+        names = [t.strip() for t in topics.split(",") if t.strip()]
+        if not names:
+            raise UsageError("--topics: give at least one topic name")
+        for name in names:
+            problem = topic_name_problem(name)
+            if problem is not None:
+                raise UsageError(f"Topic name is invalid: {problem}")
+        counts = per_topic(partitions, names, int, 1, "--partitions")
+        codecs = per_topic(compression, names, lambda v: _CODECS[v.lower()], Codec.NONE, "--compression")
+        magics = per_topic(magic, names, int, 2, "--magic")
+        ts_types = per_topic(timestamp_type, names, lambda v: _TS_TYPES[v.lower()], TimestampType.CREATE_TIME,
+                             "--timestamp-type")
+        txn = topic_set(transactional, names, "--transactional")
+        idem = topic_set(idempotent, names, "--idempotent")
+        live = topic_set(preallocate, names, "--preallocate")
+        specs = tuple(TopicSpec(n, counts[n], codecs[n], magics[n], ts_types[n],
+                                "transactional" if n in txn else "idempotent" if n in idem else "plain", n in live)
+                      for n in names)
+        spec = GenSpec(topics=specs, key_size=key_range, value_size=value_range, start_time=start_time, log=log,
+                       **rest)  # type: ignore[arg-type]
+        with ProgressBar(spec.total_records, "records", show=wants_progress(False), unit="records") as bar:
+            result = generate(outdir, spec, force=force, progress=bar.advance)
     except KeyboardInterrupt as err:
         if isinstance(err, SignalInterrupt):
             raise  # the error boundary words it with the signal's name and exit code
         raise Interrupted("interrupted; nothing was written") from None
     click.echo(f"wrote {result.records} records in {result.segments} segments of {result.partitions} "
                f"partitions to {result.outdir}")
-
-
-def _build_spec(topics: str, partitions: str, compression: str, magic: str, timestamp_type: str,
-                idempotent: str | None, transactional: str | None, preallocate: str | None,
-                key_size: tuple[int, int], value_size: tuple[int, int], start_time: int, log: LogConfig,
-                rest: dict[str, object]) -> GenSpec:
-    names = [t.strip() for t in topics.split(",") if t.strip()]
-    if not names:
-        raise UsageError("--topics: give at least one topic name")
-    for name in names:
-        problem = topic_name_problem(name)
-        if problem is not None:
-            raise UsageError(f"Topic name is invalid: {problem}")
-    counts = per_topic(partitions, names, int, 1, "--partitions")
-    codecs = per_topic(compression, names, lambda v: _CODECS[v.lower()], Codec.NONE, "--compression")
-    magics = per_topic(magic, names, int, 2, "--magic")
-    ts_types = per_topic(timestamp_type, names, lambda v: _TS_TYPES[v.lower()], TimestampType.CREATE_TIME,
-                         "--timestamp-type")
-    txn = topic_set(transactional, names, "--transactional")
-    idem = topic_set(idempotent, names, "--idempotent")
-    live = topic_set(preallocate, names, "--preallocate")
-    specs = tuple(TopicSpec(n, counts[n], codecs[n], magics[n], ts_types[n],
-                            "transactional" if n in txn else "idempotent" if n in idem else "plain", n in live)
-                  for n in names)
-    return GenSpec(topics=specs, key_size=key_size, value_size=value_size, start_time=start_time, log=log,
-                   **rest)  # type: ignore[arg-type]
-
-
-def _run(outdir: str, spec: GenSpec, force: bool) -> GenResult:
-    with ProgressBar(spec.total_records, "records", show=wants_progress(False), unit="records") as bar:
-        return generate(outdir, spec, force=force, progress=bar.advance)
-
-
-__all__ = ["gen", "per_topic", "topic_set"]

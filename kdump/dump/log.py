@@ -6,7 +6,7 @@ import itertools
 import os
 from collections.abc import Callable, Iterator
 
-from kdump.dump.filters import kept_groups, start_position
+from kdump.dump.filters import start_position
 from kdump.dump.run import DumpRun
 from kdump.errors import InputError, KdumpError
 from kdump.format.batch import INT32_MAX
@@ -161,7 +161,8 @@ def dump_batches(run: DumpRun, path: str, segment: ReadOnlyFile, start: int, win
 def _matching(groups: Iterator[list[Record]], match: Callable[[Record, bool], bool], is_control: bool,
               run: DumpRun) -> Iterator[list[Record]] | None:
     """The batch's matching records a group at a time, or None when it holds none (no batch line then)."""
-    kept = kept_groups(groups, lambda r: match(r, is_control) and run.take())
+    kept = (records for records in ([r for r in group if match(r, is_control) and run.take()] for group in groups)
+            if records)
     first = next(kept, None)
     return None if first is None else itertools.chain((first,), kept)
 

@@ -79,15 +79,12 @@ class _Segments:
 
 
 @dataclass(frozen=True)
-class _Begin:
+class _Edge:
+    """Where a partition's segments begin (its tally joins the run's) or end (its findings are written)."""
+
     path: str
     owner: _Partition
-
-
-@dataclass(frozen=True)
-class _End:
-    path: str
-    owner: _Partition
+    end: bool
 
 
 @dataclass(frozen=True)
@@ -96,7 +93,7 @@ class _Unreadable:
     error: KdumpError
 
 
-_Item = _Segments | _Begin | _End | _Unreadable
+_Item = _Segments | _Edge | _Unreadable
 _Checked = tuple[list[Finding], SegmentFacts | None, Tally, KdumpError | None]
 
 _TASK_BYTES = 8 << 20
@@ -144,10 +141,10 @@ def _items(paths: tuple[str, ...], options: Options, cache: dict[str, object]) -
                     continue
                 tally = Tally()
                 owner = _Partition(target, begin_partition(target, options, tally, cache=cache), tally)
-                yield _Begin(path, owner)
+                yield _Edge(path, owner, end=False)
                 for run in _runs(target):
                     yield _Segments(path, run, options, owner)
-                yield _End(path, owner)
+                yield _Edge(path, owner, end=True)
         except KdumpError as error:
             yield _Unreadable(path, error)
 
@@ -198,9 +195,9 @@ def run_verify(command: str, paths: tuple[str, ...], options: Options, *, as_jso
             error: KdumpError | None = None
             if isinstance(item, _Unreadable):
                 error = item.error
-            elif isinstance(item, _Begin):
+            elif isinstance(item, _Edge) and not item.end:
                 tally.merge(item.owner.tally)
-            elif isinstance(item, _End):
+            elif isinstance(item, _Edge):
                 item.owner.findings.extend(finish_partition(item.owner.partition, item.owner.before,
                                                             item.owner.facts, options))
                 if item.owner.findings:

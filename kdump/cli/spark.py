@@ -21,7 +21,7 @@ import click
 
 from kdump.cli.boundary import KdumpGroup
 from kdump.cli.exit_codes import ExitCode
-from kdump.cli.options import json_option
+from kdump.cli.options import json_option, option_stack
 from kdump.errors import InputError, KdumpError, UsageError
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def _comma_lists(ctx: click.Context, param: click.Parameter, values: tuple[str, 
 
 def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """``--master``, ``--conf``, ``--packages``, ``--py-files``, ``--archives``, folded into ``settings``."""
-    options = [
+    options = option_stack(
         click.option("--master", default="local[*]", show_default=True,
                      help="Spark master URL (local[N], spark://..., yarn, k8s://...)."),
         click.option("--conf", "conf", multiple=True, callback=_conf_pairs, metavar="KEY=VALUE",
@@ -82,16 +82,14 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      help=".zip/.egg/.py files to put on the executors' Python path (e.g. a zip of kdump)."),
         click.option("--archives", multiple=True, callback=_comma_lists, metavar="ARCHIVES",
                      help="Archives unpacked in each executor's directory, e.g. env.tar.gz#environment."),
-    ]
+    )
 
     @functools.wraps(command)
     def with_settings(*args: Any, master: str, conf: tuple[tuple[str, str], ...], packages: tuple[str, ...],
                       py_files: tuple[str, ...], archives: tuple[str, ...], **kwargs: Any) -> Any:
         return command(*args, settings=SessionSettings(master, conf, packages, py_files, archives), **kwargs)
 
-    for option in reversed(options):
-        with_settings = option(with_settings)
-    return with_settings
+    return options(with_settings)
 
 
 @contextmanager

@@ -284,7 +284,6 @@ def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tup
         except AnalysisException as err:       # OUT exists (mode errorifexists), unknown format, ...
             raise KdumpError(str(err).splitlines()[0]) from None
     click.echo(f"Wrote {rows} {level} rows to {out} ({fmt})")
-    click.get_current_context().exit(ExitCode.OK)
 
 
 import kdump.cli.spark_recover  # noqa: E402, F401  (registers `kdump spark recover` on the group above)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import multiprocessing
 import os
 import re
 import sys
@@ -130,9 +129,8 @@ def dump_files(**flags: object) -> int:
         def tick(path: str) -> None:
             bar.advance(_size(path))
 
-        if jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
-            # Workers inherit the options (their decoders cannot be pickled) by being forked.
-            with WorkerPool(jobs) as pool:
+        if jobs > 1:
+            with WorkerPool(jobs) as pool:   # forked: workers inherit the options, whose decoders cannot be pickled
                 result = library.dump_files(paths, options, map_files=pool.ordered_map, on_file=tick)
         else:
             result = library.dump_files(paths, options, on_file=tick)

@@ -1,9 +1,7 @@
 """``kdump gen OUTDIR``: write a sample log.dirs the way a broker would (kdump.log.generator).
 
 Options that can differ per topic take ``VALUE`` (every topic) or ``topic=VALUE,...`` (a bare
-value in the list is the default for the topics not named). Exit codes: 0 done, 1 the output
-could not be written, 2 bad arguments (including an OUTDIR that may not be replaced), 128+N
-stopped by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143). Nothing is left behind on failure.
+value in the list is the default for the topics not named).
 """
 
 from __future__ import annotations

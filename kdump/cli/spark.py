@@ -1,8 +1,7 @@
 """``kdump spark``: verification and export of whole log.dirs on Spark.
 
 pyspark is imported only inside the commands, so ``kdump --help`` stays fast and a machine without
-the extra gets one line saying what to install. Exit codes are those of ``verify-index``:
-0 clean, 1 problems found, 2 usage errors or unreadable input.
+the extra gets one line saying what to install.
 """
 
 from __future__ import annotations

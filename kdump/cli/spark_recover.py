@@ -1,8 +1,5 @@
-"""``kdump spark recover PATH...``: ``kdump recover`` of many log dirs, one Spark task per partition dir.
-
-Prints what ``kdump recover PATH...`` prints (text or JSON Lines, the same order) and ends with the
-same exit status, through ``kdump.cli.recover.report``.
-"""
+"""``kdump spark recover PATH...``: ``kdump recover`` of many log dirs, one Spark task per partition dir;
+its output and exit status come from the same functions (``kdump.cli.recover.report``)."""
 
 from __future__ import annotations
 

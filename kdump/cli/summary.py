@@ -1,8 +1,7 @@
 """``kdump summary PATH``: per partition segments, offsets, sizes, counts, codecs, producers, checkpoints.
 
-On a terminal a compact table (``--detail``: the per-segment view), plain text otherwise (stable,
-no ANSI), JSON Lines with ``--json``. Partitions are summarised ``--jobs`` at a time in worker
-processes; the log dir's checkpoints are read here, before each partition's segments.
+Partitions are summarised ``--jobs`` at a time in worker processes; the log dir's checkpoints are
+read here, before each partition's segments.
 """
 
 from __future__ import annotations

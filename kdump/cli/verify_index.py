@@ -1,9 +1,6 @@
 """``kdump verify-index PATH...``: check that index entries match the log, for people and for CI.
 
-PATH is a segment file (``.log``, ``.index``, ``.timeindex``), a partition directory, or a whole
-``log.dirs`` tree. Exit status: 0 clean (notes allowed), 1 errors found, 2 usage or unreadable input,
-or nothing found to check. ``run_verify`` is shared with ``kdump verify``; the rules are in
-``kdump.verify.engine``.
+``run_verify`` is shared with ``kdump verify``; the rules are in ``kdump.verify.engine``.
 """
 
 from __future__ import annotations

@@ -25,10 +25,7 @@ from kdump.render.log_text import RecordDecoder, RecordTextOptions
 
 def split_files(value: str) -> list[str]:
     """Java's String.split(","): no trimming, trailing empty pieces dropped."""
-    pieces = value.split(",")
-    while pieces and pieces[-1] == "":
-        pieces.pop()
-    return pieces
+    return value.rstrip(",").split(",") if value.rstrip(",") else []
 
 
 def _topic_decoders(flags: dict[str, object], dialect: Dialect) -> tuple[RecordDecoder | None,
@@ -125,15 +122,10 @@ def dump_files(**flags: object) -> int:
     # line of the dump would have to take it off the screen first.
     show = wants_progress(options.json) and not is_terminal(sys.stdout)
     total = _total_size(paths) if show else None
-    with ProgressBar(total, "dump", show=show) as bar:
-        def tick(path: str) -> None:
-            bar.advance(_size(path))
-
-        if jobs > 1:
-            with WorkerPool(jobs) as pool:   # forked: workers inherit the options, whose decoders cannot be pickled
-                result = library.dump_files(paths, options, map_files=pool.ordered_map, on_file=tick)
-        else:
-            result = library.dump_files(paths, options, on_file=tick)
+    # Forked workers inherit the options, whose decoders cannot be pickled.
+    with ProgressBar(total, "dump", show=show) as bar, WorkerPool(jobs) as pool:
+        result = library.dump_files(paths, options, map_files=pool.ordered_map if jobs > 1 else None,
+                                    on_file=lambda path: bar.advance(_size(path)))
     return ExitCode.OK if result.ok else ExitCode.FILE_ERROR
 
 

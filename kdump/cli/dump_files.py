@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import os
 import re
 import sys
 from collections.abc import Callable
@@ -15,6 +14,7 @@ from kdump.cli.options import INTERNAL_DECODERS
 from kdump.cli.parallel import WorkerPool
 from kdump.cli.progress import ProgressBar, is_terminal, wants_progress
 from kdump.dump import DumpOptions
+from kdump.dump.files import file_size
 from kdump.dump.filters import RecordFilter, parse_offset_range
 from kdump.dump.paths import expand_paths
 from kdump.errors import KdumpError, UsageError, write_error
@@ -125,19 +125,12 @@ def dump_files(**flags: object) -> int:
     # Forked workers inherit the options, whose decoders cannot be pickled.
     with ProgressBar(total, "dump", show=show) as bar, WorkerPool(jobs) as pool:
         result = library.dump_files(paths, options, map_files=pool.ordered_map if jobs > 1 else None,
-                                    on_file=lambda path: bar.advance(_size(path)))
+                                    on_file=lambda path: bar.advance(file_size(path)))
     return ExitCode.OK if result.ok else ExitCode.FILE_ERROR
 
 
 def _total_size(paths: list[str]) -> int | None:
     try:
-        return sum(_size(path) for path in expand_paths(paths))
+        return sum(file_size(path) for path in expand_paths(paths))
     except (OSError, KdumpError):
         return None   # the dump reports an unreadable directory; the bar counts without a total
-
-
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size if path else 0
-    except OSError:
-        return 0   # the dump reports it

@@ -129,16 +129,21 @@ def _dump_recorded(group: list[FileJob]) -> RecordedDump:
     return RecordedDump(tape.name, run.failed, run.summaries)
 
 
+def file_size(path: str) -> int:
+    """0 for a file that cannot be read: its dump reports it."""
+    try:
+        return os.stat(path).st_size if path else 0
+    except OSError:
+        return 0
+
+
 def _groups(jobs: list[FileJob]) -> Iterator[list[FileJob]]:
     """Consecutive files of about ``GROUP_BYTES`` together: a worker's share costs more than sending it."""
     group: list[FileJob] = []
     size = 0
     for job in jobs:
         group.append(job)
-        try:
-            size += os.stat(job[0]).st_size
-        except OSError:
-            pass   # dump_one reports it
+        size += file_size(job[0])
         if size >= GROUP_BYTES:
             yield group
             group, size = [], 0

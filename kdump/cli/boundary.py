@@ -38,13 +38,11 @@ class OutputFailed(BaseException):
         self.cause = cause
 
 
-def _traceback_requested(ctx: click.Context) -> bool:
-    current: click.Context | None = ctx
-    while current is not None:
-        if current.params.get("traceback"):
-            return True
-        current = current.parent
-    return False
+def _traceback_requested(ctx: click.Context | None) -> bool:
+    """--traceback given to this command or to one it is a subcommand of."""
+    while ctx is not None and not ctx.params.get("traceback"):
+        ctx = ctx.parent
+    return ctx is not None
 
 
 class ErrorBoundary(click.Command):

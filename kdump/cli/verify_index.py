@@ -71,9 +71,6 @@ class _Segments:
     def __getstate__(self) -> dict[str, object]:
         return {**self.__dict__, "owner": None}   # the worker needs the segments, not the partition
 
-    def __setstate__(self, state: dict[str, object]) -> None:
-        self.__dict__.update(state)
-
 
 @dataclass(frozen=True)
 class _Edge:

@@ -36,7 +36,10 @@ from kdump.verify.partition_check import PartitionState
 from kdump.verify.segment_check import SegmentFacts
 
 
-def _write(findings: list[Finding], counts: VerifyCounts, out: TextIO, as_json: bool, errors_only: bool) -> None:
+def _write(findings: list[Finding], counts: VerifyCounts, out: TextIO, as_json: bool, errors_only: bool,
+           bar: ProgressBar) -> None:
+    if findings:
+        bar.clear_for(out)
     counts.errors += sum(1 for f in findings if f.is_error and f.check != "unreadable")
     counts.notes += sum(1 for f in findings if not f.is_error)
     if as_json:
@@ -125,8 +128,9 @@ def _runs(partition: PartitionDir) -> Iterator[tuple[tuple[SegmentFiles, bool], 
         yield tuple(run)
 
 
-def _items(paths: tuple[str, ...], options: Options, cache: dict[str, object]) -> Iterator[_Item]:
+def _items(paths: tuple[str, ...], options: Options) -> Iterator[_Item]:
     """Every segment to check, in order; a partition's own files are read just before its segments."""
+    cache: dict[str, object] = {}
     for path in paths:
         try:
             for target in plan(path):
@@ -166,9 +170,7 @@ def _take(item: _Segments, checked: list[_Checked], counts: VerifyCounts, out: T
             item.owner.findings.extend(findings)
             item.owner.facts.append(facts)  # type: ignore[arg-type]
         else:
-            if findings:
-                bar.clear_for(out)
-            _write(findings, counts, out, as_json, errors_only)
+            _write(findings, counts, out, as_json, errors_only, bar)
     return None
 
 
@@ -178,12 +180,11 @@ def run_verify(command: str, paths: tuple[str, ...], options: Options, *, as_jso
     out, err = sys.stdout, sys.stderr
     counts = VerifyCounts()
     tally = counts.tally
-    cache: dict[str, object] = {}
     failed: set[str] = set()
     show = wants_progress(as_json)
     with WorkerPool(jobs) as pool, ProgressBar(_log_bytes(paths) if show else None, command, show=show) as bar:
-        items = _items(paths, options, cache)
-        for item, checked in pool.ordered_map(_check, items, is_work=lambda i: isinstance(i, _Segments)):
+        for item, checked in pool.ordered_map(_check, _items(paths, options),
+                                              is_work=lambda i: isinstance(i, _Segments)):
             if item.path in failed:
                 continue
             error: KdumpError | None = None
@@ -194,9 +195,7 @@ def run_verify(command: str, paths: tuple[str, ...], options: Options, *, as_jso
             elif isinstance(item, _Edge):
                 item.owner.findings.extend(finish_partition(item.owner.partition, item.owner.before,
                                                             item.owner.facts, options))
-                if item.owner.findings:
-                    bar.clear_for(out)
-                _write(item.owner.findings, counts, out, as_json, errors_only)
+                _write(item.owner.findings, counts, out, as_json, errors_only, bar)
             else:
                 assert checked is not None
                 error = _take(item, checked, counts, out, as_json, errors_only, bar)

@@ -1,4 +1,4 @@
-"""``kdump spark``: verification and export of whole log.dirs on Spark.
+"""``kdump spark``: verification, export and recovery plans of whole log.dirs on Spark.
 
 pyspark is imported only inside the commands, so ``kdump --help`` stays fast and a machine without
 the extra gets one line saying what to install.
@@ -21,6 +21,7 @@ import click
 from kdump.cli.boundary import KdumpGroup
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, option_stack
+from kdump.cli.recover import exit_status, report
 from kdump.errors import InputError, KdumpError, UsageError
 
 if TYPE_CHECKING:
@@ -285,4 +286,23 @@ def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tup
     click.echo(f"Wrote {rows} {level} rows to {out} ({fmt})")
 
 
-import kdump.cli.spark_recover  # noqa: E402, F401  (registers `kdump spark recover` on the group above)
+@spark.command("recover")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@session_options
+@json_option
+def recover_command(paths: tuple[str, ...], settings: SessionSettings, json_output: bool) -> None:
+    """What a broker will do to each log dir (or partition dir) in PATHS at its next start.
+
+    \b
+    The plans of `kdump recover PATHS`, computed in Spark tasks (one per partition dir); every
+    executor must see PATHS at the same location. Exit status: 0 nothing would be lost, 1 data
+    would be truncated or deleted, 2 unreadable input or a partition the broker would refuse.
+    """
+    try:
+        from kdump.spark.recover import plan_log_dirs
+    except ImportError:
+        raise UsageError(MISSING) from None
+    with spark_session(settings, "kdump spark recover") as session:
+        results = plan_log_dirs(session, list(paths))
+    report(results, json_output, paths)  # the output and exit status of kdump recover
+    raise SystemExit(exit_status(results))

@@ -29,7 +29,7 @@ from kdump.format.checkpoint import (
     parse_properties,
     parse_quorum_state,
 )
-from kdump.log.files import FileKind, file_kind, java_path
+from kdump.log.files import FileKind, file_kind, java_path, split_temp_suffix
 from kdump.log.segment import read_small_file
 from kdump.render import log_json
 
@@ -53,9 +53,7 @@ def _malformed(run: DumpRun, path: str, err: CheckpointError) -> None:
     """One line: Kafka's message (which names the file) and the line number."""
     where = f" (line {err.line_number})" if err.line_number is not None else ""
     run.out.flush()
-    if run.options.json:
-        run.out.write(log_json.dumps({"type": "error", "path": path, "message": err.reason,
-                                      "line": err.line_number}) + "\n")
+    run.emit({"type": "error", "path": path, "message": err.reason, "line": err.line_number})
     run.fail(f"{err.reason}{where}", path)
 
 
@@ -117,13 +115,6 @@ _BY_NAME: dict[str, Callable[[DumpRun, str], None]] = {
 }
 
 
-def _temporary(run: DumpRun, path: str, suffix: str, kind: FileKind) -> None:
-    note = f"kdump: {os.path.basename(path)} is a {kind.value} file {TEMP_SUFFIXES[suffix]} ({suffix}); " \
-           f"dumped as {kind.value}"
-    run.emit({"type": "note", "path": path, "tempSuffix": suffix, "fileType": kind.value, "text": note}, note)
-    handler_for(kind)(run, path)
-
-
 def dump_extra(run: DumpRun, path: str) -> bool:
     """Dump ``path`` if it is a file Kafka's tool does not handle; False leaves it to Kafka's dispatch."""
     name = os.path.basename(java_path(path))
@@ -134,10 +125,12 @@ def dump_extra(run: DumpRun, path: str) -> bool:
         except CheckpointError as err:
             _malformed(run, path, err)
         return True
-    for suffix in TEMP_SUFFIXES:
-        if name.endswith(suffix):
-            kind = file_kind(name[:-len(suffix)])
-            if kind is not None and (suffix != ".part" or kind is FileKind.CHECKPOINT):
-                _temporary(run, path, suffix, kind)
-                return True
-    return False
+    stem, suffix = split_temp_suffix(name)
+    kind = file_kind(stem) if suffix else None
+    if kind is None or (suffix == ".part" and kind is not FileKind.CHECKPOINT):
+        return False
+    note = f"kdump: {os.path.basename(path)} is a {kind.value} file {TEMP_SUFFIXES[suffix]} ({suffix}); " \
+           f"dumped as {kind.value}"
+    run.emit({"type": "note", "path": path, "tempSuffix": suffix, "fileType": kind.value, "text": note}, note)
+    handler_for(kind)(run, path)
+    return True

@@ -93,9 +93,9 @@ class _Unreadable:
 _Item = _Segments | _Edge | _Unreadable
 _Checked = tuple[list[Finding], SegmentFacts | None, Tally, KdumpError | None]
 
+# Small segments go to a worker together up to this many bytes of .log, so that passing work to
+# processes does not cost more than the work (an index check reads little of each segment).
 _TASK_BYTES = 8 << 20
-"""Small segments go to a worker together up to this many bytes of .log, so that passing work to
-processes does not cost more than the work (an index check reads little of each segment)."""
 
 
 def _check(item: _Item) -> list[_Checked]:

@@ -73,15 +73,11 @@ def report(results: Sequence[LogDirPlans], json_output: bool, paths: Sequence[st
     refuse a partition or nothing was found."""
     for state, plans in results:
         if json_output:
-            click.echo(log_json.dumps(log_dir_object(state)))
-            for plan in plans:
-                click.echo(log_json.dumps(plan_object(plan)))
-            continue
-        for line in log_dir_lines(state):
+            lines = [log_json.dumps(obj) for obj in (log_dir_object(state), *map(plan_object, plans))]
+        else:
+            lines = [*log_dir_lines(state), *(line for plan in plans for line in plan_lines(plan))]
+        for line in lines:
             click.echo(line)
-        for plan in plans:
-            for line in plan_lines(plan):
-                click.echo(line)
     every = [plan for _, plans in results for plan in plans]
     if not json_output:
         click.echo(totals_line(every))

@@ -19,12 +19,8 @@ import warnings
 import zipimport
 from typing import Any, TextIO
 
-EXTENSIONS = ("kdump.format._v2records", "kdump.render._v2lines")
-"""Every extension setup.py builds."""
-
-_missing: dict[str, str] = {}
-"""Extension module -> why it could not be imported."""
-
+EXTENSIONS = ("kdump.format._v2records", "kdump.render._v2lines")   # every extension setup.py builds
+_missing: dict[str, str] = {}   # extension module -> why it could not be imported
 _warned = False
 
 

@@ -8,6 +8,7 @@ nothing above the format layer ever sees them.
 
 from __future__ import annotations
 
+import sys
 from typing import TextIO
 
 
@@ -87,14 +88,16 @@ def error_line(problem: BaseException | str) -> str:
     return f"Error: {problem}"
 
 
-def write_error(problem: BaseException | str, *, err: TextIO, out: TextIO,
+def write_error(problem: BaseException | str, *, err: TextIO | None = None, out: TextIO | None = None,
                 traceback_of: BaseException | None = None) -> None:
-    """Write ``problem`` as one ``Error:`` line on ``err``, after ``traceback_of``'s traceback.
+    """Write ``problem`` as one ``Error:`` line on ``err`` (stderr), after ``traceback_of``'s traceback.
 
-    ``out`` is flushed first so the line comes after what was printed before the problem; if that
+    ``out`` (stdout) is flushed first so the line comes after what was printed before the problem; if that
     flush raises something other than an ordinary I/O error (the CLI's guard of standard output), the
     line is still written and that exception raised afterwards.
     """
+    err = err if err is not None else sys.stderr
+    out = out if out is not None else sys.stdout
     deferred: BaseException | None = None
     try:
         out.flush()

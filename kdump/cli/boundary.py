@@ -19,7 +19,7 @@ import io
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any
 
 import click
 
@@ -38,20 +38,11 @@ class OutputFailed(BaseException):
         self.cause = cause
 
 
-def print_error(problem: BaseException | str, *, err: TextIO | None = None, out: TextIO | None = None,
-                traceback_of: BaseException | None = None) -> None:
-    """``write_error`` on the process's streams unless others are given."""
-    write_error(problem, err=err if err is not None else sys.stderr, out=out if out is not None else sys.stdout,
-                traceback_of=traceback_of)
-
-
-def _traceback_requested(ctx: click.Context) -> bool:
-    current: click.Context | None = ctx
-    while current is not None:
-        if current.params.get("traceback"):
-            return True
-        current = current.parent
-    return False
+def _traceback_requested(ctx: click.Context | None) -> bool:
+    """--traceback given to this command or to one it is a subcommand of."""
+    while ctx is not None and not ctx.params.get("traceback"):
+        ctx = ctx.parent
+    return ctx is not None
 
 
 class ErrorBoundary(click.Command):
@@ -86,7 +77,7 @@ class ErrorBoundary(click.Command):
         message: BaseException | str = err
         if code is ExitCode.INTERNAL:
             message = f"internal error {type(err).__name__}: {err} (rerun with --traceback and report it)"
-        print_error(message, traceback_of=err if _traceback_requested(ctx) else None)
+        write_error(message, traceback_of=err if _traceback_requested(ctx) else None)
         ctx.exit(code)
 
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
@@ -110,7 +101,7 @@ class KdumpGroup(ErrorBoundary, click.Group):
 def run_standalone(call: Callable[[], Any]) -> int:
     """Run click's non-standalone ``main`` and turn every way it can end into an exit code."""
     if sys.stdout is None:  # started with stdout closed (`kdump ... >&-`)
-        print_error("standard output is closed")
+        write_error("standard output is closed")
         return ExitCode.OUTPUT
     _guard_stdout()
     try:
@@ -121,7 +112,7 @@ def run_standalone(call: Callable[[], Any]) -> int:
             err.show()
             code = err.exit_code
         except (click.Abort, KeyboardInterrupt):
-            print_error("interrupted")
+            write_error("interrupted")
             code = ExitCode.INTERRUPTED
         sys.stdout.flush()
     except OutputFailed as failure:
@@ -134,7 +125,7 @@ def run_standalone(call: Callable[[], Any]) -> int:
 def _output_failed(failure: OutputFailed) -> ExitCode:
     if failure.cause.errno == errno.EPIPE:
         return ExitCode.BROKEN_PIPE  # the reader has all it wanted: no message, as `cat` does
-    print_error(f"standard output: {failure}")
+    write_error(f"standard output: {failure}")
     return ExitCode.OUTPUT
 
 

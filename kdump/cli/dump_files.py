@@ -3,47 +3,35 @@
 from __future__ import annotations
 
 import importlib
-import multiprocessing
-import os
 import re
 import sys
 from collections.abc import Callable
 from typing import Any
 
 from kdump import dump as library
-from kdump.cli.boundary import print_error
 from kdump.cli.exit_codes import ExitCode
+from kdump.cli.options import INTERNAL_DECODERS
 from kdump.cli.parallel import WorkerPool
-from kdump.cli.progress import progress_bar, wants_progress
+from kdump.cli.progress import ProgressBar, is_terminal, wants_progress
 from kdump.dump import DumpOptions
+from kdump.dump.files import file_size
 from kdump.dump.filters import RecordFilter, parse_offset_range
 from kdump.dump.paths import expand_paths
-from kdump.errors import KdumpError, UsageError
+from kdump.errors import KdumpError, UsageError, write_error
 from kdump.render.decoders import BytesDecoder, escaped, escaped_pair, kafka_decoder_class, string_decoder
 from kdump.render.dialect import Dialect, parse_kafka_version
 from kdump.render.log_text import RecordDecoder, RecordTextOptions
 
-_INTERNAL_DECODERS = (  # Kafka's precedence: the first flag given wins.
-    ("offsets_decoder", "__consumer_offsets"),
-    ("transaction_log_decoder", "__transaction_state"),
-    ("cluster_metadata_decoder", "__cluster_metadata"),
-    ("remote_log_metadata_decoder", "__remote_log_metadata"),
-    ("share_group_state_decoder", "__share_group_state"),
-)
-
 
 def split_files(value: str) -> list[str]:
     """Java's String.split(","): no trimming, trailing empty pieces dropped."""
-    pieces = value.split(",")
-    while pieces and pieces[-1] == "":
-        pieces.pop()
-    return pieces
+    return value.rstrip(",").split(",") if value.rstrip(",") else []
 
 
 def _topic_decoders(flags: dict[str, object], dialect: Dialect) -> tuple[RecordDecoder | None,
                                                                          dict[str, RecordDecoder]]:
     """The decoder Kafka applies to every file (the first flag given), and the decoders by topic."""
-    topics = [topic for flag, topic in _INTERNAL_DECODERS if flags.get(flag) or flags.get("decode_internal")]
+    topics = [topic for flag, topic, _ in INTERNAL_DECODERS if flags.get(flag) or flags.get("decode_internal")]
     if not topics:
         return None, {}
     module = importlib.import_module("kdump.render.internal_topics")
@@ -126,43 +114,23 @@ def dump_files(**flags: object) -> int:
         options = build_options(flags, dialect)
     except UsageError as err:
         # kafka-dump-log's CommandLineUtils.printUsageAndExit exits 1, and so does `kdump --files`.
-        print_error(err)
+        write_error(err)
         return ExitCode.DUMP_USAGE
     paths = split_files(str(flags["files"]))
     jobs = int(str(flags.get("jobs") or 1))
     # A bar on stderr only while the dump goes elsewhere (a file, a pipe): on the same terminal every
     # line of the dump would have to take it off the screen first.
-    show = wants_progress(options.json) and not _is_terminal(sys.stdout)
+    show = wants_progress(options.json) and not is_terminal(sys.stdout)
     total = _total_size(paths) if show else None
-    with progress_bar(total, "dump", show=show) as bar:
-        def tick(path: str) -> None:
-            bar.advance(_size(path))
-
-        if jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
-            # Workers inherit the options (their decoders cannot be pickled) by being forked.
-            with WorkerPool(jobs) as pool:
-                result = library.dump_files(paths, options, map_files=pool.ordered_map, on_file=tick)
-        else:
-            result = library.dump_files(paths, options, on_file=tick)
+    # Forked workers inherit the options, whose decoders cannot be pickled.
+    with ProgressBar(total, "dump", show=show) as bar, WorkerPool(jobs) as pool:
+        result = library.dump_files(paths, options, map_files=pool.ordered_map if jobs > 1 else None,
+                                    on_file=lambda path: bar.advance(file_size(path)))
     return ExitCode.OK if result.ok else ExitCode.FILE_ERROR
 
 
 def _total_size(paths: list[str]) -> int | None:
     try:
-        return sum(_size(path) for path in expand_paths(paths))
+        return sum(file_size(path) for path in expand_paths(paths))
     except (OSError, KdumpError):
         return None   # the dump reports an unreadable directory; the bar counts without a total
-
-
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size if path else 0
-    except OSError:
-        return 0   # the dump reports it
-
-
-def _is_terminal(stream: object) -> bool:
-    try:
-        return bool(stream.isatty())  # type: ignore[attr-defined]
-    except (ValueError, AttributeError):
-        return False

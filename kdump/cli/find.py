@@ -62,7 +62,6 @@ def find(partition_dir: str, offset: int | None, timestamp: int | None, count: i
     kdump find my-topic-0 --offset 1234 --explain
     kdump find my-topic-0 --timestamp 2024-05-01T12:00:00Z --count 10 --print-data-log
     """
-    ctx = click.get_current_context()
     if (offset is None) == (timestamp is None):
         raise click.UsageError("give exactly one of --offset and --timestamp")
     dialect = parse_kafka_version(kafka_version)
@@ -83,4 +82,4 @@ def find(partition_dir: str, offset: int | None, timestamp: int | None, count: i
                               json=json_output, filter=RecordFilter(first_offset=result.record.offset, limit=count))
         later = [s for s in partition.segments if s.base_offset >= result.segment.base_offset]
         dump_records_from(later, result.batch.position, options)
-    ctx.exit(ExitCode.OK if result.found else ExitCode.NOT_FOUND)
+    click.get_current_context().exit(ExitCode.OK if result.found else ExitCode.NOT_FOUND)

@@ -1,14 +1,11 @@
 """``kdump gen OUTDIR``: write a sample log.dirs the way a broker would (kdump.log.generator).
 
 Options that can differ per topic take ``VALUE`` (every topic) or ``topic=VALUE,...`` (a bare
-value in the list is the default for the topics not named). Exit codes: 0 done, 1 the output
-could not be written, 2 bad arguments (including an OUTDIR that may not be replaced), 128+N
-stopped by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143). Nothing is left behind on failure.
+value in the list is the default for the topics not named).
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -16,6 +13,7 @@ import click
 
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
+from kdump.cli.progress import ProgressBar, wants_progress
 from kdump.cli.time_options import TimeInput
 from kdump.errors import Interrupted, UsageError
 from kdump.format.batch import TimestampType
@@ -25,7 +23,6 @@ from kdump.log.generator import (
     DEFAULT_START_TIME,
     KEY_PATTERNS,
     VALUE_PATTERNS,
-    GenResult,
     GenSpec,
     TopicSpec,
     generate,
@@ -34,8 +31,6 @@ from kdump.log.generator import (
 from kdump.log.interrupts import SignalInterrupt
 from kdump.log.writer import LogConfig
 from kdump.render.times import TIME_INPUT_HELP
-
-PROGRESS_MIN_RECORDS = 200_000   # below this a run takes about a second: no bar
 
 T = TypeVar("T")
 
@@ -160,62 +155,34 @@ def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str,
     leaves nothing behind; a later run removes what a killed one (SIGKILL) left.
     """
     try:
-        spec = _build_spec(topics, partitions, compression, magic, timestamp_type, idempotent, transactional,
-                           preallocate, size_range(key_size, "--key-size"), size_range(value_size, "--value-size"),
-                           start_time,
-                           LogConfig(segment_bytes, segment_ms, index_interval_bytes, max_index_bytes,
-                                     log_preallocate, index_rule == "per-append"), rest)
-        result = _run(outdir, spec, force)
+        key_range, value_range = size_range(key_size, "--key-size"), size_range(value_size, "--value-size")
+        log = LogConfig(segment_bytes, segment_ms, index_interval_bytes, max_index_bytes, log_preallocate,
+                        index_rule == "per-append")
+        names = [t.strip() for t in topics.split(",") if t.strip()]
+        if not names:
+            raise UsageError("--topics: give at least one topic name")
+        for name in names:
+            problem = topic_name_problem(name)
+            if problem is not None:
+                raise UsageError(f"Topic name is invalid: {problem}")
+        counts = per_topic(partitions, names, int, 1, "--partitions")
+        codecs = per_topic(compression, names, lambda v: _CODECS[v.lower()], Codec.NONE, "--compression")
+        magics = per_topic(magic, names, int, 2, "--magic")
+        ts_types = per_topic(timestamp_type, names, lambda v: _TS_TYPES[v.lower()], TimestampType.CREATE_TIME,
+                             "--timestamp-type")
+        txn = topic_set(transactional, names, "--transactional")
+        idem = topic_set(idempotent, names, "--idempotent")
+        live = topic_set(preallocate, names, "--preallocate")
+        specs = tuple(TopicSpec(n, counts[n], codecs[n], magics[n], ts_types[n],
+                                "transactional" if n in txn else "idempotent" if n in idem else "plain", n in live)
+                      for n in names)
+        spec = GenSpec(topics=specs, key_size=key_range, value_size=value_range, start_time=start_time, log=log,
+                       **rest)  # type: ignore[arg-type]
+        with ProgressBar(spec.total_records, "records", show=wants_progress(False), unit="records") as bar:
+            result = generate(outdir, spec, force=force, progress=bar.advance)
     except KeyboardInterrupt as err:
         if isinstance(err, SignalInterrupt):
             raise  # the error boundary words it with the signal's name and exit code
         raise Interrupted("interrupted; nothing was written") from None
     click.echo(f"wrote {result.records} records in {result.segments} segments of {result.partitions} "
                f"partitions to {result.outdir}")
-
-
-def _build_spec(topics: str, partitions: str, compression: str, magic: str, timestamp_type: str,
-                idempotent: str | None, transactional: str | None, preallocate: str | None,
-                key_size: tuple[int, int], value_size: tuple[int, int], start_time: int, log: LogConfig,
-                rest: dict[str, object]) -> GenSpec:
-    names = [t.strip() for t in topics.split(",") if t.strip()]
-    if not names:
-        raise UsageError("--topics: give at least one topic name")
-    for name in names:
-        problem = topic_name_problem(name)
-        if problem is not None:
-            raise UsageError(f"Topic name is invalid: {problem}")
-    counts = per_topic(partitions, names, int, 1, "--partitions")
-    codecs = per_topic(compression, names, lambda v: _CODECS[v.lower()], Codec.NONE, "--compression")
-    magics = per_topic(magic, names, int, 2, "--magic")
-    ts_types = per_topic(timestamp_type, names, lambda v: _TS_TYPES[v.lower()], TimestampType.CREATE_TIME,
-                         "--timestamp-type")
-    txn = topic_set(transactional, names, "--transactional")
-    idem = topic_set(idempotent, names, "--idempotent")
-    live = topic_set(preallocate, names, "--preallocate")
-    specs = tuple(TopicSpec(n, counts[n], codecs[n], magics[n], ts_types[n],
-                            "transactional" if n in txn else "idempotent" if n in idem else "plain", n in live)
-                  for n in names)
-    return GenSpec(topics=specs, key_size=key_size, value_size=value_size, start_time=start_time, log=log,
-                   **rest)  # type: ignore[arg-type]
-
-
-def _run(outdir: str, spec: GenSpec, force: bool) -> GenResult:
-    total = spec.total_records
-    if not (sys.stderr.isatty() and total >= PROGRESS_MIN_RECORDS):
-        return generate(outdir, spec, force=force)
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TimeRemainingColumn,
-    )
-
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("records", total=total)
-        return generate(outdir, spec, force=force, progress=lambda n: bar.advance(task, n))
-
-
-__all__ = ["gen", "per_topic", "topic_set"]

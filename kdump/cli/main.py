@@ -37,24 +37,14 @@ class TopLevelGroup(KdumpGroup):
     """Lazy subcommands, and Kafka's rule that words which are not options are ignored."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return [name for name in SUBCOMMANDS if self._load(name) is not None]
+        return list(SUBCOMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        return self._load(cmd_name)
-
-    @staticmethod
-    def _load(name: str) -> click.Command | None:
-        target = SUBCOMMANDS.get(name)
+        target = SUBCOMMANDS.get(cmd_name)
         if target is None:
             return None
         module_name, attr = target.split(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as err:
-            if err.name == module_name:
-                return None  # not built yet in this checkout
-            raise
-        command = getattr(module, attr)
+        command = getattr(importlib.import_module(module_name), attr)
         assert isinstance(command, click.Command)
         return command
 

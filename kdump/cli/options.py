@@ -42,6 +42,15 @@ index_settings_options = option_stack(
                  show_default=True, help="The topic's segment.index.bytes (an index holds at most this much)."),
 )
 
+# The internal topics' decoder flags, in Kafka's precedence (the first flag given wins): flag, topic, help.
+INTERNAL_DECODERS = (
+    ("offsets_decoder", "__consumer_offsets", "__consumer_offsets records"),
+    ("transaction_log_decoder", "__transaction_state", "__transaction_state records"),
+    ("cluster_metadata_decoder", "__cluster_metadata", "KRaft __cluster_metadata records and snapshots"),
+    ("remote_log_metadata_decoder", "__remote_log_metadata", "__remote_log_metadata records"),
+    ("share_group_state_decoder", "__share_group_state", "__share_group_state records"),
+)
+
 dump_options = option_stack(
     click.option("--files", metavar="file1,file2,...",
                  help="REQUIRED: comma-separated list of data and index log files to dump."),
@@ -66,16 +75,8 @@ dump_options = option_stack(
                       "Implies --print-data-log."),
     click.option("--value-decoder-class", is_flag=False, flag_value="StringDecoder", default=None, metavar="[CLASS]",
                  help="Decoder for values (same choices). Implies --print-data-log."),
-    click.option("--offsets-decoder", is_flag=True,
-                 help="Decode __consumer_offsets records. Implies --print-data-log."),
-    click.option("--transaction-log-decoder", is_flag=True,
-                 help="Decode __transaction_state records. Implies --print-data-log."),
-    click.option("--cluster-metadata-decoder", is_flag=True,
-                 help="Decode KRaft __cluster_metadata records and snapshots. Implies --print-data-log."),
-    click.option("--remote-log-metadata-decoder", is_flag=True,
-                 help="Decode __remote_log_metadata records. Implies --print-data-log."),
-    click.option("--share-group-state-decoder", is_flag=True,
-                 help="Decode __share_group_state records. Implies --print-data-log."),
+    *(click.option(f"--{flag.replace('_', '-')}", is_flag=True, help=f"Decode {what}. Implies --print-data-log.")
+      for flag, _, what in INTERNAL_DECODERS),
     click.option("--decode-internal", is_flag=True,
                  help="Decode each internal topic's partitions with its decoder (__consumer_offsets, "
                       "__transaction_state, __cluster_metadata, __share_group_state, __remote_log_metadata) "

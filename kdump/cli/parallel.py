@@ -52,11 +52,8 @@ def available_cpus() -> int:
 
 @contextmanager
 def _sigint_blocked() -> Iterator[None]:
-    """Workers are forked (or spawned) with SIGINT blocked, so a Ctrl-C arriving while one starts
+    """Workers are forked with SIGINT blocked, so a Ctrl-C arriving while one starts
     stays pending until ``_worker_init`` ignores it; the parent gets its own when this ends."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
     old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
@@ -66,8 +63,7 @@ def _sigint_blocked() -> Iterator[None]:
 
 def _worker_init(parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # discards a Ctrl-C left pending while it started
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -108,10 +104,10 @@ class WorkerPool:
                     stream.flush()
                 except (OSError, ValueError, AttributeError):
                     pass
-            methods = multiprocessing.get_all_start_methods()
-            context = multiprocessing.get_context("fork" if "fork" in methods else None)
-            self._executor = ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_worker_init,
-                                                 initargs=(os.getpid(),))
+            # Forked (every supported platform has fork): workers inherit kdump.dump.files' options, which hold
+            # decoders that cannot be pickled.
+            self._executor = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("fork"),
+                                                 initializer=_worker_init, initargs=(os.getpid(),))
         return self._executor
 
     def ordered_map(self, func: Callable[[T], R], items: Iterable[T], *,

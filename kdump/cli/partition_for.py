@@ -20,28 +20,14 @@ import click
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.options import json_option
 from kdump.render import log_json
+from kdump.render.kafka_maps import java_string_hash
 
 DEFAULT_PARTITIONS = 50  # offsets.topic.num.partitions and transaction.state.log.num.partitions defaults
-INT32_MIN = -(1 << 31)
-
-
-def java_string_hash(text: str) -> int:
-    """java.lang.String.hashCode: s[0]*31^(n-1) + ... over UTF-16 code units, in int32 arithmetic."""
-    h = 0
-    data = text.encode("utf-16-be", errors="surrogatepass")
-    for i in range(0, len(data), 2):
-        h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= 1 << 31 else h
 
 
 def kafka_utils_abs(n: int) -> int:
     """Utils.abs: Math.abs, except Integer.MIN_VALUE maps to 0."""
-    return 0 if n == INT32_MIN else abs(n)
-
-
-def partition_for_key(key: str, partitions: int = DEFAULT_PARTITIONS) -> int:
-    """The internal-topic partition Kafka picks for a group id or transactional id."""
-    return kafka_utils_abs(java_string_hash(key)) % partitions
+    return 0 if n == -(1 << 31) else abs(n)
 
 
 @click.command("partition-for", cls=KdumpCommand)
@@ -51,8 +37,7 @@ def partition_for_key(key: str, partitions: int = DEFAULT_PARTITIONS) -> int:
               help="Partition count of the internal topic (offsets.topic.num.partitions / "
                    "transaction.state.log.num.partitions).")
 @json_option
-def partition_for_command(group_id: str | None, transactional_id: str | None, partitions: int,
-                          json_output: bool) -> None:
+def partition_for(group_id: str | None, transactional_id: str | None, partitions: int, json_output: bool) -> None:
     """Which internal-topic partition (and so which coordinator) holds a group or a transactional id."""
     if (group_id is None) == (transactional_id is None):
         raise click.UsageError("give exactly one of --group or --transactional-id")
@@ -69,6 +54,3 @@ def partition_for_command(group_id: str | None, transactional_id: str | None, pa
         click.echo(f"{topic}-{partition}")
         click.echo(f"  ({kind} {key!r}: hashCode {hash_code}, Utils.abs % {partitions} = {partition})", err=True)
 
-
-partition_for = partition_for_command  # the name kdump.cli.main loads
-__all__ = ["java_string_hash", "kafka_utils_abs", "partition_for", "partition_for_key"]

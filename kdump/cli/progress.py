@@ -1,6 +1,6 @@
 """A progress bar on stderr for long runs, only where a person watches it.
 
-    with progress_bar(total_bytes, "verify", show=wants_progress(json_output)) as bar:
+    with ProgressBar(total_bytes, "verify", show=wants_progress(json_output)) as bar:
         for ...:
             bar.clear()          # before writing to stdout, in case it is the same terminal
             ...write...
@@ -25,13 +25,17 @@ _REFRESH_SECONDS = 0.1
 _DEFAULT_DELAY_SECONDS = 0.5
 
 
-def wants_progress(json_output: bool, stream: TextIO | None = None) -> bool:
-    """True when a bar belongs on ``stream`` (stderr): a terminal, and output meant for a person."""
-    stream = stream if stream is not None else sys.stderr
+def is_terminal(stream: TextIO | None) -> bool:
+    """False for a closed, missing or non-file stream too."""
     try:
-        return not json_output and stream is not None and stream.isatty()
+        return stream is not None and stream.isatty()
     except (ValueError, AttributeError):
         return False
+
+
+def wants_progress(json_output: bool, stream: TextIO | None = None) -> bool:
+    """True when a bar belongs on ``stream`` (stderr): a terminal, and output meant for a person."""
+    return not json_output and is_terminal(stream if stream is not None else sys.stderr)
 
 
 def _delay() -> float:
@@ -92,13 +96,8 @@ class ProgressBar:
 
     def clear_for(self, output: TextIO) -> None:
         """``clear`` when ``output`` is a terminal (the bar's own, as likely as not)."""
-        if self._visible:
-            try:
-                tty = output.isatty()
-            except (ValueError, AttributeError):
-                tty = False
-            if tty:
-                self.clear()
+        if self._visible and is_terminal(output):
+            self.clear()
 
     def _rich(self) -> Any:
         if self._progress is None:
@@ -121,8 +120,4 @@ class ProgressBar:
         return self._progress
 
 
-def progress_bar(total: int | None, description: str, *, show: bool, unit: str = "bytes") -> ProgressBar:
-    return ProgressBar(total, description, show=show, unit=unit)
-
-
-__all__ = ["ProgressBar", "progress_bar", "wants_progress"]
+__all__ = ["ProgressBar", "is_terminal", "wants_progress"]

@@ -45,7 +45,6 @@ def rebuild_index(segment: str, out_dir: str, force: bool, index_interval_bytes:
     kdump rebuild-index my-topic-0/00000000000000000000.log --out /tmp/rebuilt
     cmp /tmp/rebuilt/00000000000000000000.index my-topic-0/00000000000000000000.index
     """
-    ctx = click.get_current_context()
     if file_kind(segment) is not FileKind.LOG:
         raise click.BadParameter("must be a segment's .log file", param_hint="SEGMENT")
     if os.path.realpath(out_dir) == os.path.realpath(os.path.dirname(os.path.abspath(segment))):
@@ -81,4 +80,3 @@ def rebuild_index(segment: str, out_dir: str, force: bool, index_interval_bytes:
     click.echo(f"wrote {targets[1]} ({len(builder.time_entries)} entries, {len(time_data)} bytes)")
     click.echo(f"from {recovered.count} batches ({builder.size} bytes) of {segment}, "
                f"index.interval.bytes={index_interval_bytes}")
-    ctx.exit(ExitCode.OK)

@@ -14,7 +14,7 @@ import click
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import index_settings_options, json_option
-from kdump.cli.progress import progress_bar, wants_progress
+from kdump.cli.progress import ProgressBar, wants_progress
 from kdump.errors import InputError, UsageError
 from kdump.log.loader import LogDirState, PartitionPlan, plan_partition, recover_targets
 from kdump.log.salvage import write_recovered_copy
@@ -53,7 +53,7 @@ def recover(paths: tuple[str, ...], out_dir: str | None, force: bool, index_inte
     targets = [recover_targets(path) for path in paths]
     results = []
     # A bar while the plans are made; they are printed after it is gone.
-    with progress_bar(sum(len(dirs) for _, dirs in targets), "recover", show=wants_progress(json_output),
+    with ProgressBar(sum(len(dirs) for _, dirs in targets), "recover", show=wants_progress(json_output),
                       unit="partitions") as bar:
         for state, dirs in targets:
             plans = []
@@ -73,15 +73,11 @@ def report(results: Sequence[LogDirPlans], json_output: bool, paths: Sequence[st
     refuse a partition or nothing was found."""
     for state, plans in results:
         if json_output:
-            click.echo(log_json.dumps(log_dir_object(state)))
-            for plan in plans:
-                click.echo(log_json.dumps(plan_object(plan)))
-            continue
-        for line in log_dir_lines(state):
+            lines = [log_json.dumps(obj) for obj in (log_dir_object(state), *map(plan_object, plans))]
+        else:
+            lines = [*log_dir_lines(state), *(line for plan in plans for line in plan_lines(plan))]
+        for line in lines:
             click.echo(line)
-        for plan in plans:
-            for line in plan_lines(plan):
-                click.echo(line)
     every = [plan for _, plans in results for plan in plans]
     if not json_output:
         click.echo(totals_line(every))

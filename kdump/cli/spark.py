@@ -1,8 +1,7 @@
-"""``kdump spark``: verification and export of whole log.dirs on Spark.
+"""``kdump spark``: verification, export and recovery plans of whole log.dirs on Spark.
 
 pyspark is imported only inside the commands, so ``kdump --help`` stays fast and a machine without
-the extra gets one line saying what to install. Exit codes are those of ``verify-index``:
-0 clean, 1 problems found, 2 usage errors or unreadable input.
+the extra gets one line saying what to install.
 """
 
 from __future__ import annotations
@@ -21,7 +20,8 @@ import click
 
 from kdump.cli.boundary import KdumpGroup
 from kdump.cli.exit_codes import ExitCode
-from kdump.cli.options import json_option
+from kdump.cli.options import json_option, option_stack
+from kdump.cli.recover import exit_status, report
 from kdump.errors import InputError, KdumpError, UsageError
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def _comma_lists(ctx: click.Context, param: click.Parameter, values: tuple[str, 
 
 def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """``--master``, ``--conf``, ``--packages``, ``--py-files``, ``--archives``, folded into ``settings``."""
-    options = [
+    options = option_stack(
         click.option("--master", default="local[*]", show_default=True,
                      help="Spark master URL (local[N], spark://..., yarn, k8s://...)."),
         click.option("--conf", "conf", multiple=True, callback=_conf_pairs, metavar="KEY=VALUE",
@@ -82,16 +82,14 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      help=".zip/.egg/.py files to put on the executors' Python path (e.g. a zip of kdump)."),
         click.option("--archives", multiple=True, callback=_comma_lists, metavar="ARCHIVES",
                      help="Archives unpacked in each executor's directory, e.g. env.tar.gz#environment."),
-    ]
+    )
 
     @functools.wraps(command)
     def with_settings(*args: Any, master: str, conf: tuple[tuple[str, str], ...], packages: tuple[str, ...],
                       py_files: tuple[str, ...], archives: tuple[str, ...], **kwargs: Any) -> Any:
         return command(*args, settings=SessionSettings(master, conf, packages, py_files, archives), **kwargs)
 
-    for option in reversed(options):
-        with_settings = option(with_settings)
-    return with_settings
+    return options(with_settings)
 
 
 @contextmanager
@@ -286,7 +284,25 @@ def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tup
         except AnalysisException as err:       # OUT exists (mode errorifexists), unknown format, ...
             raise KdumpError(str(err).splitlines()[0]) from None
     click.echo(f"Wrote {rows} {level} rows to {out} ({fmt})")
-    click.get_current_context().exit(ExitCode.OK)
 
 
-import kdump.cli.spark_recover  # noqa: E402, F401  (registers `kdump spark recover` on the group above)
+@spark.command("recover")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@session_options
+@json_option
+def recover_command(paths: tuple[str, ...], settings: SessionSettings, json_output: bool) -> None:
+    """What a broker will do to each log dir (or partition dir) in PATHS at its next start.
+
+    \b
+    The plans of `kdump recover PATHS`, computed in Spark tasks (one per partition dir); every
+    executor must see PATHS at the same location. Exit status: 0 nothing would be lost, 1 data
+    would be truncated or deleted, 2 unreadable input or a partition the broker would refuse.
+    """
+    try:
+        from kdump.spark.recover import plan_log_dirs
+    except ImportError:
+        raise UsageError(MISSING) from None
+    with spark_session(settings, "kdump spark recover") as session:
+        results = plan_log_dirs(session, list(paths))
+    report(results, json_output, paths)  # the output and exit status of kdump recover
+    raise SystemExit(exit_status(results))

@@ -1,8 +1,7 @@
 """``kdump summary PATH``: per partition segments, offsets, sizes, counts, codecs, producers, checkpoints.
 
-On a terminal a compact table (``--detail``: the per-segment view), plain text otherwise (stable,
-no ANSI), JSON Lines with ``--json``. Partitions are summarised ``--jobs`` at a time in worker
-processes; the log dir's checkpoints are read here, before each partition's segments.
+Partitions are summarised ``--jobs`` at a time in worker processes; the log dir's checkpoints are
+read here, before each partition's segments.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option
 from kdump.cli.parallel import WorkerPool, jobs_option
-from kdump.cli.progress import progress_bar, wants_progress
+from kdump.cli.progress import ProgressBar, wants_progress
 from kdump.cli.time_options import time_style_options
 from kdump.log.logdir import PartitionDir, log_bytes, walk_partitions
 from kdump.render import log_json
@@ -70,7 +69,7 @@ def summary(path: str, plain: bool, detail: bool, jobs: int, times: TimeStyle | 
     total = log_bytes(s for p in walk_partitions(path) for s in p.segments) if show else None
     rows: list[PartitionRow] = []
     errors = False
-    with WorkerPool(jobs) as pool, progress_bar(total, "summary", show=show) as bar:
+    with WorkerPool(jobs) as pool, ProgressBar(total, "summary", show=show) as bar:
         for (partition, _), result in pool.ordered_map(_summarize, _work(path)):
             assert result is not None
             bar.advance(log_bytes(partition.segments))

@@ -43,18 +43,11 @@ class TimeInput(click.ParamType):
             self.fail(err.reason, param, ctx)
 
 
-class TimeZoneParam(click.ParamType):
-    """An IANA zone name -> ``tzinfo``."""
-
-    name = "zone"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> datetime.tzinfo:
-        if isinstance(value, datetime.tzinfo):
-            return value
-        try:
-            return parse_time_zone(str(value))
-        except UsageError as err:
-            self.fail(err.reason, param, ctx)
+def _time_zone(ctx: click.Context, param: click.Parameter, value: str | None) -> datetime.tzinfo | None:
+    try:
+        return None if value is None else parse_time_zone(value)
+    except UsageError as err:
+        raise click.BadParameter(err.reason, ctx, param) from None
 
 
 def time_style_options(default: TimeFormat | None = "epoch", *, default_text: str | None = None
@@ -76,7 +69,7 @@ def time_style_options(default: TimeFormat | None = "epoch", *, default_text: st
             return func(*args, times=TimeStyle(chosen, tz), **kwargs)
 
         command = click.option(
-            "--tz", type=TimeZoneParam(), default=None, metavar="ZONE",
+            "--tz", callback=_time_zone, default=None, metavar="ZONE",
             help="Show times in this IANA time zone (Europe/Paris); default UTC. Implies --time-format iso "
                  "unless given.")(command)
         command = click.option(
@@ -88,4 +81,4 @@ def time_style_options(default: TimeFormat | None = "epoch", *, default_text: st
     return apply
 
 
-__all__ = ["TimeInput", "TimeZoneParam", "now_ms", "time_style_options"]
+__all__ = ["TimeInput", "now_ms", "time_style_options"]

@@ -10,7 +10,7 @@ from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option
 from kdump.cli.parallel import WorkerPool, jobs_option
-from kdump.cli.progress import progress_bar, wants_progress
+from kdump.cli.progress import ProgressBar, wants_progress
 from kdump.cli.time_options import time_style_options
 from kdump.log.logdir import log_bytes, walk_partitions
 from kdump.render import log_json
@@ -38,7 +38,7 @@ def txn(path: str, hanging_only: bool, jobs: int, times: TimeStyle | None, json_
     hanging = errors = False
     show = wants_progress(json_output)
     total = log_bytes(s for p in walk_partitions(path) for s in p.segments) if show else None
-    with WorkerPool(jobs) as pool, progress_bar(total, "txn", show=show) as bar:
+    with WorkerPool(jobs) as pool, ProgressBar(total, "txn", show=show) as bar:
         for partition, report in pool.ordered_map(analyze_transactions, walk_partitions(path)):
             assert report is not None
             bar.advance(log_bytes(partition.segments))

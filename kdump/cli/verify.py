@@ -10,8 +10,6 @@ wrapper, whose inner messages are always counted.
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from kdump.cli.boundary import KdumpCommand
@@ -37,7 +35,5 @@ def verify(paths: tuple[str, ...], deep: bool, strict: bool, index_interval_byte
     kdump verify /var/lib/kafka/data
     kdump verify --json --errors-only /var/lib/kafka/data > problems.jsonl
     """
-    options = Options(scope=ALL, strict=strict, deep=deep, interval=index_interval_bytes)
-    code = run_verify(paths, options, command="verify", out=sys.stdout, err=sys.stderr, as_json=json_output,
-                      errors_only=errors_only, traceback=traceback, jobs=jobs)
-    click.get_current_context().exit(code)
+    run_verify("verify", paths, Options(scope=ALL, strict=strict, deep=deep, interval=index_interval_bytes),
+               as_json=json_output, errors_only=errors_only, traceback=traceback, jobs=jobs)

@@ -1,9 +1,6 @@
 """``kdump verify-index PATH...``: check that index entries match the log, for people and for CI.
 
-PATH is a segment file (``.log``, ``.index``, ``.timeindex``), a partition directory, or a whole
-``log.dirs`` tree. Exit status: 0 clean (notes allowed), 1 errors found, 2 usage or unreadable input,
-or nothing found to check. ``run_verify`` is shared with ``kdump verify``; the rules are in
-``kdump.verify.engine``.
+``run_verify`` is shared with ``kdump verify``; the rules are in ``kdump.verify.engine``.
 """
 
 from __future__ import annotations
@@ -11,16 +8,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 import click
 
-from kdump.cli.boundary import KdumpCommand, print_error
+from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, option_stack, traceback_option
 from kdump.cli.parallel import WorkerPool, jobs_option
-from kdump.cli.progress import ProgressBar, progress_bar, wants_progress
-from kdump.errors import KdumpError
+from kdump.cli.progress import ProgressBar, wants_progress
+from kdump.errors import KdumpError, write_error
 from kdump.log.logdir import PartitionDir, SegmentFiles, log_bytes
 from kdump.render import verify_text
 from kdump.render.verify_text import VerifyCounts
@@ -39,7 +36,10 @@ from kdump.verify.partition_check import PartitionState
 from kdump.verify.segment_check import SegmentFacts
 
 
-def _write(findings: list[Finding], counts: VerifyCounts, out: TextIO, as_json: bool, errors_only: bool) -> None:
+def _write(findings: list[Finding], counts: VerifyCounts, out: TextIO, as_json: bool, errors_only: bool,
+           bar: ProgressBar) -> None:
+    if findings:
+        bar.clear_for(out)
     counts.errors += sum(1 for f in findings if f.is_error and f.check != "unreadable")
     counts.notes += sum(1 for f in findings if not f.is_error)
     if as_json:
@@ -74,20 +74,14 @@ class _Segments:
     def __getstate__(self) -> dict[str, object]:
         return {**self.__dict__, "owner": None}   # the worker needs the segments, not the partition
 
-    def __setstate__(self, state: dict[str, object]) -> None:
-        self.__dict__.update(state)
-
 
 @dataclass(frozen=True)
-class _Begin:
+class _Edge:
+    """Where a partition's segments begin (its tally joins the run's) or end (its findings are written)."""
+
     path: str
     owner: _Partition
-
-
-@dataclass(frozen=True)
-class _End:
-    path: str
-    owner: _Partition
+    end: bool
 
 
 @dataclass(frozen=True)
@@ -96,12 +90,12 @@ class _Unreadable:
     error: KdumpError
 
 
-_Item = _Segments | _Begin | _End | _Unreadable
+_Item = _Segments | _Edge | _Unreadable
 _Checked = tuple[list[Finding], SegmentFacts | None, Tally, KdumpError | None]
 
+# Small segments go to a worker together up to this many bytes of .log, so that passing work to
+# processes does not cost more than the work (an index check reads little of each segment).
 _TASK_BYTES = 8 << 20
-"""Small segments go to a worker together up to this many bytes of .log, so that passing work to
-processes does not cost more than the work (an index check reads little of each segment)."""
 
 
 def _check(item: _Item) -> list[_Checked]:
@@ -134,8 +128,9 @@ def _runs(partition: PartitionDir) -> Iterator[tuple[tuple[SegmentFiles, bool], 
         yield tuple(run)
 
 
-def _items(paths: tuple[str, ...], options: Options, cache: dict[str, object]) -> Iterator[_Item]:
+def _items(paths: tuple[str, ...], options: Options) -> Iterator[_Item]:
     """Every segment to check, in order; a partition's own files are read just before its segments."""
+    cache: dict[str, object] = {}
     for path in paths:
         try:
             for target in plan(path):
@@ -144,10 +139,10 @@ def _items(paths: tuple[str, ...], options: Options, cache: dict[str, object]) -
                     continue
                 tally = Tally()
                 owner = _Partition(target, begin_partition(target, options, tally, cache=cache), tally)
-                yield _Begin(path, owner)
+                yield _Edge(path, owner, end=False)
                 for run in _runs(target):
                     yield _Segments(path, run, options, owner)
-                yield _End(path, owner)
+                yield _Edge(path, owner, end=True)
         except KdumpError as error:
             yield _Unreadable(path, error)
 
@@ -175,36 +170,32 @@ def _take(item: _Segments, checked: list[_Checked], counts: VerifyCounts, out: T
             item.owner.findings.extend(findings)
             item.owner.facts.append(facts)  # type: ignore[arg-type]
         else:
-            if findings:
-                bar.clear_for(out)
-            _write(findings, counts, out, as_json, errors_only)
+            _write(findings, counts, out, as_json, errors_only, bar)
     return None
 
 
-def run_verify(paths: tuple[str, ...], options: Options, *, command: str, out: TextIO, err: TextIO,
-               as_json: bool, errors_only: bool, traceback: bool = False, jobs: int = 1) -> int:
-    """Check ``paths``; ``jobs`` segments at a time in worker processes, output as with one."""
+def run_verify(command: str, paths: tuple[str, ...], options: Options, *, as_json: bool, errors_only: bool,
+               traceback: bool, jobs: int) -> NoReturn:
+    """Check ``paths``; ``jobs`` segments at a time in worker processes, output as with one; exit."""
+    out, err = sys.stdout, sys.stderr
     counts = VerifyCounts()
     tally = counts.tally
-    cache: dict[str, object] = {}
     failed: set[str] = set()
     show = wants_progress(as_json)
-    with WorkerPool(jobs) as pool, progress_bar(_log_bytes(paths) if show else None, command, show=show) as bar:
-        items = _items(paths, options, cache)
-        for item, checked in pool.ordered_map(_check, items, is_work=lambda i: isinstance(i, _Segments)):
+    with WorkerPool(jobs) as pool, ProgressBar(_log_bytes(paths) if show else None, command, show=show) as bar:
+        for item, checked in pool.ordered_map(_check, _items(paths, options),
+                                              is_work=lambda i: isinstance(i, _Segments)):
             if item.path in failed:
                 continue
             error: KdumpError | None = None
             if isinstance(item, _Unreadable):
                 error = item.error
-            elif isinstance(item, _Begin):
+            elif isinstance(item, _Edge) and not item.end:
                 tally.merge(item.owner.tally)
-            elif isinstance(item, _End):
+            elif isinstance(item, _Edge):
                 item.owner.findings.extend(finish_partition(item.owner.partition, item.owner.before,
                                                             item.owner.facts, options))
-                if item.owner.findings:
-                    bar.clear_for(out)
-                _write(item.owner.findings, counts, out, as_json, errors_only)
+                _write(item.owner.findings, counts, out, as_json, errors_only, bar)
             else:
                 assert checked is not None
                 error = _take(item, checked, counts, out, as_json, errors_only, bar)
@@ -217,13 +208,13 @@ def run_verify(paths: tuple[str, ...], options: Options, *, command: str, out: T
                 if as_json:
                     out.write(verify_text.unreadable_json(item.path, str(error)) + "\n")
                 else:
-                    print_error(error, err=err, out=out)
+                    write_error(error, err=err, out=out)
     out.write((verify_text.summary_json(counts, command) if as_json
                else verify_text.summary_line(counts, command)) + "\n")
     out.flush()
     if tally.unreadable or counts.nothing_checked:
-        return ExitCode.UNREADABLE
-    return ExitCode.PROBLEMS if counts.errors else ExitCode.OK
+        click.get_current_context().exit(ExitCode.UNREADABLE)
+    click.get_current_context().exit(ExitCode.PROBLEMS if counts.errors else ExitCode.OK)
 
 
 # What verify and verify-index both take after their own --strict and --deep.
@@ -255,7 +246,5 @@ def verify_index(paths: tuple[str, ...], strict: bool, deep: bool, index_interva
     kdump verify-index /var/lib/kafka/data
     kdump verify-index --json my-topic-0 > findings.jsonl
     """
-    options = Options(scope=INDEX, strict=strict, deep=deep, interval=index_interval_bytes)
-    code = run_verify(paths, options, command="verify-index", out=sys.stdout, err=sys.stderr, as_json=json_output,
-                      errors_only=errors_only, traceback=traceback, jobs=jobs)
-    click.get_current_context().exit(code)
+    run_verify("verify-index", paths, Options(scope=INDEX, strict=strict, deep=deep, interval=index_interval_bytes),
+               as_json=json_output, errors_only=errors_only, traceback=traceback, jobs=jobs)

@@ -15,7 +15,6 @@ import functools
 import json
 import os
 from collections.abc import Callable
-from typing import Any
 
 from kdump.dump.handlers import handler_for
 from kdump.dump.run import DumpRun
@@ -30,17 +29,9 @@ from kdump.format.checkpoint import (
     parse_properties,
     parse_quorum_state,
 )
-from kdump.log.files import FileKind, file_kind, java_path
+from kdump.log.files import FileKind, file_kind, java_path, split_temp_suffix
 from kdump.log.segment import read_small_file
 from kdump.render import log_json
-
-# What each offset checkpoint's number means (the fields LogManager and ReplicaManager checkpoint).
-OFFSET_FIELD = {
-    "recovery-point-offset-checkpoint": "recoveryPoint",
-    "replication-offset-checkpoint": "highWatermark",
-    "log-start-offset-checkpoint": "logStartOffset",
-    "cleaner-offset-checkpoint": "firstDirtyOffset",
-}
 
 # Suffixes Kafka appends to a finished file name while it is being replaced or deleted (LogFileUtils).
 TEMP_SUFFIXES = {
@@ -51,7 +42,6 @@ TEMP_SUFFIXES = {
 }
 
 
-
 _MAX_TEXT_FILE_BYTES = 64 << 20  # checkpoints hold a line per partition: far below this on any broker
 
 
@@ -59,59 +49,50 @@ def _read_text(path: str) -> bytes:
     return read_small_file(path, _MAX_TEXT_FILE_BYTES)
 
 
-def _emit(run: DumpRun, lines: list[str], obj: dict[str, Any]) -> None:
-    if run.options.json:
-        run.out.write(log_json.dumps(obj) + "\n")
-    else:
-        for line in lines:
-            run.out.write(line + "\n")
-
-
 def _malformed(run: DumpRun, path: str, err: CheckpointError) -> None:
     """One line: Kafka's message (which names the file) and the line number."""
     where = f" (line {err.line_number})" if err.line_number is not None else ""
     run.out.flush()
-    if run.options.json:
-        run.out.write(log_json.dumps({"type": "error", "path": path, "message": err.reason,
-                                      "line": err.line_number}) + "\n")
+    run.emit({"type": "error", "path": path, "message": err.reason, "line": err.line_number})
     run.fail(f"{err.reason}{where}", path)
 
 
 def _offset_checkpoint(run: DumpRun, path: str, name: str) -> None:
+    from kdump.verify.partition_summary import CHECKPOINT_MEANING  # here: verify is slow to import for a plain dump
+
     parsed = parse_offset_checkpoint(_read_text(path), java_path(path))
-    field = OFFSET_FIELD[name]
+    field = CHECKPOINT_MEANING[name]
     lines = [f"Offset checkpoint ({field}) version: {parsed.version} entries: {len(parsed.entries)}"]
     lines += [f"topic: {e.topic} partition: {e.partition} {field}: {e.offset}" for e in parsed.entries]
-    _emit(run, lines, log_json.file_object(path, "offsetCheckpoint", checkpoint=name, meaning=field,
-                                           version=parsed.version, entries=[
-                                               {"topic": e.topic, "partition": e.partition, field: e.offset}
-                                               for e in parsed.entries]))
+    run.emit(log_json.file_object(path, "offsetCheckpoint", checkpoint=name, meaning=field, version=parsed.version,
+                                  entries=[{"topic": e.topic, "partition": e.partition, field: e.offset}
+                                           for e in parsed.entries]), *lines)
 
 
 def _leader_epochs(run: DumpRun, path: str) -> None:
     parsed = parse_leader_epoch_checkpoint(_read_text(path), java_path(path))
     lines = [f"Leader epoch checkpoint version: {parsed.version} entries: {len(parsed.entries)}"]
     lines += [f"epoch: {e.epoch} startOffset: {e.start_offset}" for e in parsed.entries]
-    _emit(run, lines, log_json.file_object(path, "leaderEpochCheckpoint", version=parsed.version, entries=[
-        {"epoch": e.epoch, "startOffset": e.start_offset} for e in parsed.entries]))
+    run.emit(log_json.file_object(path, "leaderEpochCheckpoint", version=parsed.version, entries=[
+        {"epoch": e.epoch, "startOffset": e.start_offset} for e in parsed.entries]), *lines)
 
 
 def _partition_metadata(run: DumpRun, path: str) -> None:
     meta = parse_partition_metadata(_read_text(path), java_path(path))
-    _emit(run, [f"version: {meta.version} topicId: {meta.topic_id}"],
-          log_json.file_object(path, "partitionMetadata", version=meta.version, topicId=meta.topic_id))
+    run.emit(log_json.file_object(path, "partitionMetadata", version=meta.version, topicId=meta.topic_id),
+             f"version: {meta.version} topicId: {meta.topic_id}")
 
 
 def _meta_properties(run: DumpRun, path: str) -> None:
     props = parse_properties(_read_text(path), java_path(path))
-    _emit(run, [f"{key}: {value}" for key, value in props.items()],
-          log_json.file_object(path, "metaProperties", properties=props))
+    run.emit(log_json.file_object(path, "metaProperties", properties=props),
+             *(f"{key}: {value}" for key, value in props.items()))
 
 
 def _quorum_state(run: DumpRun, path: str) -> None:
     state = parse_quorum_state(_read_text(path), java_path(path))
     lines = [f"{key}: {json.dumps(value, separators=(',', ':'))}" for key, value in state.items()]
-    _emit(run, lines, log_json.file_object(path, "quorumState", state=state))
+    run.emit(log_json.file_object(path, "quorumState", state=state), *lines)
 
 
 def _clean_shutdown(run: DumpRun, path: str) -> None:
@@ -120,8 +101,8 @@ def _clean_shutdown(run: DumpRun, path: str) -> None:
         line = "Clean shutdown marker (empty, as written by older Kafka)"
     else:
         line = f"Clean shutdown marker version: {marker.version} brokerEpoch: {marker.broker_epoch}"
-    _emit(run, [line], log_json.file_object(path, "cleanShutdown", version=marker.version,
-                                            brokerEpoch=marker.broker_epoch))
+    run.emit(log_json.file_object(path, "cleanShutdown", version=marker.version, brokerEpoch=marker.broker_epoch),
+             line)
 
 
 _BY_NAME: dict[str, Callable[[DumpRun, str], None]] = {
@@ -134,14 +115,6 @@ _BY_NAME: dict[str, Callable[[DumpRun, str], None]] = {
 }
 
 
-def _temporary(run: DumpRun, path: str, suffix: str, kind: FileKind) -> None:
-    note = f"kdump: {os.path.basename(path)} is a {kind.value} file {TEMP_SUFFIXES[suffix]} ({suffix}); " \
-           f"dumped as {kind.value}"
-    _emit(run, [note], {"type": "note", "path": path, "tempSuffix": suffix, "fileType": kind.value,
-                        "text": note})
-    handler_for(kind)(run, path)
-
-
 def dump_extra(run: DumpRun, path: str) -> bool:
     """Dump ``path`` if it is a file Kafka's tool does not handle; False leaves it to Kafka's dispatch."""
     name = os.path.basename(java_path(path))
@@ -152,10 +125,12 @@ def dump_extra(run: DumpRun, path: str) -> bool:
         except CheckpointError as err:
             _malformed(run, path, err)
         return True
-    for suffix in TEMP_SUFFIXES:
-        if name.endswith(suffix):
-            kind = file_kind(name[:-len(suffix)])
-            if kind is not None and (suffix != ".part" or kind is FileKind.CHECKPOINT):
-                _temporary(run, path, suffix, kind)
-                return True
-    return False
+    stem, suffix = split_temp_suffix(name)
+    kind = file_kind(stem) if suffix else None
+    if kind is None or (suffix == ".part" and kind is not FileKind.CHECKPOINT):
+        return False
+    note = f"kdump: {os.path.basename(path)} is a {kind.value} file {TEMP_SUFFIXES[suffix]} ({suffix}); " \
+           f"dumped as {kind.value}"
+    run.emit({"type": "note", "path": path, "tempSuffix": suffix, "fileType": kind.value, "text": note}, note)
+    handler_for(kind)(run, path)
+    return True

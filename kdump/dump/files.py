@@ -50,7 +50,7 @@ class DumpResult:
 
 def dump_files(paths: list[str], options: DumpOptions | None = None, *, out: TextIO | None = None,
                err: TextIO | None = None, map_files: FileMapper | None = None,
-               on_file: Callable[[str], None] | None = None) -> DumpResult:
+               on_file: Callable[[str], None] = lambda path: None) -> DumpResult:
     """Dump ``paths`` (files, partition directories or log dirs) as ``kafka-dump-log --files`` does.
 
     ``map_files`` (``WorkerPool.ordered_map`` for ``--jobs``) dumps groups of files in worker
@@ -73,10 +73,8 @@ def dump_files(paths: list[str], options: DumpOptions | None = None, *, out: Tex
         for path, from_directory in jobs:
             if run.limit_reached:   # --limit counts records across files: one process, in order
                 break
-            run.records = options.records_for(path, from_directory)
-            dump_one(run, path)
-            if on_file is not None:
-                on_file(path)
+            dump_one(run, path, from_directory)
+            on_file(path)
     else:
         _dump_in_workers(run, jobs, map_files, on_file)
     if options.json:  # JSON consumers read one stream: the summaries join the objects on stdout
@@ -122,11 +120,18 @@ def _dump_recorded(group: list[FileJob]) -> RecordedDump:
     run = DumpRun(options=options, out=tape.out, err=tape.err)
     try:
         for path, from_directory in group:
-            run.records = options.records_for(path, from_directory)
-            dump_one(run, path)
+            dump_one(run, path, from_directory)
     finally:
         tape.close()
     return RecordedDump(tape.name, run.failed, run.summaries)
+
+
+def file_size(path: str) -> int:
+    """0 for a file that cannot be read: its dump reports it."""
+    try:
+        return os.stat(path).st_size if path else 0
+    except OSError:
+        return 0
 
 
 def _groups(jobs: list[FileJob]) -> Iterator[list[FileJob]]:
@@ -135,10 +140,7 @@ def _groups(jobs: list[FileJob]) -> Iterator[list[FileJob]]:
     size = 0
     for job in jobs:
         group.append(job)
-        try:
-            size += os.stat(job[0]).st_size
-        except OSError:
-            pass   # dump_one reports it
+        size += file_size(job[0])
         if size >= GROUP_BYTES:
             yield group
             group, size = [], 0
@@ -147,7 +149,7 @@ def _groups(jobs: list[FileJob]) -> Iterator[list[FileJob]]:
 
 
 def _dump_in_workers(run: DumpRun, jobs: list[FileJob], map_files: FileMapper,
-                     on_file: Callable[[str], None] | None) -> None:
+                     on_file: Callable[[str], None]) -> None:
     global _worker_run
     with tempfile.TemporaryDirectory(prefix="kdump-jobs-") as directory:
         _worker_run = (run.options, directory)
@@ -158,8 +160,7 @@ def _dump_in_workers(run: DumpRun, jobs: list[FileJob], map_files: FileMapper,
                 run.failed.extend(recorded.failed)
                 run.summaries.absorb(recorded.summaries)
                 for path, _ in group:
-                    if on_file is not None:
-                        on_file(path)
+                    on_file(path)
         finally:
             _worker_run = None
 
@@ -185,7 +186,8 @@ def dump_records_from(segments: Sequence[SegmentFiles], position: int, options: 
     return result
 
 
-def dump_one(run: DumpRun, path: str) -> None:
+def dump_one(run: DumpRun, path: str, from_directory: bool) -> None:
+    run.records = run.options.records_for(path, from_directory)
     if not run.options.json:
         run.out.write(f"Dumping {java_path(path)}\n")
     try:

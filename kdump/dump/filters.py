@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from kdump.errors import KdumpError, UsageError
@@ -100,14 +100,6 @@ def start_position(records: RecordFilter, log_path: str, log: ReadOnlyFile) -> t
     if (records.first_offset is None and records.from_time is None) or not log_path.endswith(".log"):
         return 0, None  # a KRaft snapshot (.checkpoint) has no index
     return scan_start(segment_of(log_path), log, records.first_offset, records.from_time)
-
-
-def kept_groups(groups: Iterable[list[Record]], keep: Callable[[Record], bool]) -> Iterator[list[Record]]:
-    """The non-empty groups of matching records."""
-    for group in groups:
-        kept = [r for r in group if keep(r)]
-        if kept:
-            yield kept
 
 
 def segments_to_filter(files: list[str], records: RecordFilter) -> list[str]:

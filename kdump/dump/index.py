@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from kdump.dump.run import DumpRun
 from kdump.errors import IndexFormatError, KdumpError
@@ -25,29 +25,23 @@ from kdump.log.segment import ReadOnlyFile
 from kdump.render import log_json
 from kdump.verify.kafka_index_compare import TimeEntryLookup, max_record_timestamp, offset_at_position
 
-
-def _open_log(run: DumpRun, path: str, what: str) -> ReadOnlyFile | None:
-    """The segment's .log, or None after a note (Kafka's tool dies with NoSuchFileException)."""
-    log_path = sibling(path, ".log")
-    if not os.path.exists(log_path):
-        run.warn(f"Note: {java_path(path)}: log file missing ({os.path.basename(log_path)}); {what}")
-        return None
-    return ReadOnlyFile(log_path)
+_Index = TypeVar("_Index", OffsetIndex, TimeIndex)
 
 
 @contextmanager
-def _index_and_log(run: DumpRun, path: str, index_type: Any) -> Iterator[tuple[Any, ReadOnlyFile | None]]:
-    """The index and its segment's .log (None when missing), opened in that order (see verify_segment)."""
+def _index_and_log(run: DumpRun, path: str, index_type: type[_Index]) -> Iterator[tuple[_Index, ReadOnlyFile | None]]:
+    """The index and its segment's .log, opened in that order (see verify_segment); the .log is None
+    after a note when it is missing (Kafka's tool dies with NoSuchFileException)."""
     base = base_offset_of(path)  # a bad name is reported before a missing file, as before
+    log_path = sibling(path, ".log")
     with index_type(ReadOnlyFile(path), base, path) as index, ExitStack() as stack:
-        log = _open_log(run, path, "entries are printed without checking them")
-        if log is not None:
-            stack.callback(log.close)
+        log = None
+        if os.path.exists(log_path):
+            log = stack.enter_context(ReadOnlyFile(log_path))
+        else:
+            run.warn(f"Note: {java_path(path)}: log file missing ({os.path.basename(log_path)}); entries are "
+                     f"printed without checking them")
         yield index, log
-
-
-def _json(run: DumpRun, obj: dict[str, Any]) -> None:
-    run.out.write(log_json.dumps(obj) + "\n")
 
 
 def _sanity(run: DumpRun, path: str, check: Any, index: OffsetIndex | TimeIndex) -> None:
@@ -60,10 +54,7 @@ def _sanity(run: DumpRun, path: str, check: Any, index: OffsetIndex | TimeIndex)
     except IndexFormatError as err:
         run.error(err, path)
         return
-    if run.options.json:
-        _json(run, {"type": "sanityCheck", "path": path, "passed": True})
-    else:
-        run.out.write(f"{java_path(path)} passed sanity check.\n")
+    run.emit({"type": "sanityCheck", "path": path, "passed": True}, f"{java_path(path)} passed sanity check.")
 
 
 # --- .index ------------------------------------------------------------------------------------------------
@@ -71,62 +62,46 @@ def _sanity(run: DumpRun, path: str, check: Any, index: OffsetIndex | TimeIndex)
 
 def dump_offset_index(run: DumpRun, path: str) -> None:
     with _index_and_log(run, path, OffsetIndex) as (index, log):
-        _offset_index_body(run, path, index, log)
-
-
-def _offset_index_body(run: DumpRun, path: str, index: OffsetIndex, log: ReadOnlyFile | None) -> None:
-    options = run.options
-    if options.json:
-        _json(run, log_json.file_object(path, "index", size=index.size, baseOffset=index.base_offset,
-                                        slots=index.slots, validEntries=index.entries))
-    if index.slots == 0 and run.dialect.empty_index_line:
-        if options.json:
-            _json(run, {"type": "empty", "path": path})
-        else:
-            run.out.write(f"{java_path(path)} is empty.\n")
-        return
-    if options.index_sanity_check:
-        _sanity(run, path, offset_index_sanity_check, index)
-        return
-    legacy_check = run.dialect.index_checks_first_record
-    base = index.base_offset
-    mismatches: list[tuple[int, int]] = []
-    for slot in range(index.slots):
-        entry = index.entry(slot)
-        stop = slot > 0 and entry.offset == base   # the dump tool's zero-entry stop
-        if stop and not legacy_check:
-            break
-        if log is not None:
-            if slot == 0 and index.entries == 0 and _no_batch_at(log, entry.position):
-                run.warn(f"Note: {java_path(path)}: preallocated, 0 valid entries ({index.slots} zero slots) "
-                         f"and no batch at position 0 of the log ({log.size} bytes); nothing to check")
+        options = run.options
+        run.emit(log_json.file_object(path, "index", size=index.size, baseOffset=index.base_offset, slots=index.slots,
+                                      validEntries=index.entries))
+        if index.slots == 0 and run.dialect.empty_index_line:
+            run.emit({"type": "empty", "path": path}, f"{java_path(path)} is empty.")
+            return
+        if options.index_sanity_check:
+            _sanity(run, path, offset_index_sanity_check, index)
+            return
+        legacy_check = run.dialect.index_checks_first_record
+        base = index.base_offset
+        mismatches: list[tuple[int, int]] = []
+        for slot in range(index.slots):
+            entry = index.entry(slot)
+            stop = slot > 0 and entry.offset == base   # the dump tool's zero-entry stop
+            if stop and not legacy_check:
                 break
-            found = _first_offset_at(run, path, slot, entry.offset, entry.position, log, legacy_check)
-            if found is not None and found != entry.offset:
-                mismatches.append((entry.offset, found))
-        if stop:  # Kafka 2.2 compared the zero entry first, then stopped
-            break
-        if not options.verify_index_only:
-            if options.json:
-                _json(run, {"type": "indexEntry", "path": path, "slot": slot, "offset": entry.offset,
-                            "position": entry.position})
-            else:
-                run.out.write(f"offset: {entry.offset} position: {entry.position}\n")
-    if mismatches:
-        run.summaries.index_mismatches.setdefault(java_absolute_path(path), []).extend(mismatches)
-
-
-def _no_batch_at(log: ReadOnlyFile, position: int) -> bool:
-    return batch_at(log, position) is None if 0 <= position <= log.size else True
-
-
-def _first_offset_at(run: DumpRun, path: str, slot: int, offset: int, position: int, log: ReadOnlyFile,
-                     first_record: bool) -> int | None:
-    """What Kafka compares an entry with (None, after a note, where Kafka's tool would crash)."""
-    found, note = offset_at_position(log, position, run.options.max_message_size, first_record)
-    if note is not None:
-        run.warn(f"Note: {java_path(path)}: entry {slot} (offset {offset} position {position}): {note}")
-    return found
+            if log is not None:
+                if slot == 0 and index.entries == 0 and (not 0 <= entry.position <= log.size
+                                                         or batch_at(log, entry.position) is None):
+                    run.warn(f"Note: {java_path(path)}: preallocated, 0 valid entries ({index.slots} zero slots) "
+                             f"and no batch at position 0 of the log ({log.size} bytes); nothing to check")
+                    break
+                # What Kafka compares the entry with (None, after a note, where Kafka's tool would crash).
+                found, note = offset_at_position(log, entry.position, options.max_message_size, legacy_check)
+                if note is not None:
+                    run.warn(f"Note: {java_path(path)}: entry {slot} (offset {entry.offset} position "
+                             f"{entry.position}): {note}")
+                if found is not None and found != entry.offset:
+                    mismatches.append((entry.offset, found))
+            if stop:  # Kafka 2.2 compared the zero entry first, then stopped
+                break
+            if not options.verify_index_only:
+                if options.json:
+                    run.emit({"type": "indexEntry", "path": path, "slot": slot, "offset": entry.offset,
+                              "position": entry.position})
+                else:
+                    run.out.write(f"offset: {entry.offset} position: {entry.position}\n")
+        if mismatches:
+            run.summaries.index_mismatches.setdefault(java_absolute_path(path), []).extend(mismatches)
 
 
 # --- .timeindex --------------------------------------------------------------------------------------------
@@ -140,56 +115,50 @@ def dump_time_index(run: DumpRun, path: str) -> None:
                      f"one and crash, kdump scans the log from its start instead")
         elif log is not None:
             offsets = stack.enter_context(OffsetIndex(ReadOnlyFile(sibling(path, ".index")), index.base_offset))
-        _time_index_body(run, path, index, log, offsets)
-
-
-def _time_index_body(run: DumpRun, path: str, index: TimeIndex, log: ReadOnlyFile | None,
-                     offsets: OffsetIndex | None = None) -> None:
-    options = run.options
-    if options.json:
-        _json(run, log_json.file_object(path, "timeindex", size=index.size, baseOffset=index.base_offset,
-                                        slots=index.slots, validEntries=index.entries))
-    if options.index_sanity_check:
-        _sanity(run, path, time_index_sanity_check, index)
-        return
-    lookup = TimeEntryLookup(log, offsets) if log is not None else None
-    framing_noted = False
-    stop_inside_found = run.dialect.index_checks_first_record
-    abs_path = java_absolute_path(path)
-    summaries = run.summaries
-    base = index.base_offset
-    prev_ts = -1
-    for slot in range(index.slots):
-        entry = index.entry(slot)
-        stop = slot > 0 and entry.offset == base
-        if stop and (not stop_inside_found or lookup is None):
-            break
-        if lookup is not None:
-            batch = lookup.batch(entry.offset)
-            broken = lookup.error
-            if broken is not None and not framing_noted:
-                framing_noted = True
-                run.warn(f"Note: {java_path(path)}: the log's batches stop at position {broken.position}: "
-                         f"{broken.reason}; later entries are reported as not found")
-            if batch is None:
-                summaries.offsets_not_found.setdefault(abs_path, []).append((entry.offset, -1))
-            elif batch.last_offset != entry.offset:
-                summaries.offsets_not_found.setdefault(abs_path, []).append((entry.offset, batch.last_offset))
-            else:
-                max_ts = _max_record_timestamp(run, path, slot, batch, lookup.log)
-                if max_ts is not None and max_ts != entry.timestamp:
-                    summaries.timestamp_mismatches.setdefault(abs_path, []).append((entry.timestamp, max_ts))
-                if prev_ts >= entry.timestamp:
-                    summaries.out_of_order_timestamps.setdefault(abs_path, []).append((entry.timestamp, prev_ts))
-                if stop:  # Kafka 2.2 stopped only here, after checking a zero entry that matched a batch
-                    break
-        if not options.verify_index_only:
-            if options.json:
-                _json(run, {"type": "timeIndexEntry", "path": path, "slot": slot, "timestamp": entry.timestamp,
-                            "offset": entry.offset})
-            else:
-                run.out.write(f"timestamp: {entry.timestamp} offset: {entry.offset}\n")
-        prev_ts = entry.timestamp
+        options = run.options
+        run.emit(log_json.file_object(path, "timeindex", size=index.size, baseOffset=index.base_offset,
+                                      slots=index.slots, validEntries=index.entries))
+        if options.index_sanity_check:
+            _sanity(run, path, time_index_sanity_check, index)
+            return
+        lookup = TimeEntryLookup(log, offsets) if log is not None else None
+        framing_noted = False
+        stop_inside_found = run.dialect.index_checks_first_record
+        abs_path = java_absolute_path(path)
+        summaries = run.summaries
+        base = index.base_offset
+        prev_ts = -1
+        for slot in range(index.slots):
+            entry = index.entry(slot)
+            stop = slot > 0 and entry.offset == base
+            if stop and (not stop_inside_found or lookup is None):
+                break
+            if lookup is not None:
+                batch = lookup.batch(entry.offset)
+                broken = lookup.error
+                if broken is not None and not framing_noted:
+                    framing_noted = True
+                    run.warn(f"Note: {java_path(path)}: the log's batches stop at position {broken.position}: "
+                             f"{broken.reason}; later entries are reported as not found")
+                if batch is None:
+                    summaries.offsets_not_found.setdefault(abs_path, []).append((entry.offset, -1))
+                elif batch.last_offset != entry.offset:
+                    summaries.offsets_not_found.setdefault(abs_path, []).append((entry.offset, batch.last_offset))
+                else:
+                    max_ts = _max_record_timestamp(run, path, slot, batch, lookup.log)
+                    if max_ts is not None and max_ts != entry.timestamp:
+                        summaries.timestamp_mismatches.setdefault(abs_path, []).append((entry.timestamp, max_ts))
+                    if prev_ts >= entry.timestamp:
+                        summaries.out_of_order_timestamps.setdefault(abs_path, []).append((entry.timestamp, prev_ts))
+                    if stop:  # Kafka 2.2 stopped only here, after checking a zero entry that matched a batch
+                        break
+            if not options.verify_index_only:
+                if options.json:
+                    run.emit({"type": "timeIndexEntry", "path": path, "slot": slot, "timestamp": entry.timestamp,
+                              "offset": entry.offset})
+                else:
+                    run.out.write(f"timestamp: {entry.timestamp} offset: {entry.offset}\n")
+            prev_ts = entry.timestamp
 
 
 def _max_record_timestamp(run: DumpRun, path: str, slot: int, batch: Batch, log: ReadOnlyFile) -> int | None:

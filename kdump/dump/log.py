@@ -6,7 +6,7 @@ import itertools
 import os
 from collections.abc import Callable, Iterator
 
-from kdump.dump.filters import kept_groups, start_position
+from kdump.dump.filters import start_position
 from kdump.dump.run import DumpRun
 from kdump.errors import InputError, KdumpError
 from kdump.format.batch import INT32_MAX
@@ -52,10 +52,7 @@ def dump_log(run: DumpRun, path: str) -> None:
     with ReadOnlyFile(path) as segment:
         # --max-bytes defaults to Integer.MAX_VALUE; unless it was lowered, a segment past 2 GiB is read whole.
         window = segment.size if options.max_bytes >= min(segment.size, INT32_MAX) else options.max_bytes
-        if options.json:
-            out.write(log_json.dumps(log_json.file_object(path, "log", size=segment.size, **header_fields)) + "\n")
-        else:
-            out.write(header + "\n")
+        run.emit(log_json.file_object(path, "log", size=segment.size, **header_fields), header)
         if segment.size > MAX_SEGMENT_BYTES:
             run.warn(f"Note: {path}: {segment.size} bytes is past Kafka's segment limit of {MAX_SEGMENT_BYTES} "
                      f"(Integer.MAX_VALUE): Kafka's tool and broker refuse to open it (\"The size of segment ... is "
@@ -76,11 +73,8 @@ def dump_log(run: DumpRun, path: str) -> None:
         valid_bytes = batches.valid_end
         invalid = window - valid_bytes
         if invalid > 0 and options.max_bytes == INT32_MAX:
-            if options.json:
-                out.write(log_json.dumps({"type": "invalidBytes", "path": path, "bytes": invalid,
-                                          "position": valid_bytes}) + "\n")
-            else:
-                out.write(f"Found {invalid} invalid bytes at the end of {os.path.basename(path)}\n")
+            run.emit({"type": "invalidBytes", "path": path, "bytes": invalid, "position": valid_bytes},
+                     f"Found {invalid} invalid bytes at the end of {os.path.basename(path)}")
         grown = segment.grown_by()
         if grown:
             run.warn(f"Note: {path}: the file grew by {grown} bytes while kdump read it (a live segment); "
@@ -178,7 +172,8 @@ def _holds_lazy_value(records: list[Record]) -> bool:
 def _matching(groups: Iterator[list[Record]], match: Callable[[Record, bool], bool], is_control: bool,
               run: DumpRun) -> Iterator[list[Record]] | None:
     """The batch's matching records a group at a time, or None when it holds none (no batch line then)."""
-    kept = kept_groups(groups, lambda r: match(r, is_control) and run.take())
+    kept = (records for records in ([r for r in group if match(r, is_control) and run.take()] for group in groups)
+            if records)
     first = next(kept, None)
     return None if first is None else itertools.chain((first,), kept)
 

@@ -6,13 +6,14 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TextIO
+from typing import Any, TextIO
 
 from kdump.dump.filters import RecordFilter
 from kdump.errors import KdumpError, write_error
 from kdump.format.batch import INT32_MAX
 from kdump.log.files import FileKind, file_kind
 from kdump.log.logdir import parse_partition_dir_name
+from kdump.render import log_json
 from kdump.render.dialect import LATEST, Dialect
 from kdump.render.log_text import RecordDecoder, RecordTextOptions
 from kdump.render.summaries import DumpSummaries
@@ -88,6 +89,14 @@ class DumpRun:
         """One ``Error:`` line for a file that could not be dumped completely; the run goes on."""
         write_error(problem, err=self.err, out=self.out, traceback_of=traceback_of)
         self.failed.append(path)
+
+    def emit(self, obj: dict[str, Any], *lines: str) -> None:
+        """``obj`` as one JSON line with --json, else ``lines`` (Kafka's text; none: JSON only)."""
+        if self.options.json:
+            self.out.write(log_json.dumps(obj) + "\n")
+        else:
+            for line in lines:
+                self.out.write(line + "\n")
 
     def warn(self, text: str) -> None:
         self.out.flush()

@@ -77,11 +77,6 @@ def txn_entry_object(path: str, entry: AbortedTxn) -> dict[str, Any]:
             "lastStableOffset": entry.last_stable_offset}
 
 
-def _kafka_error(run: DumpRun, path: str, message: str) -> None:
-    """Kafka's own message, already naming the file, on one stderr line."""
-    run.fail(message, path)
-
-
 _NEGATIVE_COUNT = re.compile(r"'producer_entries': Array size -?\d+ cannot be negative$")
 _COUNT_TOO_BIG = re.compile(r"'producer_entries': Error reading array of size (\d+), only (\d+) bytes available$")
 
@@ -112,37 +107,25 @@ def dump_producer_snapshot(run: DumpRun, path: str) -> None:
         run.out.flush()
         if run.dialect.generated_snapshot_reader:
             message = _generated_reader_message(message)
-        if run.options.json:
-            run.out.write(log_json.dumps({"type": "error", "path": path, "fileType": "producerSnapshot",
-                                          "message": message}) + "\n")
+        run.emit({"type": "error", "path": path, "fileType": "producerSnapshot", "message": message})
         run.err.write(message + "\n")
         run.err.flush()
         return
-    if run.options.json:
-        run.out.write(log_json.dumps(log_json.file_object(path, "producerSnapshot", size=size,
-                                                          version=snapshot.version, crc=snapshot.crc,
-                                                          entries=len(snapshot.entries))) + "\n")
-        for entry in snapshot.entries:
-            run.out.write(log_json.dumps(snapshot_entry_object(path, entry)) + "\n")
-    else:
-        for entry in snapshot.entries:
-            run.out.write(snapshot_entry_line(entry, run.dialect) + "\n")
+    run.emit(log_json.file_object(path, "producerSnapshot", size=size, version=snapshot.version, crc=snapshot.crc,
+                                  entries=len(snapshot.entries)))
+    for entry in snapshot.entries:
+        run.emit(snapshot_entry_object(path, entry), snapshot_entry_line(entry, run.dialect))
 
 
 def dump_txn_index(run: DumpRun, path: str) -> None:
     """A missing .txnindex prints nothing (Kafka treats it as empty); a version above 0 stops the file."""
     if not os.path.exists(path):
-        if run.options.json:
-            run.out.write(log_json.dumps(log_json.file_object(path, "txnIndex", size=0, exists=False)) + "\n")
+        run.emit(log_json.file_object(path, "txnIndex", size=0, exists=False))
         return
     with ReadOnlyFile(path) as txn_index:
-        if run.options.json:
-            run.out.write(log_json.dumps(log_json.file_object(path, "txnIndex", size=txn_index.size)) + "\n")
+        run.emit(log_json.file_object(path, "txnIndex", size=txn_index.size))
         try:
             for entry in read_aborted_txns(txn_index, java_absolute_path(path)):
-                if run.options.json:
-                    run.out.write(log_json.dumps(txn_entry_object(path, entry)) + "\n")
-                else:
-                    run.out.write(txn_entry_line(entry) + "\n")
+                run.emit(txn_entry_object(path, entry), txn_entry_line(entry))
         except TxnIndexVersionError as err:
-            _kafka_error(run, path, err.reason)
+            run.fail(err.reason, path)  # Kafka's own message, already naming the file

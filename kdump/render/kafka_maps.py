@@ -23,7 +23,7 @@ def _int32(value: int) -> int:
 def java_string_hash(text: str) -> int:
     """String.hashCode over UTF-16 code units."""
     h = 0
-    data = text.encode("utf-16-be")
+    data = text.encode("utf-16-be", errors="surrogatepass")  # a lone surrogate is one UTF-16 unit, as in Java
     for i in range(0, len(data), 2):
         h = (31 * h + (data[i] << 8 | data[i + 1])) & _MASK
     return _int32(h)

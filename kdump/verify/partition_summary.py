@@ -53,7 +53,7 @@ class PartitionSummary:
     state: str | None
     segments: list[SegmentSummary] = field(default_factory=list)
     snapshots: list[str] = field(default_factory=list)
-    checkpoints: dict[str, int] = field(default_factory=dict)   # OFFSET_FIELD name -> offset
+    checkpoints: dict[str, int] = field(default_factory=dict)   # CHECKPOINT_MEANING name -> offset
     leader_epochs: list[EpochEntry] = field(default_factory=list)
     topic_id: str | None = None
     findings: list[LogFinding] = field(default_factory=list)

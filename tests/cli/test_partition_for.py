@@ -9,7 +9,8 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kdump.cli.partition_for import java_string_hash, kafka_utils_abs, partition_for, partition_for_key
+from kdump.cli.partition_for import kafka_utils_abs, partition_for
+from kdump.render.kafka_maps import java_string_hash
 
 
 def plain_java_hash(s: str) -> int:
@@ -28,6 +29,12 @@ def plain_java_hash(s: str) -> int:
     return h - 2 ** 32 if h > 2 ** 31 - 1 else h
 
 
+def cli_partition(key: str, partitions: int = 50) -> int:
+    result = CliRunner().invoke(partition_for, [f"--group={key}", "--partitions", str(partitions)])
+    assert result.exit_code == 0, result.output
+    return int(result.stdout.rsplit("-", 1)[1])
+
+
 def expected_partition(s: str, n: int) -> int:
     h = plain_java_hash(s)
     return (0 if h == -2 ** 31 else abs(h)) % n
@@ -37,6 +44,7 @@ def expected_partition(s: str, n: int) -> int:
 # many Java tutorials; "polygenelubricants" is the well-known string whose hashCode is Integer.MIN_VALUE.
 @pytest.mark.parametrize(("text", "hash_code"), [
     ("", 0), ("hello", 99162322), ("Aa", 2112), ("BB", 2112), ("polygenelubricants", -2 ** 31),
+    ("\ud800", 0xD800),   # a one-char String's hashCode is the char; a lone surrogate is one UTF-16 unit
 ])
 def test_known_hash_codes(text: str, hash_code: int) -> None:
     assert java_string_hash(text) == hash_code
@@ -44,20 +52,20 @@ def test_known_hash_codes(text: str, hash_code: int) -> None:
 
 def test_min_value_maps_to_partition_zero() -> None:
     # Utils.abs(Integer.MIN_VALUE) == 0; a `& 0x7fffffff` would also give 0, Math.abs would stay negative.
-    assert partition_for_key("polygenelubricants", 50) == 0
+    assert cli_partition("polygenelubricants") == 0
 
 
 def test_utils_abs_is_not_a_mask() -> None:
     h = java_string_hash("my-txn")
     assert h < 0
     assert kafka_utils_abs(h) == -h != (h & 0x7FFFFFFF)
-    assert partition_for_key("my-txn", 50) == (-h) % 50
+    assert cli_partition("my-txn") == (-h) % 50
 
 
 @given(st.text(max_size=30), st.integers(1, 200))
 def test_against_independent_implementation(text: str, partitions: int) -> None:
     assert java_string_hash(text) == plain_java_hash(text)
-    assert partition_for_key(text, partitions) == expected_partition(text, partitions)
+    assert cli_partition(text, partitions) == expected_partition(text, partitions)
 
 
 @pytest.mark.parametrize("group", ["test-group", "console-consumer-12345", "grüppe-😀", "orders.v2"])

@@ -115,3 +115,14 @@ def test_recover_shows_a_bar_while_it_plans(logs: Path) -> None:
     assert b"recover" in terminal and "━".encode() in terminal, terminal[:400]
     _, _, with_json = _run_with_stderr_on_a_terminal(["recover", "--json", str(logs)])
     assert "━".encode() not in with_json
+
+
+def test_gen_shows_the_shared_bar_on_a_terminal_only(tmp_path: Path) -> None:
+    args = ["gen", "--topics", "a", "--records", "2000", "--seed", "1"]
+    piped = subprocess.run([sys.executable, "-m", "kdump", *args, str(tmp_path / "piped")], capture_output=True,
+                           env=_env(), timeout=120)
+    assert piped.returncode == 0 and piped.stderr == b""   # no progress bytes in a pipe
+    code, stdout, terminal = _run_with_stderr_on_a_terminal([*args, str(tmp_path / "tty")])
+    assert (code, stdout) == (0, piped.stdout.replace(b"piped", b"tty"))
+    assert b"records" in terminal and "━".encode() in terminal, terminal[:400]
+    assert b"\x1b[" in terminal   # drawn and erased, as the other commands' bars

@@ -124,6 +124,20 @@ class _Index:
         a, b = self.entry_struct.unpack(data)
         return a, b
 
+    def _slot_for(self, key: int) -> int:
+        """Slot of the last entry whose first field (relative offset, timestamp) is <= ``key``, or -1
+        (a binary search over the entries, as Kafka's lookups)."""
+        lo, hi = 0, self.entries - 1
+        found = -1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            if self._unpack(mid)[0] <= key:
+                found = mid
+                lo = mid + 1
+            else:
+                hi = mid - 1
+        return found
+
     def padding_is_zero(self) -> bool:
         """Whether the slots after the counted entries are zero padding.
 
@@ -184,24 +198,9 @@ class OffsetIndex(_Index):
         base = self.base_offset
         return (OffsetIndexEntry(slot, base + relative, position) for slot, relative, position in self.raw_entries())
 
-    def slot_for(self, target: int) -> int:
-        """Slot of the largest entry with offset <= target, or -1 (binary search, as Kafka's lookup)."""
-        lo, hi = 0, self.entries - 1
-        relative_target = target - self.base_offset
-        found = -1
-        while lo <= hi:
-            mid = (lo + hi) // 2
-            relative, _ = self._unpack(mid)
-            if relative <= relative_target:
-                found = mid
-                lo = mid + 1
-            else:
-                hi = mid - 1
-        return found
-
     def lookup(self, target: int) -> OffsetIndexEntry:
         """Kafka's OffsetIndex.lookup: the largest entry <= target, else (base offset, position 0)."""
-        slot = self.slot_for(target)
+        slot = self._slot_for(target - self.base_offset)
         return self.entry(slot) if slot >= 0 else OffsetIndexEntry(-1, self.base_offset, 0)
 
 
@@ -225,23 +224,9 @@ class TimeIndex(_Index):
     def last_entry(self) -> TimeIndexEntry | None:
         return self.entry(self.entries - 1) if self.entries else None
 
-    def slot_for(self, target_timestamp: int) -> int:
-        """Slot of the entry with the largest timestamp <= target, or -1."""
-        lo, hi = 0, self.entries - 1
-        found = -1
-        while lo <= hi:
-            mid = (lo + hi) // 2
-            timestamp, _ = self._unpack(mid)
-            if timestamp <= target_timestamp:
-                found = mid
-                lo = mid + 1
-            else:
-                hi = mid - 1
-        return found
-
     def lookup(self, target_timestamp: int) -> TimeIndexEntry:
         """Kafka's TimeIndex.lookup: the largest entry <= target, else (-1, base offset)."""
-        slot = self.slot_for(target_timestamp)
+        slot = self._slot_for(target_timestamp)
         return self.entry(slot) if slot >= 0 else TimeIndexEntry(-1, -1, self.base_offset)
 
 

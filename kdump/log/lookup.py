@@ -22,7 +22,7 @@ from typing import Any
 from kdump.errors import KdumpError
 from kdump.format.batch import Batch
 from kdump.format.records import Record
-from kdump.log.batches import LogBatches, batch_at, iter_records_at
+from kdump.log.batches import LogBatches, batch_at
 from kdump.log.indexes import open_offset_index, open_time_index
 from kdump.log.logdir import PartitionDir, SegmentFiles
 from kdump.log.segment import ReadOnlyFile
@@ -81,7 +81,7 @@ def _offset_index_position(result: LookupResult, seg: SegmentFiles, target: int,
                              f"offset {entry.offset} position {entry.position} (largest entry <= {target})",
                     file=seg.index, slot=entry.slot, entries=index.entries, offset=entry.offset,
                     position=entry.position)
-    problem = entry_problem(log, entry.offset, entry.position)
+    problem = checked_entry(log, entry.offset, entry.position)[1]
     if problem is not None:
         # A corrupt entry: Kafka would read garbage or the wrong batch there; scan from the top so the
         # answer is right, and say why.
@@ -89,11 +89,6 @@ def _offset_index_position(result: LookupResult, seg: SegmentFiles, target: int,
                             f"position 0 instead", slot=entry.slot, reason=problem)
         return 0
     return entry.position
-
-
-def entry_problem(log: ReadOnlyFile, offset: int, position: int, *, check_crc: bool = False) -> str | None:
-    """Why an offset-index entry (offset, position) cannot start a lookup, or None when it can."""
-    return checked_entry(log, offset, position, check_crc=check_crc)[1]
 
 
 def checked_entry(log: ReadOnlyFile, offset: int, position: int, *,
@@ -123,21 +118,28 @@ def checked_entry(log: ReadOnlyFile, offset: int, position: int, *,
     return batch, None
 
 
-def _scan(result: LookupResult, log: ReadOnlyFile, start: int, stop_when) -> Batch | None:  # type: ignore[no-untyped-def]
-    """Walk batches from ``start``; return the first for which ``stop_when(batch)`` is true."""
-    for batch in LogBatches(log, start, check_crc=False):
+Found = tuple[list[Record], Record | None]   # the record a lookup answers with, and its group of records
+
+
+def _scan(result: LookupResult, log: ReadOnlyFile, start: int,
+          answer: Callable[[LogBatches, Batch], Found | None]) -> tuple[Batch, Found] | None:
+    """Walk batches from ``start`` to the first that ``answer`` answers for."""
+    batches = LogBatches(log, start, check_crc=False)
+    for batch in batches:
         result.batches_scanned += 1
         result.bytes_read += batch.size
-        if stop_when(batch):
-            return batch_at(log, batch.position, check_crc=True)  # now with its CRC checked, for the batch line
-        _skipped(result, batch)
+        found = answer(batches, batch)
+        if found is not None:
+            # The batch again, now with its CRC checked, for the batch line.
+            return batch_at(log, batch.position, check_crc=True) or batch, found
+        _batch_step(result, batch, f"maxTimestamp {batch.max_timestamp}, {batch.size} bytes: skipped")
     return None
 
 
-def _skipped(result: LookupResult, batch: Batch) -> None:
+def _batch_step(result: LookupResult, batch: Batch, what: str) -> None:
     result.step("scan", f"batch at position {batch.position}: offsets {batch.base_offset}..{batch.last_offset}, "
-                        f"maxTimestamp {batch.max_timestamp}, {batch.size} bytes: skipped",
-                position=batch.position, base_offset=batch.base_offset, last_offset=batch.last_offset)
+                        f"{what}", position=batch.position, base_offset=batch.base_offset,
+                last_offset=batch.last_offset)
 
 
 def find_offset(partition: PartitionDir, target: int) -> LookupResult:
@@ -161,12 +163,14 @@ def find_offset(partition: PartitionDir, target: int) -> LookupResult:
             result.step("start", f"scan {_name(seg.log)} from position {start} ({log.size} bytes in the segment)",
                         file=seg.log, position=start, segment_bytes=log.size)
             try:
-                batch = _scan(result, log, start, lambda b: b.last_offset >= target)
-                if batch is not None:
-                    _answer_offset(result, seg, log, batch, target)
-                    return result
+                scanned = _scan(result, log, start, lambda batches, b: _find_record(
+                    batches.iter_records(b), lambda r: r.offset >= target) if b.last_offset >= target else None)
             except KdumpError as err:
                 raise err.with_file(seg.log) from None
+            if scanned is not None:
+                batch = scanned[0]
+                _answer(result, seg, scanned, f"{batch.size} bytes: the first batch with lastOffset >= {target}")
+                return result
         result.step("scan", f"no batch with lastOffset >= {target} in {_name(seg.log)}")
         i += 1
         if i < len(segments):
@@ -176,13 +180,10 @@ def find_offset(partition: PartitionDir, target: int) -> LookupResult:
     return result
 
 
-def _answer_offset(result: LookupResult, seg: SegmentFiles, log: ReadOnlyFile, batch: Batch, target: int) -> None:
-    result.step("scan", f"batch at position {batch.position}: offsets {batch.base_offset}..{batch.last_offset}, "
-                        f"{batch.size} bytes: the first batch with lastOffset >= {target}",
-                position=batch.position, base_offset=batch.base_offset, last_offset=batch.last_offset)
-    result.segment = seg
-    result.batch = batch
-    result.records, result.record = _find_record(iter_records_at(log, batch), lambda r: r.offset >= target)
+def _answer(result: LookupResult, seg: SegmentFiles, scanned: tuple[Batch, Found], what: str) -> None:
+    _batch_step(result, scanned[0], what)
+    result.segment, result.batch = seg, scanned[0]
+    result.records, result.record = scanned[1]
     _summarise(result)
 
 
@@ -294,30 +295,23 @@ def find_timestamp(partition: PartitionDir, target: int) -> LookupResult:
         result.step("start", f"scan {_name(seg.log)} from position {start} ({log.size} bytes in the segment)",
                     file=seg.log, position=start, segment_bytes=log.size)
         try:
-            batches = LogBatches(log, start, check_crc=False)
-            for batch in batches:
-                result.batches_scanned += 1
-                result.bytes_read += batch.size
-                if batch.max_timestamp < target:
-                    _skipped(result, batch)
-                    continue
-                records, record = _find_record(batches.iter_records(batch),
-                                               lambda r: r.timestamp >= target and r.offset >= log_start)
-                if record is None:
-                    _skipped(result, batch)
-                else:
-                    batch = batch_at(log, batch.position, check_crc=True) or batch
-                    result.step("scan", f"batch at position {batch.position}: offsets {batch.base_offset}.."
-                                        f"{batch.last_offset}, maxTimestamp {batch.max_timestamp}: the first "
-                                        f"batch holding a record with timestamp >= {target}",
-                                position=batch.position, base_offset=batch.base_offset,
-                                last_offset=batch.last_offset)
-                    result.segment, result.batch, result.records, result.record = seg, batch, records, record
-                    _summarise(result)
-                    return result
+            scanned = _scan(result, log, start, lambda batches, b: _holding(batches, b, target, log_start))
         except KdumpError as err:
             raise err.with_file(seg.log) from None
+        if scanned is not None:
+            batch = scanned[0]
+            _answer(result, seg, scanned, f"maxTimestamp {batch.max_timestamp}: the first batch holding a record "
+                                          f"with timestamp >= {target}")
+            return result
     result.step("result", f"no record with timestamp >= {target} in {_name(seg.log)}")
     result.step("read", f"{result.batches_scanned} batches scanned, {result.bytes_read} bytes of log read",
                 batches=result.batches_scanned, bytes=result.bytes_read)
     return result
+
+
+def _holding(batches: LogBatches, batch: Batch, target: int, log_start: int) -> Found | None:
+    """The first record of ``batch`` with timestamp >= ``target`` (at or after ``log_start``), if any."""
+    if batch.max_timestamp < target:
+        return None
+    found = _find_record(batches.iter_records(batch), lambda r: r.timestamp >= target and r.offset >= log_start)
+    return found if found[1] is not None else None

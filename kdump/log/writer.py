@@ -18,6 +18,7 @@ complete (what ``kdump gen`` does).
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -182,7 +183,8 @@ class PartitionLog:
         """Drop the active segment's temporary file (used when a run fails)."""
         if self._active is not None:
             self._active.file.close()
-            _remove(self._active.log_path + TMP_SUFFIX)
+            with suppress(FileNotFoundError):
+                os.remove(self._active.log_path + TMP_SUFFIX)
             self._active = None
 
     def __enter__(self) -> PartitionLog:
@@ -230,13 +232,6 @@ def _moved(batch: Batch, delta: int) -> Batch:
     if not delta:
         return batch
     return batch._replace(position=batch.position + delta)
-
-
-def _remove(path: str) -> None:
-    try:
-        os.remove(path)
-    except FileNotFoundError:
-        pass
 
 
 __all__ = ["LogConfig", "LogObserver", "PartitionLog", "SegmentSummary"]

@@ -69,15 +69,6 @@ class LogObserver:
         """A new segment starts at ``new_base_offset`` (the broker takes a producer snapshot here)."""
 
 
-@dataclass(frozen=True, slots=True)
-class SegmentSummary:
-    base_offset: int
-    size: int
-    next_offset: int          # one past the last offset appended to it
-    offset_entries: int
-    time_entries: int
-
-
 class _ActiveSegment:
     def __init__(self, directory: str, base_offset: int, config: LogConfig) -> None:
         self.base_offset = base_offset
@@ -86,7 +77,6 @@ class _ActiveSegment:
         self.file: BinaryIO = open(self.log_path + TMP_SUFFIX, "wb")  # noqa: SIM115 (closed at roll)
         self.size = 0
         self.rolling_timestamp: int | None = None   # first batch's max timestamp (segment.ms rule)
-        self.next_offset = base_offset
 
 
 class PartitionLog:
@@ -98,7 +88,7 @@ class PartitionLog:
         self.config = config or LogConfig()
         self.observer = observer or LogObserver()
         os.makedirs(directory, exist_ok=True)
-        self.finished: list[SegmentSummary] = []
+        self.segments_written = 0
         self.log_end_offset = start_offset
         self.log_start_offset = start_offset
         self._active: _ActiveSegment | None = _ActiveSegment(directory, start_offset, self.config)
@@ -137,7 +127,6 @@ class PartitionLog:
         if active.rolling_timestamp is None:
             active.rolling_timestamp = batches[0].max_timestamp
         active.size += len(data)
-        active.next_offset = last_offset + 1
         self.log_end_offset = max(self.log_end_offset, last_offset + 1)
         for b in batches:
             # Positions here are within ``data``, so the observer can decode records from it.
@@ -222,8 +211,7 @@ class PartitionLog:
         write_new_file(base + ".index", offset_data)
         write_new_file(base + ".timeindex", time_data)
         os.replace(seg.log_path + TMP_SUFFIX, seg.log_path)
-        self.finished.append(SegmentSummary(seg.base_offset, seg.size, seg.next_offset,
-                                            len(index.offset_entries), len(index.time_entries)))
+        self.segments_written += 1
         self.observer.on_segment_finished(self.directory, seg.base_offset)
 
 
@@ -234,4 +222,4 @@ def _moved(batch: Batch, delta: int) -> Batch:
     return batch._replace(position=batch.position + delta)
 
 
-__all__ = ["LogConfig", "LogObserver", "PartitionLog", "SegmentSummary"]
+__all__ = ["LogConfig", "LogObserver", "PartitionLog"]

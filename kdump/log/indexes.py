@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
-from types import TracebackType
 from typing import Protocol, Self
 
 from kdump.format.index import (
@@ -163,8 +162,7 @@ class _Index:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from types import TracebackType
 
 from kdump.errors import InputError
 from kdump.format.batch import INT32_MAX
@@ -162,8 +161,7 @@ class ReadOnlyFile:
     def __enter__(self) -> ReadOnlyFile:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 

@@ -26,18 +26,16 @@ from kdump.format.index import (
     OFFSET_ENTRY_SIZE,
     TIME_ENTRY,
     TIME_ENTRY_SIZE,
-    Buffer,
     OffsetIndexEntry,
     TimeIndexEntry,
 )
 from kdump.log.segment import ReadOnlyFile
 
 _ENTRIES_PER_READ = 1 << 16
-_ZEROS = bytes(1 << 20)
 
 
 class RandomAccess(Protocol):
-    """What an index needs of its bytes: ReadOnlyFile, or BytesSource for bytes already in memory."""
+    """What an index needs of its file: ReadOnlyFile, or spark.files.ArrowFile for a remote one."""
 
     size: int
 
@@ -48,43 +46,14 @@ class RandomAccess(Protocol):
     def close(self) -> None: ...
 
 
-class BytesSource:
-    """ReadOnlyFile's read interface over bytes in memory (tests, and files fetched whole)."""
-
-    def __init__(self, data: Buffer) -> None:
-        self._data = memoryview(data)
-        self.size = len(self._data)
-
-    def read(self, position: int, length: int) -> bytes:
-        return bytes(self._data[position:position + length])
-
-    def is_zero(self, start: int, end: int) -> bool:
-        return is_zero(self._data, start, end)
-
-    def close(self) -> None:
-        self._data.release()
-
-
-def is_zero(buf: Buffer, start: int, end: int) -> bool:
-    """True when ``buf[start:end]`` is all zero bytes (compared a MiB at a time)."""
-    view = memoryview(buf)
-    pos = start
-    while pos < end:
-        stop = min(end, pos + len(_ZEROS))
-        if view[pos:stop] != _ZEROS[:stop - pos]:
-            return False
-        pos = stop
-    return True
-
-
 class _Index:
     """What the offset and time index share: slots, the unpadded prefix, chunked entry reads."""
 
     entry_struct: struct.Struct
     entry_size: int
 
-    def __init__(self, source: RandomAccess | Buffer, base_offset: int, path: str | None = None) -> None:
-        self.file: RandomAccess = source if hasattr(source, "read") else BytesSource(source)  # type: ignore[assignment]
+    def __init__(self, file: RandomAccess, base_offset: int, path: str | None = None) -> None:
+        self.file = file
         self.base_offset = base_offset
         self.path = path
         self.size = self.file.size

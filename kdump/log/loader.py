@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 
 from kdump.errors import KdumpError
 from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_offset_checkpoint
-from kdump.log.logdir import is_partition_dir, parse_partition_dir_name, segment_base_offset
+from kdump.log.files import segment_base_offset
+from kdump.log.logdir import is_partition_dir, parse_partition_dir_name
 from kdump.log.overflow_split import SplitFailure, split_pieces
 from kdump.log.producer_replay import SegmentPart, TransactionEffect, replay_transactions
 from kdump.log.recovery import (

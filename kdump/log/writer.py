@@ -82,16 +82,14 @@ class _ActiveSegment:
 class PartitionLog:
     """One partition directory being written. Not thread-safe; call ``close`` (or use ``with``)."""
 
-    def __init__(self, directory: str, config: LogConfig | None = None, *, start_offset: int = 0,
-                 observer: LogObserver | None = None) -> None:
+    def __init__(self, directory: str, config: LogConfig | None = None, *, observer: LogObserver | None = None) -> None:
         self.directory = directory
         self.config = config or LogConfig()
         self.observer = observer or LogObserver()
         os.makedirs(directory, exist_ok=True)
         self.segments_written = 0
-        self.log_end_offset = start_offset
-        self.log_start_offset = start_offset
-        self._active: _ActiveSegment | None = _ActiveSegment(directory, start_offset, self.config)
+        self.log_end_offset = 0
+        self._active: _ActiveSegment | None = _ActiveSegment(directory, 0, self.config)
 
     # -- appending ------------------------------------------------------------------------------
     def append(self, data: bytes) -> list[Batch]:
@@ -147,13 +145,11 @@ class PartitionLog:
         return not 0 <= last_offset - active.base_offset <= INT32_MAX
 
     # -- rolling and closing --------------------------------------------------------------------
-    def roll(self, new_base_offset: int | None = None) -> _ActiveSegment:
-        """Finish the active segment (trimmed) and start a new one."""
-        active = self._require_active()
-        base = self.log_end_offset if new_base_offset is None else new_base_offset
-        self._finish(active, live=False)
-        self.observer.on_roll(self.directory, base)
-        self._active = _ActiveSegment(self.directory, base, self.config)
+    def roll(self, base_offset: int) -> _ActiveSegment:
+        """Finish the active segment (trimmed) and start a new one at ``base_offset``."""
+        self._finish(self._require_active(), live=False)
+        self.observer.on_roll(self.directory, base_offset)
+        self._active = _ActiveSegment(self.directory, base_offset, self.config)
         return self._active
 
     def close(self, *, live: bool = False) -> None:

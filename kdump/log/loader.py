@@ -28,7 +28,6 @@ Recovering a segment (LogSegment.recover) keeps the batches before the first one
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from kdump.errors import KdumpError
@@ -410,10 +409,3 @@ def recover_targets(path: str) -> tuple[LogDirState, list[str]]:
         return read_log_dir_state(os.path.dirname(os.path.abspath(path))), [path]
     state = read_log_dir_state(path)
     return state, partition_dirs(path, state)
-
-
-def plan_log_dir(log_dir: str, state: LogDirState | None = None) -> Iterator[PartitionPlan]:
-    """Every partition a broker would load from ``log_dir``, in topic and partition order."""
-    state = state or read_log_dir_state(log_dir)
-    for full in partition_dirs(log_dir, state):
-        yield plan_partition(full, state)

@@ -37,16 +37,14 @@ class FileChangedError(InputError):
     """The file became shorter (truncated, or replaced) while kdump was reading it."""
 
 
+_OS_ERROR_WORDS = {errno.ENOENT: "No such file or directory (NoSuchFileException)",
+                   errno.EACCES: "Permission denied (AccessDeniedException)",
+                   errno.EPERM: "Permission denied (AccessDeniedException)",
+                   errno.EISDIR: "Is a directory", errno.ELOOP: "Too many levels of symbolic links"}
+
+
 def describe_os_error(err: OSError) -> str:
-    if err.errno == errno.ENOENT:
-        return "No such file or directory (NoSuchFileException)"
-    if err.errno in (errno.EACCES, errno.EPERM):
-        return "Permission denied (AccessDeniedException)"
-    if err.errno == errno.EISDIR:
-        return "Is a directory"
-    if err.errno == errno.ELOOP:
-        return "Too many levels of symbolic links"
-    return err.strerror or str(err)
+    return _OS_ERROR_WORDS.get(err.errno or 0) or err.strerror or str(err)
 
 
 def describe_file_type(mode: int) -> str | None:

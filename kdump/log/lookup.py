@@ -121,19 +121,34 @@ def checked_entry(log: ReadOnlyFile, offset: int, position: int, *,
 Found = tuple[list[Record], Record | None]   # the record a lookup answers with, and its group of records
 
 
-def _scan(result: LookupResult, log: ReadOnlyFile, start: int,
-          answer: Callable[[LogBatches, Batch], Found | None]) -> tuple[Batch, Found] | None:
-    """Walk batches from ``start`` to the first that ``answer`` answers for."""
-    batches = LogBatches(log, start, check_crc=False)
-    for batch in batches:
-        result.batches_scanned += 1
-        result.bytes_read += batch.size
-        found = answer(batches, batch)
-        if found is not None:
-            # The batch again, now with its CRC checked, for the batch line.
-            return batch_at(log, batch.position, check_crc=True) or batch, found
-        _batch_step(result, batch, f"maxTimestamp {batch.max_timestamp}, {batch.size} bytes: skipped")
-    return None
+def _scan_segment(result: LookupResult, seg: SegmentFiles, index_target: int | None,
+                  answer: Callable[[LogBatches, Batch], Found | None], why: Callable[[Batch], str]) -> bool:
+    """Walk ``seg``'s batches from the offset index's position for ``index_target`` (from position 0 when
+    None) to the first that ``answer`` answers for, and record the answer (``why`` it is that batch)."""
+    assert seg.log is not None
+    with ReadOnlyFile(seg.log) as log:
+        start = 0 if index_target is None else _offset_index_position(result, seg, index_target, log)
+        result.step("start", f"scan {_name(seg.log)} from position {start} ({log.size} bytes in the segment)",
+                    file=seg.log, position=start, segment_bytes=log.size)
+        try:
+            batches = LogBatches(log, start, check_crc=False)
+            for batch in batches:
+                result.batches_scanned += 1
+                result.bytes_read += batch.size
+                found = answer(batches, batch)
+                if found is None:
+                    _batch_step(result, batch, f"maxTimestamp {batch.max_timestamp}, {batch.size} bytes: skipped")
+                    continue
+                # The batch again, now with its CRC checked, for the batch line.
+                batch = batch_at(log, batch.position, check_crc=True) or batch
+                _batch_step(result, batch, why(batch))
+                result.segment, result.batch = seg, batch
+                result.records, result.record = found
+                _summarise(result)
+                return True
+        except KdumpError as err:
+            raise err.with_file(seg.log) from None
+    return False
 
 
 def _batch_step(result: LookupResult, batch: Batch, what: str) -> None:
@@ -157,20 +172,10 @@ def find_offset(partition: PartitionDir, target: int) -> LookupResult:
                            f"({len(segments)} segments)", file=segments[i].log, base_offset=bases[i])
     while i < len(segments):
         seg = segments[i]
-        assert seg.log is not None
-        with ReadOnlyFile(seg.log) as log:
-            start = _offset_index_position(result, seg, target, log) if seg.base_offset <= target else 0
-            result.step("start", f"scan {_name(seg.log)} from position {start} ({log.size} bytes in the segment)",
-                        file=seg.log, position=start, segment_bytes=log.size)
-            try:
-                scanned = _scan(result, log, start, lambda batches, b: _find_record(
-                    batches.iter_records(b), lambda r: r.offset >= target) if b.last_offset >= target else None)
-            except KdumpError as err:
-                raise err.with_file(seg.log) from None
-            if scanned is not None:
-                batch = scanned[0]
-                _answer(result, seg, scanned, f"{batch.size} bytes: the first batch with lastOffset >= {target}")
-                return result
+        if _scan_segment(result, seg, target if seg.base_offset <= target else None,
+                         lambda batches, b: _reaching(batches, b, target),
+                         lambda b: f"{b.size} bytes: the first batch with lastOffset >= {target}"):
+            return result
         result.step("scan", f"no batch with lastOffset >= {target} in {_name(seg.log)}")
         i += 1
         if i < len(segments):
@@ -178,13 +183,6 @@ def find_offset(partition: PartitionDir, target: int) -> LookupResult:
                         base_offset=segments[i].base_offset)
     result.step("result", f"offset {target} is beyond the end of the log")
     return result
-
-
-def _answer(result: LookupResult, seg: SegmentFiles, scanned: tuple[Batch, Found], what: str) -> None:
-    _batch_step(result, scanned[0], what)
-    result.segment, result.batch = seg, scanned[0]
-    result.records, result.record = scanned[1]
-    _summarise(result)
 
 
 def _find_record(groups: Iterator[list[Record]],
@@ -289,24 +287,22 @@ def find_timestamp(partition: PartitionDir, target: int) -> LookupResult:
                                f"segment's newest batches are not indexed yet, so scan it", file=chosen.log)
     seg = chosen
     start_offset = max(_time_index_offset(result, seg, target), log_start)
-    assert seg.log is not None
-    with ReadOnlyFile(seg.log) as log:
-        start = _offset_index_position(result, seg, start_offset, log)
-        result.step("start", f"scan {_name(seg.log)} from position {start} ({log.size} bytes in the segment)",
-                    file=seg.log, position=start, segment_bytes=log.size)
-        try:
-            scanned = _scan(result, log, start, lambda batches, b: _holding(batches, b, target, log_start))
-        except KdumpError as err:
-            raise err.with_file(seg.log) from None
-        if scanned is not None:
-            batch = scanned[0]
-            _answer(result, seg, scanned, f"maxTimestamp {batch.max_timestamp}: the first batch holding a record "
-                                          f"with timestamp >= {target}")
-            return result
+    if _scan_segment(result, seg, start_offset, lambda batches, b: _holding(batches, b, target, log_start),
+                     lambda b: f"maxTimestamp {b.max_timestamp}: the first batch holding a record with timestamp "
+                               f">= {target}"):
+        return result
     result.step("result", f"no record with timestamp >= {target} in {_name(seg.log)}")
     result.step("read", f"{result.batches_scanned} batches scanned, {result.bytes_read} bytes of log read",
                 batches=result.batches_scanned, bytes=result.bytes_read)
     return result
+
+
+def _reaching(batches: LogBatches, batch: Batch, target: int) -> Found | None:
+    """The first record of ``batch`` at or after offset ``target``, once the batch reaches it (compacted
+    away: none, and still the answer)."""
+    if batch.last_offset < target:
+        return None
+    return _find_record(batches.iter_records(batch), lambda r: r.offset >= target)
 
 
 def _holding(batches: LogBatches, batch: Batch, target: int, log_start: int) -> Found | None:

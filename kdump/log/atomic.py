@@ -28,19 +28,11 @@ from contextlib import contextmanager
 
 from kdump.errors import UsageError
 from kdump.log.interrupts import guard
-from kdump.log.owner import Owner
+from kdump.log.owner import Owner, read_text
 
 TEMP_SUFFIX = ".kdump-tmp"
 OWNER_FILE = "owner"
 CONTENT = "content"
-
-
-def _read_text(path: str) -> str | None:
-    try:
-        with open(path, encoding="ascii", errors="replace") as fh:
-            return fh.read(4096)
-    except OSError:
-        return None
 
 
 class _TempArea:
@@ -53,9 +45,6 @@ class _TempArea:
         self.path = tempfile.mkdtemp(prefix=f".{name[:100]}.", suffix=TEMP_SUFFIX, dir=parent or ".")
         self.completed: str | None = None     # the target, once the content was renamed there
         write_new_file(os.path.join(self.path, OWNER_FILE), Owner.current().encode())
-
-    def remove(self) -> None:
-        _remove_area(self.path)
 
 
 def _remove_area(path: str) -> None:
@@ -100,7 +89,7 @@ def remove_stale(parent: str) -> list[str]:
         owner_path = os.path.join(entry.path, OWNER_FILE)
         if not os.path.isfile(owner_path) or os.path.islink(owner_path):
             continue
-        owner = Owner.decode(_read_text(owner_path) or "")
+        owner = Owner.decode(read_text(owner_path) or "")
         if owner is not None and owner.is_gone():
             with guard.hold(None):
                 _remove_area(entry.path)
@@ -119,7 +108,7 @@ def _owned_area(target: str) -> Iterator[_TempArea]:
     finally:
         if area is not None:
             with guard.hold(area.completed):   # a signal must not cut the removal short
-                area.remove()
+                _remove_area(area.path)
 
 
 # -- renames and writes -----------------------------------------------------------------------------

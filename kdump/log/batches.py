@@ -66,7 +66,6 @@ class LogBatches:
         self.start = start
         self.end = file.size if end is None else max(start, min(end, file.size))
         self.check_crc = check_crc
-        self.window_bytes = window_bytes
         self.valid_end = start
         # At least a v2 header's worth, so an oversized entry's header always fits.
         self._buf = bytearray(min(max(window_bytes, V2_HEADER_SIZE), max(0, self.end - start)))

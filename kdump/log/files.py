@@ -59,12 +59,16 @@ def parse_java_long(text: str) -> int | None:
     return value if -(1 << 63) <= value < (1 << 63) else None
 
 
+def segment_base_offset(file_name: str) -> int | None:
+    """The base offset a segment file name starts with (the name up to its first '.'), or None."""
+    return parse_java_long(file_name.split(".", 1)[0])
+
+
 def base_offset_of(path: str) -> int:
-    """The base offset in a segment file name (the name up to its first '.')."""
-    name = os.path.basename(path)
-    prefix = name.split(".", 1)[0]
-    value = parse_java_long(prefix)
+    """``segment_base_offset`` of a path; InputError, in Long.parseLong's words, when there is none."""
+    value = segment_base_offset(os.path.basename(path))
     if value is None:
+        prefix = os.path.basename(path).split(".", 1)[0]
         raise InputError(f"file name does not start with a base offset (For input string: \"{prefix}\")",
                          path=path)
     return value

@@ -297,7 +297,7 @@ def generate(outdir: str, spec: GenSpec, *, force: bool = False,
                     observer.write_snapshot(pdir, leo)  # clean shutdown takes a last snapshot
                 write_partition_files(pdir, _rng(spec.seed, "topic-id", topic.name).randbytes(16),
                                       observer.epochs)
-                segments += len(log.finished)
+                segments += log.segments_written
                 offsets.append(PartitionOffsets(topic.name, p, 0, 0, active_base if topic.live else leo, leo))
         write_log_dir_files(stage, offsets, cluster_id=_rng(spec.seed, "cluster").randbytes(16),
                             node_id=spec.node_id, directory_id=_rng(spec.seed, "dir").randbytes(16),

@@ -5,19 +5,6 @@ which feeds it the batches of an existing ``.log`` (``kdump.format.batch.scan_ba
 only keeps entries in memory; callers serialise them with ``offset_index_bytes`` /
 ``time_index_bytes`` and decide where the bytes go.
 
-Stable API::
-
-    b = SegmentIndexBuilder(base_offset, index_interval_bytes=4096, max_index_bytes=10 * 1024 * 1024)
-    b.add_batch(last_offset, position, size, max_timestamp)   # Kafka >= 4.1: one call per batch, in order
-    b.add_append([(last_offset, position, size, max_timestamp), ...])  # Kafka <= 4.0 leader: per append call
-    b.add_scanned(batch)              # same as add_batch for a kdump.format.batch.Batch
-    b.close()                         # roll/close: the final time-index entry (idempotent)
-    b.offset_entries                  # list[(absolute offset, position)]
-    b.time_entries                    # list[(timestamp, absolute offset)]
-    b.max_timestamp, b.offset_of_max_timestamp, b.bytes_since_last_entry
-    b.offset_index_full, b.time_index_full, b.is_full   # shouldRoll's index conditions
-    b.offset_index_bytes(pad_to=None), b.time_index_bytes(pad_to=None)  # trimmed, or zero-padded
-
 Rules (Kafka's storage/src/main/java/org/apache/kafka/storage/internals/log/LogSegment.java, append, at 4.3.0):
 - the offset-index test is ``bytes_since_last_entry > index_interval_bytes`` (strict), checked
   *before* the batch's own bytes are counted, so the first batch of a segment is never indexed;
@@ -32,8 +19,8 @@ Rules (Kafka's storage/src/main/java/org/apache/kafka/storage/internals/log/LogS
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
 
+from kdump.format.batch import Batch
 from kdump.format.index import (
     DEFAULT_MAX_INDEX_BYTES,
     OFFSET_ENTRY_SIZE,
@@ -46,19 +33,6 @@ DEFAULT_INDEX_INTERVAL_BYTES = 4096
 NO_TIMESTAMP = -1  # RecordBatch.NO_TIMESTAMP: the time index's notional "last entry" when empty
 
 BatchInfo = tuple[int, int, int, int]  # (last_offset, position, size, max_timestamp)
-
-
-class ScannedBatch(Protocol):
-    """What ``add_scanned`` needs from a batch header (kdump.format.batch.Batch has it)."""
-
-    @property
-    def last_offset(self) -> int: ...
-    @property
-    def position(self) -> int: ...
-    @property
-    def size(self) -> int: ...
-    @property
-    def max_timestamp(self) -> int: ...
 
 
 class IndexFullError(Exception):
@@ -74,7 +48,6 @@ class SegmentIndexBuilder:
             raise ValueError("index_interval_bytes must be >= 0")
         self.base_offset = base_offset
         self.index_interval_bytes = index_interval_bytes
-        self.max_index_bytes = max_index_bytes
         # Kafka rounds the preallocated size down to whole entries.
         self.max_offset_entries = max_index_bytes // OFFSET_ENTRY_SIZE
         self.max_time_entries = max_index_bytes // TIME_ENTRY_SIZE
@@ -104,14 +77,11 @@ class SegmentIndexBuilder:
     def add_batch(self, last_offset: int, position: int, size: int, max_timestamp: int) -> None:
         """Kafka >= 4.1 (KAFKA-806): the index test is done for every batch."""
         self._track_max(max_timestamp, last_offset)
-        if self.bytes_since_last_entry > self.index_interval_bytes:
-            self._append_offset(last_offset, position)
-            self._maybe_append_time(skip_full_check=False)
-            self.bytes_since_last_entry = 0
+        self._maybe_index(last_offset, position)
         self.bytes_since_last_entry += size
         self.size = max(self.size, position + size)
 
-    def add_scanned(self, batch: ScannedBatch) -> None:
+    def add_scanned(self, batch: Batch) -> None:
         self.add_batch(batch.last_offset, batch.position, batch.size, batch.max_timestamp)
 
     def add_append(self, batches: Iterable[BatchInfo]) -> None:
@@ -121,10 +91,7 @@ class SegmentIndexBuilder:
             return
         for last_offset, _, _, max_ts in items:
             self._track_max(max_ts, last_offset)
-        if self.bytes_since_last_entry > self.index_interval_bytes:
-            self._append_offset(max(i[0] for i in items), items[0][1])
-            self._maybe_append_time(skip_full_check=False)
-            self.bytes_since_last_entry = 0
+        self._maybe_index(max(i[0] for i in items), items[0][1])
         total = sum(i[2] for i in items)
         self.bytes_since_last_entry += total
         self.size = max(self.size, items[0][1] + total)
@@ -152,6 +119,13 @@ class SegmentIndexBuilder:
             self.max_timestamp = timestamp
             self.offset_of_max_timestamp = last_offset
 
+    def _maybe_index(self, offset: int, position: int) -> None:
+        """The index test, made before the bytes being appended are counted."""
+        if self.bytes_since_last_entry > self.index_interval_bytes:
+            self._append_offset(offset, position)
+            self._maybe_append_time(skip_full_check=False)
+            self.bytes_since_last_entry = 0
+
     def _append_offset(self, offset: int, position: int) -> None:
         if self.offset_index_full:
             raise IndexFullError(f"offset index of segment {self.base_offset} is full "
@@ -176,15 +150,3 @@ def _pad(data: bytes, pad_to: int | None, entry_size: int) -> bytes:
     if size < len(data):
         raise ValueError(f"cannot pad {len(data)} bytes of index entries to {size}")
     return data + bytes(size - len(data))
-
-
-def build_indexes(batches: Iterable[ScannedBatch], base_offset: int,
-                  index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES,
-                  max_index_bytes: int = DEFAULT_MAX_INDEX_BYTES, *, close: bool = True) -> SegmentIndexBuilder:
-    """Feed every batch of a segment (e.g. from scan_batches) through the 4.1 rules."""
-    builder = SegmentIndexBuilder(base_offset, index_interval_bytes, max_index_bytes)
-    for batch in batches:
-        builder.add_scanned(batch)
-    if close:
-        builder.close()
-    return builder

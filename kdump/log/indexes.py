@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
-from types import TracebackType
 from typing import Protocol, Self
 
 from kdump.format.index import (
@@ -27,18 +26,16 @@ from kdump.format.index import (
     OFFSET_ENTRY_SIZE,
     TIME_ENTRY,
     TIME_ENTRY_SIZE,
-    Buffer,
     OffsetIndexEntry,
     TimeIndexEntry,
 )
 from kdump.log.segment import ReadOnlyFile
 
 _ENTRIES_PER_READ = 1 << 16
-_ZEROS = bytes(1 << 20)
 
 
 class RandomAccess(Protocol):
-    """What an index needs of its bytes: ReadOnlyFile, or BytesSource for bytes already in memory."""
+    """What an index needs of its file: ReadOnlyFile, or spark.files.ArrowFile for a remote one."""
 
     size: int
 
@@ -49,43 +46,14 @@ class RandomAccess(Protocol):
     def close(self) -> None: ...
 
 
-class BytesSource:
-    """ReadOnlyFile's read interface over bytes in memory (tests, and files fetched whole)."""
-
-    def __init__(self, data: Buffer) -> None:
-        self._data = memoryview(data)
-        self.size = len(self._data)
-
-    def read(self, position: int, length: int) -> bytes:
-        return bytes(self._data[position:position + length])
-
-    def is_zero(self, start: int, end: int) -> bool:
-        return is_zero(self._data, start, end)
-
-    def close(self) -> None:
-        self._data.release()
-
-
-def is_zero(buf: Buffer, start: int, end: int) -> bool:
-    """True when ``buf[start:end]`` is all zero bytes (compared a MiB at a time)."""
-    view = memoryview(buf)
-    pos = start
-    while pos < end:
-        stop = min(end, pos + len(_ZEROS))
-        if view[pos:stop] != _ZEROS[:stop - pos]:
-            return False
-        pos = stop
-    return True
-
-
 class _Index:
     """What the offset and time index share: slots, the unpadded prefix, chunked entry reads."""
 
     entry_struct: struct.Struct
     entry_size: int
 
-    def __init__(self, source: RandomAccess | Buffer, base_offset: int, path: str | None = None) -> None:
-        self.file: RandomAccess = source if hasattr(source, "read") else BytesSource(source)  # type: ignore[assignment]
+    def __init__(self, file: RandomAccess, base_offset: int, path: str | None = None) -> None:
+        self.file = file
         self.base_offset = base_offset
         self.path = path
         self.size = self.file.size
@@ -124,6 +92,20 @@ class _Index:
         a, b = self.entry_struct.unpack(data)
         return a, b
 
+    def _slot_for(self, key: int) -> int:
+        """Slot of the last entry whose first field (relative offset, timestamp) is <= ``key``, or -1
+        (a binary search over the entries, as Kafka's lookups)."""
+        lo, hi = 0, self.entries - 1
+        found = -1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            if self._unpack(mid)[0] <= key:
+                found = mid
+                lo = mid + 1
+            else:
+                hi = mid - 1
+        return found
+
     def padding_is_zero(self) -> bool:
         """Whether the slots after the counted entries are zero padding.
 
@@ -149,8 +131,7 @@ class _Index:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
@@ -184,24 +165,9 @@ class OffsetIndex(_Index):
         base = self.base_offset
         return (OffsetIndexEntry(slot, base + relative, position) for slot, relative, position in self.raw_entries())
 
-    def slot_for(self, target: int) -> int:
-        """Slot of the largest entry with offset <= target, or -1 (binary search, as Kafka's lookup)."""
-        lo, hi = 0, self.entries - 1
-        relative_target = target - self.base_offset
-        found = -1
-        while lo <= hi:
-            mid = (lo + hi) // 2
-            relative, _ = self._unpack(mid)
-            if relative <= relative_target:
-                found = mid
-                lo = mid + 1
-            else:
-                hi = mid - 1
-        return found
-
     def lookup(self, target: int) -> OffsetIndexEntry:
         """Kafka's OffsetIndex.lookup: the largest entry <= target, else (base offset, position 0)."""
-        slot = self.slot_for(target)
+        slot = self._slot_for(target - self.base_offset)
         return self.entry(slot) if slot >= 0 else OffsetIndexEntry(-1, self.base_offset, 0)
 
 
@@ -225,23 +191,9 @@ class TimeIndex(_Index):
     def last_entry(self) -> TimeIndexEntry | None:
         return self.entry(self.entries - 1) if self.entries else None
 
-    def slot_for(self, target_timestamp: int) -> int:
-        """Slot of the entry with the largest timestamp <= target, or -1."""
-        lo, hi = 0, self.entries - 1
-        found = -1
-        while lo <= hi:
-            mid = (lo + hi) // 2
-            timestamp, _ = self._unpack(mid)
-            if timestamp <= target_timestamp:
-                found = mid
-                lo = mid + 1
-            else:
-                hi = mid - 1
-        return found
-
     def lookup(self, target_timestamp: int) -> TimeIndexEntry:
         """Kafka's TimeIndex.lookup: the largest entry <= target, else (-1, base offset)."""
-        slot = self.slot_for(target_timestamp)
+        slot = self._slot_for(target_timestamp)
         return self.entry(slot) if slot >= 0 else TimeIndexEntry(-1, -1, self.base_offset)
 
 

@@ -28,12 +28,12 @@ Recovering a segment (LogSegment.recover) keeps the batches before the first one
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from kdump.errors import KdumpError
 from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_offset_checkpoint
-from kdump.log.logdir import is_partition_dir, parse_partition_dir_name, segment_base_offset
+from kdump.log.files import segment_base_offset
+from kdump.log.logdir import is_partition_dir, parse_partition_dir_name
 from kdump.log.overflow_split import SplitFailure, split_pieces
 from kdump.log.producer_replay import SegmentPart, TransactionEffect, replay_transactions
 from kdump.log.recovery import (
@@ -151,20 +151,16 @@ def read_log_dir_state(log_dir: str) -> LogDirState:
     return state
 
 
-def _file_offset(name: str) -> int | None:
-    return segment_base_offset(name)
-
-
 def _temporary_files(plan: PartitionPlan, files: dict[str, str]) -> None:
     """LogLoader.removeTempFilesAndCollectSwapFiles and the swap passes, on the file list."""
     cleaned = [n for n in files if n.endswith(".cleaned")]
-    min_cleaned = min((o for o in map(_file_offset, cleaned) if o is not None), default=None)
+    min_cleaned = min((o for o in map(segment_base_offset, cleaned) if o is not None), default=None)
     swaps = []
     for name in sorted(files):
         if name.endswith(".deleted") and not name.endswith(".checkpoint.deleted"):
             plan.file_changes.append(FileChange(files.pop(name), "delete", "a stray file marked for deletion"))
         elif name.endswith(".swap"):
-            offset = _file_offset(name)
+            offset = segment_base_offset(name)
             if min_cleaned is not None and offset is not None and offset >= min_cleaned:
                 plan.file_changes.append(FileChange(files.pop(name), "delete", "a swap file of an unfinished "
                                                     "segment split (at or above the smallest .cleaned offset)"))
@@ -172,18 +168,12 @@ def _temporary_files(plan: PartitionPlan, files: dict[str, str]) -> None:
                 swaps.append(name)
     for name in cleaned:
         plan.file_changes.append(FileChange(files.pop(name), "delete", "a stray .cleaned file"))
-    low, high = None, None
-    for name in swaps:
-        if name.endswith(".log.swap"):
-            base = _file_offset(name)
-            if base is None:
-                continue
-            nxt = next_offset(files[name], base)
-            low = base if low is None else min(low, base)
-            high = nxt if high is None else max(high, nxt)
-    if low is not None and high is not None:
+    ranges = [(base, next_offset(files[name], base)) for name in swaps
+              if name.endswith(".log.swap") and (base := segment_base_offset(name)) is not None]
+    if ranges:
+        low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
         for name in sorted(files):
-            offset = _file_offset(name)
+            offset = segment_base_offset(name)
             if not name.endswith(".swap") and offset is not None and low <= offset < high:
                 plan.file_changes.append(FileChange(files.pop(name), "delete", f"replaced by the swapped-in "
                                                     f"segments covering offsets {low}..{high - 1}"))
@@ -248,9 +238,9 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
 
     segments: list[tuple[int, str]] = []
     snapshots = sorted((o, p) for n, p in files.items()
-                       if n.endswith(".snapshot") and (o := _file_offset(n)) is not None)
+                       if n.endswith(".snapshot") and (o := segment_base_offset(n)) is not None)
     for name in sorted(files):
-        offset = _file_offset(name)
+        offset = segment_base_offset(name)
         if offset is None:
             continue
         if name.endswith(_INDEX_SUFFIXES) and f"{offset:020d}.log" not in files:
@@ -269,9 +259,10 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
         base, log = kept[-1]
         plan.log_end_offset = recoveries[base].next_offset if base in recoveries else \
             next_offset(log, base, plan.split_spans.get(base, WHOLE))
-    if not kept:
+    else:
         plan.log_end_offset = plan.log_start_checkpoint
-    if kept and plan.log_end_offset < plan.log_start_checkpoint:
+    emptied = bool(kept) and plan.log_end_offset < plan.log_start_checkpoint
+    if emptied:
         for base, log in kept:
             plan.deleted_segments.append(deleted_segment(
                 base, log, f"the log end offset {plan.log_end_offset} is below the log start offset "
@@ -282,9 +273,6 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
         # ProducerStateManager.truncateFullyAndStartAt deletes every snapshot; the broker then writes
         # one at the new log end.
         snapshots = [(-1, p) for _, p in snapshots]
-        emptied = True
-    else:
-        emptied = False
     first_base = kept[0][0] if kept else plan.log_start_checkpoint
     plan.log_start_offset = max(plan.log_start_checkpoint, first_base)
     if state.clean_shutdown and not emptied:
@@ -421,10 +409,3 @@ def recover_targets(path: str) -> tuple[LogDirState, list[str]]:
         return read_log_dir_state(os.path.dirname(os.path.abspath(path))), [path]
     state = read_log_dir_state(path)
     return state, partition_dirs(path, state)
-
-
-def plan_log_dir(log_dir: str, state: LogDirState | None = None) -> Iterator[PartitionPlan]:
-    """Every partition a broker would load from ``log_dir``, in topic and partition order."""
-    state = state or read_log_dir_state(log_dir)
-    for full in partition_dirs(log_dir, state):
-        yield plan_partition(full, state)

@@ -16,7 +16,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from kdump.errors import InputError
-from kdump.log.files import parse_java_long
 
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)"
                             r"(?:\.(?P<uuid>[0-9a-f]{32})-(?P<state>delete|future|stray))?$")
@@ -163,8 +162,3 @@ def log_bytes(segments: Iterable[SegmentFiles]) -> int:
             except OSError:
                 pass
     return total
-
-
-def segment_base_offset(file_name: str) -> int | None:
-    """Base offset of a segment file name, or None when it does not start with one."""
-    return parse_java_long(file_name.split(".", 1)[0])

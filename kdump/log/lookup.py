@@ -22,7 +22,7 @@ from typing import Any
 from kdump.errors import KdumpError
 from kdump.format.batch import Batch
 from kdump.format.records import Record
-from kdump.log.batches import LogBatches, batch_at, iter_records_at
+from kdump.log.batches import LogBatches, batch_at
 from kdump.log.indexes import open_offset_index, open_time_index
 from kdump.log.logdir import PartitionDir, SegmentFiles
 from kdump.log.segment import ReadOnlyFile
@@ -81,7 +81,7 @@ def _offset_index_position(result: LookupResult, seg: SegmentFiles, target: int,
                              f"offset {entry.offset} position {entry.position} (largest entry <= {target})",
                     file=seg.index, slot=entry.slot, entries=index.entries, offset=entry.offset,
                     position=entry.position)
-    problem = entry_problem(log, entry.offset, entry.position)
+    problem = checked_entry(log, entry.offset, entry.position)[1]
     if problem is not None:
         # A corrupt entry: Kafka would read garbage or the wrong batch there; scan from the top so the
         # answer is right, and say why.
@@ -89,11 +89,6 @@ def _offset_index_position(result: LookupResult, seg: SegmentFiles, target: int,
                             f"position 0 instead", slot=entry.slot, reason=problem)
         return 0
     return entry.position
-
-
-def entry_problem(log: ReadOnlyFile, offset: int, position: int, *, check_crc: bool = False) -> str | None:
-    """Why an offset-index entry (offset, position) cannot start a lookup, or None when it can."""
-    return checked_entry(log, offset, position, check_crc=check_crc)[1]
 
 
 def checked_entry(log: ReadOnlyFile, offset: int, position: int, *,
@@ -123,21 +118,43 @@ def checked_entry(log: ReadOnlyFile, offset: int, position: int, *,
     return batch, None
 
 
-def _scan(result: LookupResult, log: ReadOnlyFile, start: int, stop_when) -> Batch | None:  # type: ignore[no-untyped-def]
-    """Walk batches from ``start``; return the first for which ``stop_when(batch)`` is true."""
-    for batch in LogBatches(log, start, check_crc=False):
-        result.batches_scanned += 1
-        result.bytes_read += batch.size
-        if stop_when(batch):
-            return batch_at(log, batch.position, check_crc=True)  # now with its CRC checked, for the batch line
-        _skipped(result, batch)
-    return None
+Found = tuple[list[Record], Record | None]   # the record a lookup answers with, and its group of records
 
 
-def _skipped(result: LookupResult, batch: Batch) -> None:
+def _scan_segment(result: LookupResult, seg: SegmentFiles, index_target: int | None,
+                  answer: Callable[[LogBatches, Batch], Found | None], why: Callable[[Batch], str]) -> bool:
+    """Walk ``seg``'s batches from the offset index's position for ``index_target`` (from position 0 when
+    None) to the first that ``answer`` answers for, and record the answer (``why`` it is that batch)."""
+    assert seg.log is not None
+    with ReadOnlyFile(seg.log) as log:
+        start = 0 if index_target is None else _offset_index_position(result, seg, index_target, log)
+        result.step("start", f"scan {_name(seg.log)} from position {start} ({log.size} bytes in the segment)",
+                    file=seg.log, position=start, segment_bytes=log.size)
+        try:
+            batches = LogBatches(log, start, check_crc=False)
+            for batch in batches:
+                result.batches_scanned += 1
+                result.bytes_read += batch.size
+                found = answer(batches, batch)
+                if found is None:
+                    _batch_step(result, batch, f"maxTimestamp {batch.max_timestamp}, {batch.size} bytes: skipped")
+                    continue
+                # The batch again, now with its CRC checked, for the batch line.
+                batch = batch_at(log, batch.position, check_crc=True) or batch
+                _batch_step(result, batch, why(batch))
+                result.segment, result.batch = seg, batch
+                result.records, result.record = found
+                _summarise(result)
+                return True
+        except KdumpError as err:
+            raise err.with_file(seg.log) from None
+    return False
+
+
+def _batch_step(result: LookupResult, batch: Batch, what: str) -> None:
     result.step("scan", f"batch at position {batch.position}: offsets {batch.base_offset}..{batch.last_offset}, "
-                        f"maxTimestamp {batch.max_timestamp}, {batch.size} bytes: skipped",
-                position=batch.position, base_offset=batch.base_offset, last_offset=batch.last_offset)
+                        f"{what}", position=batch.position, base_offset=batch.base_offset,
+                last_offset=batch.last_offset)
 
 
 def find_offset(partition: PartitionDir, target: int) -> LookupResult:
@@ -155,18 +172,10 @@ def find_offset(partition: PartitionDir, target: int) -> LookupResult:
                            f"({len(segments)} segments)", file=segments[i].log, base_offset=bases[i])
     while i < len(segments):
         seg = segments[i]
-        assert seg.log is not None
-        with ReadOnlyFile(seg.log) as log:
-            start = _offset_index_position(result, seg, target, log) if seg.base_offset <= target else 0
-            result.step("start", f"scan {_name(seg.log)} from position {start} ({log.size} bytes in the segment)",
-                        file=seg.log, position=start, segment_bytes=log.size)
-            try:
-                batch = _scan(result, log, start, lambda b: b.last_offset >= target)
-                if batch is not None:
-                    _answer_offset(result, seg, log, batch, target)
-                    return result
-            except KdumpError as err:
-                raise err.with_file(seg.log) from None
+        if _scan_segment(result, seg, target if seg.base_offset <= target else None,
+                         lambda batches, b: _reaching(batches, b, target),
+                         lambda b: f"{b.size} bytes: the first batch with lastOffset >= {target}"):
+            return result
         result.step("scan", f"no batch with lastOffset >= {target} in {_name(seg.log)}")
         i += 1
         if i < len(segments):
@@ -174,16 +183,6 @@ def find_offset(partition: PartitionDir, target: int) -> LookupResult:
                         base_offset=segments[i].base_offset)
     result.step("result", f"offset {target} is beyond the end of the log")
     return result
-
-
-def _answer_offset(result: LookupResult, seg: SegmentFiles, log: ReadOnlyFile, batch: Batch, target: int) -> None:
-    result.step("scan", f"batch at position {batch.position}: offsets {batch.base_offset}..{batch.last_offset}, "
-                        f"{batch.size} bytes: the first batch with lastOffset >= {target}",
-                position=batch.position, base_offset=batch.base_offset, last_offset=batch.last_offset)
-    result.segment = seg
-    result.batch = batch
-    result.records, result.record = _find_record(iter_records_at(log, batch), lambda r: r.offset >= target)
-    _summarise(result)
 
 
 def _find_record(groups: Iterator[list[Record]],
@@ -288,36 +287,27 @@ def find_timestamp(partition: PartitionDir, target: int) -> LookupResult:
                                f"segment's newest batches are not indexed yet, so scan it", file=chosen.log)
     seg = chosen
     start_offset = max(_time_index_offset(result, seg, target), log_start)
-    assert seg.log is not None
-    with ReadOnlyFile(seg.log) as log:
-        start = _offset_index_position(result, seg, start_offset, log)
-        result.step("start", f"scan {_name(seg.log)} from position {start} ({log.size} bytes in the segment)",
-                    file=seg.log, position=start, segment_bytes=log.size)
-        try:
-            batches = LogBatches(log, start, check_crc=False)
-            for batch in batches:
-                result.batches_scanned += 1
-                result.bytes_read += batch.size
-                if batch.max_timestamp < target:
-                    _skipped(result, batch)
-                    continue
-                records, record = _find_record(batches.iter_records(batch),
-                                               lambda r: r.timestamp >= target and r.offset >= log_start)
-                if record is None:
-                    _skipped(result, batch)
-                else:
-                    batch = batch_at(log, batch.position, check_crc=True) or batch
-                    result.step("scan", f"batch at position {batch.position}: offsets {batch.base_offset}.."
-                                        f"{batch.last_offset}, maxTimestamp {batch.max_timestamp}: the first "
-                                        f"batch holding a record with timestamp >= {target}",
-                                position=batch.position, base_offset=batch.base_offset,
-                                last_offset=batch.last_offset)
-                    result.segment, result.batch, result.records, result.record = seg, batch, records, record
-                    _summarise(result)
-                    return result
-        except KdumpError as err:
-            raise err.with_file(seg.log) from None
+    if _scan_segment(result, seg, start_offset, lambda batches, b: _holding(batches, b, target, log_start),
+                     lambda b: f"maxTimestamp {b.max_timestamp}: the first batch holding a record with timestamp "
+                               f">= {target}"):
+        return result
     result.step("result", f"no record with timestamp >= {target} in {_name(seg.log)}")
     result.step("read", f"{result.batches_scanned} batches scanned, {result.bytes_read} bytes of log read",
                 batches=result.batches_scanned, bytes=result.bytes_read)
     return result
+
+
+def _reaching(batches: LogBatches, batch: Batch, target: int) -> Found | None:
+    """The first record of ``batch`` at or after offset ``target``, once the batch reaches it (compacted
+    away: none, and still the answer)."""
+    if batch.last_offset < target:
+        return None
+    return _find_record(batches.iter_records(batch), lambda r: r.offset >= target)
+
+
+def _holding(batches: LogBatches, batch: Batch, target: int, log_start: int) -> Found | None:
+    """The first record of ``batch`` with timestamp >= ``target`` (at or after ``log_start``), if any."""
+    if batch.max_timestamp < target:
+        return None
+    found = _find_record(batches.iter_records(batch), lambda r: r.timestamp >= target and r.offset >= log_start)
+    return found if found[1] is not None else None

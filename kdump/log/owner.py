@@ -13,21 +13,22 @@ from dataclasses import dataclass
 OWNER_HEADER = "kdump temporary area; removed by the next kdump writer once this process is gone"
 
 
-def _read_text(path: str) -> str | None:
+def read_text(path: str) -> str | None:
+    """The first 4 KiB of a small text file (an owner record, a /proc file), None if it cannot be read."""
     try:
         with open(path, encoding="ascii", errors="replace") as fh:
-            return fh.read()
+            return fh.read(4096)
     except OSError:
         return None
 
 
 def _boot_id() -> str:
-    return (_read_text("/proc/sys/kernel/random/boot_id") or "").strip()
+    return (read_text("/proc/sys/kernel/random/boot_id") or "").strip()
 
 
 def _process_stat(pid: int) -> tuple[str, str] | None:
     """(state, start time in clock ticks since boot) of a live process, from /proc; None if unknown."""
-    text = _read_text(f"/proc/{pid}/stat")
+    text = read_text(f"/proc/{pid}/stat")
     if not text or ")" not in text:
         return None
     fields = text[text.rindex(")") + 2:].split()
@@ -83,4 +84,4 @@ class Owner:
         return state == "Z" or bool(self.start and start != self.start)
 
 
-__all__ = ["OWNER_HEADER", "Owner"]
+__all__ = ["OWNER_HEADER", "Owner", "read_text"]

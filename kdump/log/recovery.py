@@ -54,8 +54,6 @@ class RecoveredBatches:
                             f"complete batch")
 
 
-
-
 def fits_segment(base_offset: int, offset: int) -> bool:
     """OffsetIndex.canAppendOffset: ``offset`` relative to ``base_offset`` fits an index entry's 4 bytes."""
     return 0 <= offset - base_offset <= INT32_MAX
@@ -170,24 +168,27 @@ def recover_segment(base: int, log: str, why: str, epochs: list[EpochEntry], spa
         result.stopped = recovered.stopped
         if result.truncated_bytes:
             result.zero_padding = recovered.zero_padding_from is not None
-            _count_lost(f, result, recovered.start)
+            # What the truncated bytes hold: the complete batches that frame after the stop point.
+            result.lost_batches, result.lost_records, result.lost_offsets, result.lost_producers = _count(
+                f, recovered.start + result.valid_bytes, recovered.start + result.size)
     return result
 
 
-def _count_lost(log: ReadOnlyFile, result: SegmentRecovery, start: int) -> None:
-    """What the truncated bytes hold: the complete batches that frame after the stop point."""
-    batches = LogBatches(log, start + result.valid_bytes, start + result.size, check_crc=False)
+def _count(log: ReadOnlyFile, start: int, end: int | None) -> tuple[int, int, tuple[int, int] | None, set[int]]:
+    """The complete batches that frame in [start, end): how many, their records, offsets and producers."""
+    batches = records = 0
+    offsets: tuple[int, int] | None = None
+    producers: set[int] = set()
     try:
-        for batch in batches:
-            result.lost_batches += 1
-            count = batch.records_count if batch.records_count is not None else 1
-            result.lost_records += max(count, 0)
-            low = batch.base_offset if result.lost_offsets is None else result.lost_offsets[0]
-            result.lost_offsets = (low, batch.last_offset)
+        for batch in LogBatches(log, start, end, check_crc=False):
+            batches += 1
+            records += max(batch.records_count if batch.records_count is not None else 1, 0)
+            offsets = (batch.base_offset if offsets is None else offsets[0], batch.last_offset)
             if batch.producer_id >= 0:
-                result.lost_producers.add(batch.producer_id)
+                producers.add(batch.producer_id)
     except KdumpError:
         pass
+    return batches, records, offsets, producers
 
 
 def deleted_segment(base: int, log: str, why: str, span: Span = WHOLE) -> DeletedSegment:
@@ -195,14 +196,7 @@ def deleted_segment(base: int, log: str, why: str, span: Span = WHOLE) -> Delete
     segment = DeletedSegment(base, log, why)
     with ReadOnlyFile(log) as f:
         segment.size = (f.size if span[1] is None else span[1]) - span[0]
-        try:
-            for batch in LogBatches(f, *span, check_crc=False):
-                segment.batches += 1
-                segment.records += max(batch.records_count if batch.records_count is not None else 1, 0)
-                low = batch.base_offset if segment.offsets is None else segment.offsets[0]
-                segment.offsets = (low, batch.last_offset)
-        except KdumpError:
-            pass
+        segment.batches, segment.records, segment.offsets, _ = _count(f, *span)
     return segment
 
 

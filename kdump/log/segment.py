@@ -24,7 +24,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from types import TracebackType
 
 from kdump.errors import InputError
 from kdump.format.batch import INT32_MAX
@@ -38,16 +37,14 @@ class FileChangedError(InputError):
     """The file became shorter (truncated, or replaced) while kdump was reading it."""
 
 
+_OS_ERROR_WORDS = {errno.ENOENT: "No such file or directory (NoSuchFileException)",
+                   errno.EACCES: "Permission denied (AccessDeniedException)",
+                   errno.EPERM: "Permission denied (AccessDeniedException)",
+                   errno.EISDIR: "Is a directory", errno.ELOOP: "Too many levels of symbolic links"}
+
+
 def describe_os_error(err: OSError) -> str:
-    if err.errno == errno.ENOENT:
-        return "No such file or directory (NoSuchFileException)"
-    if err.errno in (errno.EACCES, errno.EPERM):
-        return "Permission denied (AccessDeniedException)"
-    if err.errno == errno.EISDIR:
-        return "Is a directory"
-    if err.errno == errno.ELOOP:
-        return "Too many levels of symbolic links"
-    return err.strerror or str(err)
+    return _OS_ERROR_WORDS.get(err.errno or 0) or err.strerror or str(err)
 
 
 def describe_file_type(mode: int) -> str | None:
@@ -162,8 +159,7 @@ class ReadOnlyFile:
     def __enter__(self) -> ReadOnlyFile:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 

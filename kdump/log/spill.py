@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import os
+import shutil
 import struct
 import tempfile
 from array import array
@@ -52,15 +53,19 @@ class PairList:
         self._spilled += len(self._memory) // 2
         self._memory = array("q")
 
+    def _spilled_run(self, first: int) -> array:
+        """Up to ``limit`` spilled pairs from pair number ``first``."""
+        assert self._file is not None
+        self._file.seek(first * _PAIR.size)
+        run = array("q")
+        run.frombytes(self._file.read(self.limit * _PAIR.size))
+        return run
+
     def _runs(self) -> Iterator[array]:
         """The pairs in insertion order, ``limit`` pairs at a time."""
         if self._file is not None:
-            self._file.seek(0)
-            step = 16 * self.limit
-            for _ in range(0, self._spilled, self.limit):
-                run = array("q")
-                run.frombytes(self._file.read(step))
-                yield run
+            for first in range(0, self._spilled, self.limit):
+                yield self._spilled_run(first)
         if self._memory:
             yield self._memory
 
@@ -73,11 +78,8 @@ class PairList:
             yield from zip(reversed(self._memory[0::2]), reversed(self._memory[1::2]), strict=True)
         if self._file is None:
             return
-        step = 16 * self.limit
-        for start in reversed(range(0, self._spilled, self.limit)):
-            self._file.seek(start * 16)
-            run = array("q")
-            run.frombytes(self._file.read(step))
+        for first in reversed(range(0, self._spilled, self.limit)):
+            run = self._spilled_run(first)
             yield from zip(reversed(run[0::2]), reversed(run[1::2]), strict=True)
 
     def sorted(self) -> Iterator[tuple[int, int]]:
@@ -100,8 +102,7 @@ class PairList:
         if self._file is not None:
             with tempfile.NamedTemporaryFile(prefix="kdump-pairs-sent-", delete=False) as sent:
                 self._file.seek(0)
-                while chunk := self._file.read(1 << 20):
-                    sent.write(chunk)
+                shutil.copyfileobj(self._file, sent, 1 << 20)
             state["spill"] = (sent.name, self._spilled)
         return state
 
@@ -112,8 +113,7 @@ class PairList:
             name, count = spill
             self._file = tempfile.TemporaryFile(prefix="kdump-pairs-")  # noqa: SIM115 (closed by close())
             with open(name, "rb") as sent:
-                while chunk := sent.read(1 << 20):
-                    self._file.write(chunk)
+                shutil.copyfileobj(sent, self._file, 1 << 20)
             os.unlink(name)
             self._spilled = count
         self._memory.frombytes(state["memory"])

@@ -18,6 +18,7 @@ complete (what ``kdump gen`` does).
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -68,15 +69,6 @@ class LogObserver:
         """A new segment starts at ``new_base_offset`` (the broker takes a producer snapshot here)."""
 
 
-@dataclass(frozen=True, slots=True)
-class SegmentSummary:
-    base_offset: int
-    size: int
-    next_offset: int          # one past the last offset appended to it
-    offset_entries: int
-    time_entries: int
-
-
 class _ActiveSegment:
     def __init__(self, directory: str, base_offset: int, config: LogConfig) -> None:
         self.base_offset = base_offset
@@ -85,22 +77,19 @@ class _ActiveSegment:
         self.file: BinaryIO = open(self.log_path + TMP_SUFFIX, "wb")  # noqa: SIM115 (closed at roll)
         self.size = 0
         self.rolling_timestamp: int | None = None   # first batch's max timestamp (segment.ms rule)
-        self.next_offset = base_offset
 
 
 class PartitionLog:
     """One partition directory being written. Not thread-safe; call ``close`` (or use ``with``)."""
 
-    def __init__(self, directory: str, config: LogConfig | None = None, *, start_offset: int = 0,
-                 observer: LogObserver | None = None) -> None:
+    def __init__(self, directory: str, config: LogConfig | None = None, *, observer: LogObserver | None = None) -> None:
         self.directory = directory
         self.config = config or LogConfig()
         self.observer = observer or LogObserver()
         os.makedirs(directory, exist_ok=True)
-        self.finished: list[SegmentSummary] = []
-        self.log_end_offset = start_offset
-        self.log_start_offset = start_offset
-        self._active: _ActiveSegment | None = _ActiveSegment(directory, start_offset, self.config)
+        self.segments_written = 0
+        self.log_end_offset = 0
+        self._active: _ActiveSegment | None = _ActiveSegment(directory, 0, self.config)
 
     # -- appending ------------------------------------------------------------------------------
     def append(self, data: bytes) -> list[Batch]:
@@ -136,7 +125,6 @@ class PartitionLog:
         if active.rolling_timestamp is None:
             active.rolling_timestamp = batches[0].max_timestamp
         active.size += len(data)
-        active.next_offset = last_offset + 1
         self.log_end_offset = max(self.log_end_offset, last_offset + 1)
         for b in batches:
             # Positions here are within ``data``, so the observer can decode records from it.
@@ -157,13 +145,11 @@ class PartitionLog:
         return not 0 <= last_offset - active.base_offset <= INT32_MAX
 
     # -- rolling and closing --------------------------------------------------------------------
-    def roll(self, new_base_offset: int | None = None) -> _ActiveSegment:
-        """Finish the active segment (trimmed) and start a new one."""
-        active = self._require_active()
-        base = self.log_end_offset if new_base_offset is None else new_base_offset
-        self._finish(active, live=False)
-        self.observer.on_roll(self.directory, base)
-        self._active = _ActiveSegment(self.directory, base, self.config)
+    def roll(self, base_offset: int) -> _ActiveSegment:
+        """Finish the active segment (trimmed) and start a new one at ``base_offset``."""
+        self._finish(self._require_active(), live=False)
+        self.observer.on_roll(self.directory, base_offset)
+        self._active = _ActiveSegment(self.directory, base_offset, self.config)
         return self._active
 
     def close(self, *, live: bool = False) -> None:
@@ -182,7 +168,8 @@ class PartitionLog:
         """Drop the active segment's temporary file (used when a run fails)."""
         if self._active is not None:
             self._active.file.close()
-            _remove(self._active.log_path + TMP_SUFFIX)
+            with suppress(FileNotFoundError):
+                os.remove(self._active.log_path + TMP_SUFFIX)
             self._active = None
 
     def __enter__(self) -> PartitionLog:
@@ -220,8 +207,7 @@ class PartitionLog:
         write_new_file(base + ".index", offset_data)
         write_new_file(base + ".timeindex", time_data)
         os.replace(seg.log_path + TMP_SUFFIX, seg.log_path)
-        self.finished.append(SegmentSummary(seg.base_offset, seg.size, seg.next_offset,
-                                            len(index.offset_entries), len(index.time_entries)))
+        self.segments_written += 1
         self.observer.on_segment_finished(self.directory, seg.base_offset)
 
 
@@ -232,11 +218,4 @@ def _moved(batch: Batch, delta: int) -> Batch:
     return batch._replace(position=batch.position + delta)
 
 
-def _remove(path: str) -> None:
-    try:
-        os.remove(path)
-    except FileNotFoundError:
-        pass
-
-
-__all__ = ["LogConfig", "LogObserver", "PartitionLog", "SegmentSummary"]
+__all__ = ["LogConfig", "LogObserver", "PartitionLog"]

@@ -262,12 +262,15 @@ def test_per_append_rule_indexes_the_append_start_with_its_largest_offset(tmp_pa
 
 
 def test_index_builder_over_scanned_batches_matches_written_files() -> None:
-    from kdump.log.index_builder import build_indexes
+    from kdump.log.index_builder import SegmentIndexBuilder
 
     logs = [p for p in sorted(FIXTURE.glob("*/*.log")) if p.parent.name != "live-0"]   # closed segments
     assert len(logs) > 20
     for log in logs:
         data = log.read_bytes()
-        builder = build_indexes(scan_batches(data), int(log.name[:20]), 512, 1024)
+        builder = SegmentIndexBuilder(int(log.name[:20]), 512, 1024)
+        for scanned in scan_batches(data):
+            builder.add_scanned(scanned)
+        builder.close()
         assert builder.offset_index_bytes() == log.with_suffix(".index").read_bytes()
         assert builder.time_index_bytes() == log.with_suffix(".timeindex").read_bytes()

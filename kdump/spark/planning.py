@@ -16,7 +16,6 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from kdump.errors import InputError
 from kdump.format.batch import Batch
@@ -31,8 +30,8 @@ from kdump.format.index import (
 from kdump.format.txnindex import iter_aborted_txns
 from kdump.log.isolation import AbortedRange
 from kdump.log.lookup import checked_entry
+from kdump.log.segment import ReadOnlyFile
 from kdump.spark.discovery import Segment, require_segments
-from kdump.spark.files import filesystem as filesystem  # where reading.py has always imported it from
 from kdump.spark.files import open_any, read_small_file
 
 DEFAULT_SPLIT_BYTES = 128 * 1024 * 1024
@@ -136,7 +135,7 @@ class SplitPoints:
 
     def __init__(self, segment: Segment) -> None:
         self.segment = segment
-        self._file: Any = None
+        self._file: ReadOnlyFile | None = None
         self.checked: dict[int, Batch | None] = {}
 
     def __call__(self, offset: int, position: int) -> Batch | None:
@@ -189,8 +188,7 @@ def split_segment(segment: Segment, split_bytes: int, index: list[tuple[int, int
     return splits
 
 
-def narrow_split(split: Split, index: list[tuple[int, int]], pruning: Pruning,
-                 check: BoundaryCheck | None = None) -> Split | None:
+def narrow_split(split: Split, index: list[tuple[int, int]], pruning: Pruning, check: BoundaryCheck) -> Split | None:
     """Drop or shrink a split using offset bounds (None when nothing in it can match).
 
     A range is moved or cut only at index positions ``check`` confirms (see ``SplitPoints``).
@@ -200,9 +198,6 @@ def narrow_split(split: Split, index: list[tuple[int, int]], pruning: Pruning,
         return None
     if hi is not None and split.min_offset > hi:
         return None
-    if check is None:
-        with SplitPoints(split.segment) as points:
-            return narrow_split(split, index, pruning, points)
     inside = [(offset, position) for offset, position in index if split.start < position < split.end]
     start, end = split.start, split.end
     if lo is not None:

@@ -38,7 +38,8 @@ from kdump.log.isolation import READ_COMMITTED, READ_UNCOMMITTED, AbortedTransac
 from kdump.spark.columns import NAMES as RECORD_COLUMNS
 from kdump.spark.columns import RecordColumns
 from kdump.spark.discovery import shown_location
-from kdump.spark.planning import Pruning, Split, filesystem
+from kdump.spark.files import filesystem
+from kdump.spark.planning import Pruning, Split
 from kdump.spark.schema import arrow_schema
 
 DEFAULT_CHUNK_BYTES = 8 * 1024 * 1024

@@ -111,7 +111,6 @@ def scan_range(location: str, start: int, end: int, chunk_bytes: int = DEFAULT_C
 
 # ---- rows -------------------------------------------------------------------------------------
 
-_CONSTANT = ("topic", "partition", "segment", "path", "log_dir", "broker")
 # Per-record columns: those RecordColumns builds, and ``timestamp_ms``, the record's int64 milliseconds
 # (``timestamp`` holds the same instant as a Spark TIMESTAMP, see _timestamps).
 _PER_RECORD = (*RECORD_COLUMNS, "timestamp_ms")
@@ -124,8 +123,8 @@ def _codec_name(batch: Batch) -> str:
         return f"unknown({batch.codec_id})"
 
 
+# Per-entry columns read from its header; the others (batchPosition, aborted, isvalid, error) come with the entry.
 _BATCH_VALUES = {
-    "batchPosition": None,   # filled from Entry.position
     "baseOffset": lambda b: b.base_offset,
     "lastOffset": lambda b: b.last_offset,
     "partitionLeaderEpoch": lambda b: b.partition_leader_epoch,
@@ -161,9 +160,7 @@ class RowBuilder:
                           "log_dir": split.segment.log_dir, "broker": split.segment.broker}
         per_record = _PER_RECORD if level == "record" else ()
         self.record_fields = {f.name: f.type for f in schema if f.name in per_record}
-        self.batch_cols = [n for n in schema.names if n not in per_record and n not in _CONSTANT
-                           and n not in ("isvalid", "error")]
-        self.validity_cols = [n for n in ("isvalid", "error") if n in schema.names]
+        self.entry_cols = [n for n in schema.names if n not in per_record and n not in self.constants]
         self.records = RecordColumns()
         self.aborted: bool | None = None    # the ``aborted`` value of the entry being added
         self._reset()
@@ -171,31 +168,21 @@ class RowBuilder:
     def _reset(self) -> None:
         self.rows = 0
         self.counts: list[int] = []
-        self.per_batch: dict[str, list] = {n: [] for n in self.batch_cols + self.validity_cols}
+        self.per_entry: dict[str, list] = {n: [] for n in self.entry_cols}
 
     @property
     def full(self) -> bool:
         """Time to cut an Arrow batch: enough rows, or enough key/value bytes to bound memory."""
         return self.rows >= self.max_rows or self.records.data_bytes >= MAX_BATCH_BYTES
 
-    def _add_batch_values(self, position: int, batch: Batch | None, valid: bool, error: str | None) -> None:
-        for name in self.batch_cols:
-            if name == "aborted":
-                self.per_batch[name].append(None if batch is None or not valid else self.aborted)
-                continue
-            getter = _BATCH_VALUES[name]
-            value = position if getter is None else (None if batch is None else getter(batch))
-            self.per_batch[name].append(value)
-        if self.validity_cols:
-            if "isvalid" in self.per_batch:
-                self.per_batch["isvalid"].append(valid)
-            if "error" in self.per_batch:
-                self.per_batch["error"].append(error)
-
     def _add_rows(self, n: int, position: int, batch: Batch | None, valid: bool, error: str | None) -> None:
         self.counts.append(n)
         self.rows += n
-        self._add_batch_values(position, batch, valid, error)
+        given = {"batchPosition": position, "isvalid": valid, "error": error,
+                 "aborted": None if batch is None or not valid else self.aborted}
+        for name, values in self.per_entry.items():
+            getter = _BATCH_VALUES.get(name)
+            values.append(given[name] if getter is None else None if batch is None else getter(batch))
 
     def add_v2_batch(self, position: int, buf: memoryview, batch: Batch) -> int | None:
         """A valid v2 batch's records straight into columns; None when the general path must read it."""
@@ -230,26 +217,27 @@ class RowBuilder:
                 arrays[name] = _timestamps(millis, type_) if pa.types.is_timestamp(type_) else millis.cast(type_)
         return arrays
 
-    def flush(self) -> pa.RecordBatch | None:
+    def flush(self) -> Iterator[pa.RecordBatch]:
+        """The rows collected so far as one Arrow batch (none when there are none); then starts over."""
         if not self.rows:
-            return None
+            return
         n = self.rows
         take = None
         if len(self.counts) != n:                         # some entries span several rows
             take = pa.array(np.repeat(np.arange(len(self.counts), dtype=np.int32), self.counts))
         per_record = self._record_arrays() if self.level == "record" else {}
-        per_batch = {f.name: pa.array(self.per_batch[f.name], f.type) for f in self.schema if f.name in self.per_batch}
-        if take is not None and per_batch:                # one take for all of them: a call costs ~25 us
-            spread = pa.RecordBatch.from_pydict(per_batch).take(take)
-            per_batch = dict(zip(spread.schema.names, spread.columns, strict=True))
+        per_entry = {f.name: pa.array(self.per_entry[f.name], f.type) for f in self.schema if f.name in self.per_entry}
+        if take is not None and per_entry:                # one take for all of them: a call costs ~25 us
+            spread = pa.RecordBatch.from_pydict(per_entry).take(take)
+            per_entry = dict(zip(spread.schema.names, spread.columns, strict=True))
         arrays = []
         for f in self.schema:
             if f.name in self.constants:
                 arrays.append(pa.repeat(pa.scalar(self.constants[f.name], f.type), n))
             else:
-                arrays.append(per_record[f.name] if f.name in per_record else per_batch[f.name])
+                arrays.append(per_record[f.name] if f.name in per_record else per_entry[f.name])
         self._reset()
-        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        yield pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
 
 def _timestamps(millis: pa.Array, ts_type: pa.DataType) -> pa.Array:
@@ -338,9 +326,5 @@ def read_split(split: Split, schema: pa.Schema | None = None,
             except FormatError as err:
                 builder.add_entry(entry.position, batch, False, err.reason)
         if builder.full:
-            out = builder.flush()
-            if out is not None:
-                yield out
-    out = builder.flush()
-    if out is not None:
-        yield out
+            yield from builder.flush()
+    yield from builder.flush()

@@ -1,9 +1,9 @@
 """Read one split: stream its byte range in bounded chunks, parse with kdump.format, yield Arrow.
 
 This is what a Spark task runs (and what the Spark 3 fallback and ``kdump spark verify`` run).
-It never maps or loads a whole file: it reads ``chunk_bytes`` at a time through ``pyarrow.fs`` (so
-s3://, gs:// and hdfs:// work like local paths) and keeps only the unparsed tail of the previous
-chunk, so memory is bounded by the chunk size plus one batch, whatever the segment size.
+It never maps or loads a whole file: it reads through the log layer's window (``LogBatches``) of
+``chunk_bytes``, over ``pyarrow.fs`` for s3://, gs:// and hdfs:// (``files.ArrowFile``), so memory is
+bounded by the chunk size plus one batch, whatever the segment size.
 
 Damaged bytes become rows with ``isvalid = false`` and an ``error`` text, never task failures:
 a CRC mismatch or undecodable records give one row for the entry (record columns null); a size
@@ -29,16 +29,16 @@ from kdump.format.batch import (
     V2_ATTRIBUTES_OFFSET,
     Batch,
     TimestampType,
-    scan_batches,
 )
 from kdump.format.control import ControlType, parse_control_key
 from kdump.format.crc import crc32, crc32c
 from kdump.format.records import Record, decode_records
+from kdump.log.batches import LogBatches
 from kdump.log.isolation import READ_COMMITTED, READ_UNCOMMITTED, AbortedTransactions
 from kdump.spark.columns import NAMES as RECORD_COLUMNS
 from kdump.spark.columns import RecordColumns
 from kdump.spark.discovery import shown_location
-from kdump.spark.files import filesystem
+from kdump.spark.files import open_any
 from kdump.spark.planning import Pruning, Split
 from kdump.spark.schema import arrow_schema
 
@@ -61,52 +61,40 @@ class Entry:
     """One framed entry of the range (``batch`` set) or the place where framing broke (``error`` set)."""
 
     position: int                  # in the file
-    buf: memoryview | None = None  # holds the entry at ``batch.position``
+    buf: memoryview | None = None  # the entry's bytes
     batch: Batch | None = None
     error: str | None = None
 
+    def local(self) -> Batch:
+        """``batch`` placed at the start of ``buf``, as the format layer's decoders take it (a copy: only on use)."""
+        assert self.batch is not None
+        return self.batch._replace(position=0)
+
 
 def scan_range(location: str, start: int, end: int, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> Iterator[Entry]:
-    """Every entry in [start, end) of a .log, read ``chunk_bytes`` at a time.
+    """Every entry in [start, end) of a .log, read through the log layer's window of ``chunk_bytes``.
 
-    Only valid until the next item is requested: ``buf`` views the current chunk.
+    Only valid until the next item is requested: ``buf`` views the window.
     """
-    fs, path = filesystem(location)
-    with fs.open_input_file(path) as f:
-        f.seek(start)
-        data = b""
-        base = start                   # file position of data[0]
-        left = end - start             # bytes of the range not read yet
-        want = chunk_bytes
-        while True:
-            if left > 0 and len(data) < want:
-                piece = f.read(min(max(chunk_bytes, want - len(data)), left))
-                left = left - len(piece) if piece else 0   # a file shorter than planned ends the range
-                data = data + piece if data else piece
-            view = memoryview(data)
-            done = 0
-            try:
-                for batch in scan_batches(view, 0, len(view), check_crc=True):
-                    yield Entry(base + batch.position, view, batch)
-                    done = batch.end
-            except FormatError as err:
-                yield Entry(base + (err.position or done), error=f"{err.reason}")
-                return
-            tail = len(data) - done
-            if tail == 0 and left <= 0:
-                return
-            if tail >= LOG_OVERHEAD:
-                _, size = FRAMING.unpack_from(view, done)
-                want = LOG_OVERHEAD + max(size, MIN_RECORD_OVERHEAD)
-            else:
-                want = chunk_bytes
-            if left <= 0 or want > tail + left:
-                reason = (f"entry of {want} bytes runs past the end of the range ({tail + left} bytes left)"
-                          if tail >= LOG_OVERHEAD else f"{tail} trailing bytes are too few for an entry header")
-                yield Entry(base + done, error=f"truncated: {reason}")
-                return
-            data = data[done:]
-            base += done
+    with open_any(location) as file:
+        batches = LogBatches(file, start, end, window_bytes=chunk_bytes)
+        try:
+            for batch in batches:
+                yield Entry(batch.position, batches.view(batch), batch)
+        except FormatError as err:
+            yield Entry(batches.valid_end if err.position is None else err.position, error=err.reason)
+            return
+        if batches.padding_error is not None:      # zero bytes where an entry should start: not an entry either
+            yield Entry(batches.valid_end, error=batches.padding_error.reason)
+            return
+        tail = batches.end - batches.valid_end
+        if tail >= LOG_OVERHEAD:
+            _, size = FRAMING.unpack(file.read(batches.valid_end, LOG_OVERHEAD))
+            reason = (f"entry of {LOG_OVERHEAD + max(size, MIN_RECORD_OVERHEAD)} bytes runs past the end of the "
+                      f"range ({tail} bytes left)")
+            yield Entry(batches.valid_end, error=f"truncated: {reason}")
+        elif tail:
+            yield Entry(batches.valid_end, error=f"truncated: {tail} trailing bytes are too few for an entry header")
 
 
 # ---- rows -------------------------------------------------------------------------------------
@@ -251,9 +239,9 @@ def crc_problem(entry: Entry) -> str:
     batch, buf = entry.batch, entry.buf
     assert batch is not None and buf is not None
     if batch.is_legacy:
-        computed = crc32(buf[batch.position + LEGACY_CRC_START:batch.end])
+        computed = crc32(buf[LEGACY_CRC_START:])
     else:
-        computed = crc32c(buf[batch.position + V2_ATTRIBUTES_OFFSET:batch.end])
+        computed = crc32c(buf[V2_ATTRIBUTES_OFFSET:])
     return f"Record is corrupt (stored crc = {batch.crc}, computed crc = {computed})"
 
 
@@ -274,10 +262,9 @@ def _skip(batch: Batch, pruning: Pruning) -> bool:
 
 
 def _is_abort_marker(entry: Entry) -> bool:
-    batch = entry.batch
-    assert batch is not None and entry.buf is not None
+    assert entry.buf is not None
     try:
-        records = decode_records(entry.buf, batch)
+        records = decode_records(entry.buf, entry.local())
         return bool(records) and parse_control_key(records[0].key) == ControlType.ABORT
     except FormatError:
         return False                 # an unreadable marker ends nothing, as it never reaches a consumer
@@ -317,9 +304,10 @@ def read_split(split: Split, schema: pa.Schema | None = None,
             builder.add_entry(entry.position, batch, True, None)
         else:
             assert entry.buf is not None
+            local = entry.local()
             try:
-                if builder.add_v2_batch(entry.position, entry.buf, batch) is None:
-                    records = decode_records(entry.buf, batch)
+                if builder.add_v2_batch(entry.position, entry.buf, local) is None:
+                    records = decode_records(entry.buf, local)
                     bad = batch.is_legacy and any(r.legacy_valid is False for r in records)
                     builder.add_records(entry.position, batch, records, not bad,
                                         "CRC-32 mismatch in an inner message" if bad else None)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import closing
 from dataclasses import dataclass, replace
 
 from kdump.errors import InputError
@@ -150,12 +151,6 @@ class SplitPoints:
             self._file.close()
             self._file = None
 
-    def __enter__(self) -> SplitPoints:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
 
 def split_segment(segment: Segment, split_bytes: int, index: list[tuple[int, int]],
                   check: BoundaryCheck | None = None) -> list[Split]:
@@ -170,7 +165,7 @@ def split_segment(segment: Segment, split_bytes: int, index: list[tuple[int, int
     if segment.size <= split_bytes or not index:
         return [Split(segment, 0, segment.size, segment.base_offset, upper)]
     if check is None:
-        with SplitPoints(segment) as points:
+        with closing(SplitPoints(segment)) as points:
             return split_segment(segment, split_bytes, index, points)
     splits = []
     start, low, target = 0, segment.base_offset, split_bytes
@@ -277,7 +272,7 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
         # reads add up): to split a large segment, or to narrow ranges for an offset filter.
         needs_index = segment.size > split_bytes or pruning.offset_min is not None or pruning.offset_max is not None
         index = offset_index(segment) if needs_index else []
-        with SplitPoints(segment) as points:
+        with closing(SplitPoints(segment)) as points:
             for split in split_segment(segment, split_bytes, index, points):
                 narrowed = narrow_split(split, index, pruning, points)
                 if narrowed is not None and pruning.holds_offset_in(narrowed.min_offset, narrowed.max_offset):

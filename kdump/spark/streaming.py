@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterator, Sequence
+from contextlib import closing
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +50,7 @@ def log_end_offsets(locations: list[str]) -> dict[str, int]:
 def _segment_end(segment: Segment) -> int:
     """The next offset of a segment: scan its batches from the last index entry the log confirms."""
     start = 0
-    with SplitPoints(segment) as points:
+    with closing(SplitPoints(segment)) as points:
         for offset, position in reversed(offset_index(segment)):
             if points(offset, position) is not None:
                 start = position

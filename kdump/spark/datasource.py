@@ -72,10 +72,6 @@ def paths_from_options(options: Mapping[str, str]) -> list[str]:
     return found
 
 
-def _flag(value: str | None) -> bool:
-    return str(value).strip().lower() in ("true", "1", "yes")
-
-
 class KafkaLogDataSource(DataSource):
     """Kafka log directories (log.dirs, partition dirs, segments, globs, lists) as a DataFrame."""
 
@@ -103,7 +99,8 @@ class KafkaLogDataSource(DataSource):
                               isolation=self._choice("isolation", READ_UNCOMMITTED, ISOLATION_LEVELS))
         split_bytes = parse_size(self.options.get("splitbytes", DEFAULT_SPLIT_BYTES))
         pack_bytes = min(split_bytes, parse_size(self.options.get("packbytes", DEFAULT_PACK_BYTES)))
-        cls = KafkaLogPushdownReader if _flag(self.options.get("pushdown")) else KafkaLogReader
+        pushdown = str(self.options.get("pushdown")).strip().lower() in ("true", "1", "yes")
+        cls = KafkaLogPushdownReader if pushdown else KafkaLogReader
         return cls(paths_from_options(self.options), arrow, options, split_bytes, pack_bytes)
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:

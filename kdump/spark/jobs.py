@@ -13,7 +13,7 @@ locations through ``ArrowFile``, the same bounded reads over ``pyarrow.fs``.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -38,7 +38,7 @@ from kdump.verify.partition_check import PartitionState, read_local
 from kdump.verify.segment_check import SegmentFacts
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 WORK_SCHEMA = pa.schema([pa.field("work", pa.binary(), nullable=False)])
 
@@ -76,6 +76,20 @@ def _remote_partitions(location: str) -> Iterator[PartitionDir]:
         yield PartitionDir(items[0].log.rsplit("/", 1)[0], topic, partition, None, files)
 
 
+def work_frame(spark: SparkSession, items: Sequence[object]) -> DataFrame:
+    """One row (``work``: the item pickled) per item, one item per Spark partition."""
+    rows = [(bytearray(pickle.dumps(item)),) for item in items]
+    # parallelize with one slice per row keeps items apart (hash repartitioning could pair them up).
+    return spark.createDataFrame(spark.sparkContext.parallelize(rows, max(1, len(rows))), "work binary")
+
+
+def work_items(batches: Iterator[pa.RecordBatch]) -> Iterator[Any]:
+    """In a task: the items of the ``work_frame`` rows it was given."""
+    for batch in batches:
+        for blob in batch.column(0).to_pylist():
+            yield pickle.loads(blob)
+
+
 Key = TypeVar("Key", bound=Hashable)
 Result = TypeVar("Result")
 
@@ -89,14 +103,11 @@ def run_tasks(spark: SparkSession, func: Callable[..., Result], work: dict[Key, 
 
     if not work:
         return {}
-    blobs = [(bytearray(pickle.dumps(item)),) for item in work.items()]
-    frame = spark.createDataFrame(spark.sparkContext.parallelize(blobs, len(blobs)), "work binary")
+    frame = work_frame(spark, list(work.items()))
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            items = [pickle.loads(blob) for blob in batch.column(0).to_pylist()]
-            out = [{"work": pickle.dumps((key, func(*args)))} for key, args in items]
-            yield pa.RecordBatch.from_pylist(out, schema=WORK_SCHEMA)
+        for key, args in work_items(batches):
+            yield pa.RecordBatch.from_pylist([{"work": pickle.dumps((key, func(*args)))}], schema=WORK_SCHEMA)
 
     return dict(pickle.loads(row.work) for row in frame.mapInArrow(run, spark_struct(WORK_SCHEMA)).collect())
 

@@ -71,8 +71,11 @@ class Pruning:
     def is_empty(self) -> bool:
         return self == Pruning()
 
-    def holds_offset_in(self, low: int, high: int | None) -> bool:
-        """Whether a range of offsets [low, high] (high None: unbounded) can hold a listed offset."""
+    def may_hold(self, low: int, high: int | None) -> bool:
+        """Whether a range of offsets [low, high] (high None: unbounded) can hold an offset the bounds let through."""
+        if (self.offset_max is not None and low > self.offset_max) or (
+                self.offset_min is not None and high is not None and high < self.offset_min):
+            return False
         return self.offsets is None or any(o >= low and (high is None or o <= high) for o in self.offsets)
 
 
@@ -189,9 +192,7 @@ def narrow_split(split: Split, index: list[tuple[int, int]], pruning: Pruning, c
     A range is moved or cut only at index positions ``check`` confirms (see ``SplitPoints``).
     """
     lo, hi = pruning.offset_min, pruning.offset_max
-    if lo is not None and split.max_offset is not None and split.max_offset < lo:
-        return None
-    if hi is not None and split.min_offset > hi:
+    if not pruning.may_hold(split.min_offset, split.max_offset):
         return None
     inside = [(offset, position) for offset, position in index if split.start < position < split.end]
     start, end = split.start, split.end
@@ -256,13 +257,8 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
             continue
         if segment.size == 0:
             continue
-        if pruning.offset_max is not None and segment.base_offset > pruning.offset_max:
-            continue
-        if (pruning.offset_min is not None and segment.next_base_offset is not None
-                and segment.next_base_offset <= pruning.offset_min):
-            continue
-        if not pruning.holds_offset_in(segment.base_offset,
-                                       None if segment.next_base_offset is None else segment.next_base_offset - 1):
+        if not pruning.may_hold(segment.base_offset,
+                                None if segment.next_base_offset is None else segment.next_base_offset - 1):
             continue
         if pruning.timestamp_min is not None:
             largest = largest_timestamp(segment)
@@ -275,7 +271,7 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
         with closing(SplitPoints(segment)) as points:
             for split in split_segment(segment, split_bytes, index, points):
                 narrowed = narrow_split(split, index, pruning, points)
-                if narrowed is not None and pruning.holds_offset_in(narrowed.min_offset, narrowed.max_offset):
+                if narrowed is not None and pruning.may_hold(narrowed.min_offset, narrowed.max_offset):
                     if with_aborts:
                         in_partition = aborts.get(posixpath.dirname(segment.log), [])
                         narrowed = replace(narrowed, aborted=_reaching(in_partition, narrowed), aborts_known=True)

@@ -247,13 +247,9 @@ def crc_problem(entry: Entry) -> str:
 
 def _skip(batch: Batch, pruning: Pruning) -> bool:
     """True when no record of a valid entry can pass the pushed bounds (Spark re-checks rows)."""
-    if pruning.offset_min is not None and batch.last_offset < pruning.offset_min:
-        return True
-    if batch.is_legacy:
-        return False                 # a v0/v1 wrapper's header offset is its last inner offset
-    if pruning.offset_max is not None and batch.base_offset > pruning.offset_max:
-        return True
-    if not pruning.holds_offset_in(batch.base_offset, batch.last_offset):
+    if batch.is_legacy:              # a v0/v1 wrapper's header offset is its last inner offset
+        return pruning.offset_min is not None and batch.last_offset < pruning.offset_min
+    if not pruning.may_hold(batch.base_offset, batch.last_offset):
         return True
     if (pruning.timestamp_max is not None and batch.max_timestamp > pruning.timestamp_max
             and batch.timestamp_type is TimestampType.LOG_APPEND_TIME):

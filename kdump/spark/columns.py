@@ -28,6 +28,8 @@ _accelerated_columns: Callable[..., int | None] | None = load("kdump.format._v2r
 
 NAMES = ("offset", "timestamp", "key", "value", "headers", "sequence")
 """The columns this module builds (the rest of a record row is per batch)."""
+_FIXED = {"offset": OFFSET, "timestamp": TIMESTAMP, "sequence": SEQUENCE}          # one fixed-width value a row
+_BYTES = {"key": (KEY_LENGTH, KEY_DATA), "value": (VALUE_LENGTH, VALUE_DATA)}     # a length a row, then the bytes
 
 _INT32_MAX = (1 << 31) - 1
 
@@ -96,13 +98,10 @@ class RecordColumns:
             valid = pa.py_buffer(np.packbits(rows, bitorder="little"))
         out: dict[str, pa.Array] = {}
         for name, type_ in fields.items():
-            if name in ("offset", "timestamp", "sequence"):
-                values = b[{"offset": OFFSET, "timestamp": TIMESTAMP, "sequence": SEQUENCE}[name]]
-                out[name] = pa.Array.from_buffers(type_, n, [valid, pa.py_buffer(values)], null_count=nulls)
-            elif name == "key":
-                out[name] = _binary_array(b[KEY_LENGTH], b[KEY_DATA], type_)
-            elif name == "value":
-                out[name] = _binary_array(b[VALUE_LENGTH], b[VALUE_DATA], type_)
+            if name in _FIXED:
+                out[name] = pa.Array.from_buffers(type_, n, [valid, pa.py_buffer(b[_FIXED[name]])], null_count=nulls)
+            elif name in _BYTES:
+                out[name] = _binary_array(b[_BYTES[name][0]], b[_BYTES[name][1]], type_)
             elif name == "headers":
                 out[name] = self._headers(type_, valid, nulls)
         self._reset()  # the arrays now own the old buffers, which must not grow again

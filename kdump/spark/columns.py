@@ -28,6 +28,8 @@ _accelerated_columns: Callable[..., int | None] | None = load("kdump.format._v2r
 
 NAMES = ("offset", "timestamp", "key", "value", "headers", "sequence")
 """The columns this module builds (the rest of a record row is per batch)."""
+_FIXED = {"offset": OFFSET, "timestamp": TIMESTAMP, "sequence": SEQUENCE}          # one fixed-width value a row
+_BYTES = {"key": (KEY_LENGTH, KEY_DATA), "value": (VALUE_LENGTH, VALUE_DATA)}     # a length a row, then the bytes
 
 _INT32_MAX = (1 << 31) - 1
 
@@ -40,8 +42,7 @@ class RecordColumns:
 
     def _reset(self) -> None:
         self.buffers = tuple(bytearray() for _ in range(12))
-        self.present: list[bool] = []       # per entry: True if its rows carry records
-        self.counts: list[int] = []         # rows per entry
+        self.missing: list[int] = []        # the rows without a record
 
     @property
     def data_bytes(self) -> int:
@@ -57,17 +58,11 @@ class RecordColumns:
         area = small_v2_area(buf, batch)
         if area is None:
             return None
-        n = fast(area, batch.records_count, batch.base_offset, batch.base_timestamp, batch.log_append_time,
-                 batch.base_sequence, self.buffers)
-        if n:
-            self.present.append(True)
-            self.counts.append(n)
-        return n
+        return fast(area, batch.records_count, batch.base_offset, batch.base_timestamp, batch.log_append_time,
+                    batch.base_sequence, self.buffers)
 
     def add_records(self, records: Sequence[Record]) -> None:
-        """Decoded ``Record`` tuples (the path for whatever ``add_batch`` declines)."""
-        if not records:
-            return
+        """Decoded ``Record`` tuples, at least one (the path for whatever ``add_batch`` declines)."""
         b = self.buffers
         offsets, timestamps, keys, values, headers, sequences = list(zip(*records, strict=True))[:6]
         b[OFFSET].extend(np.array(offsets, np.int64).tobytes())
@@ -80,38 +75,33 @@ class RecordColumns:
         if pairs:
             _put_strings([k for k, _ in pairs], b[HEADER_KEY_LENGTH], b[HEADER_KEY_DATA])
             _put_strings([v for _, v in pairs], b[HEADER_VALUE_LENGTH], b[HEADER_VALUE_DATA])
-        self.present.append(True)
-        self.counts.append(len(records))
 
     def add_missing(self) -> None:
         """One row whose record columns are all null (a batch-level or unreadable entry)."""
         b = self.buffers
+        self.missing.append(len(b[SEQUENCE]) // 4)
         b[OFFSET].extend(bytes(8))
         b[TIMESTAMP].extend(bytes(8))
         b[SEQUENCE].extend(bytes(4))
         b[KEY_LENGTH].extend(_NULL_LENGTH)
         b[VALUE_LENGTH].extend(_NULL_LENGTH)
         b[HEADER_COUNT].extend(bytes(4))
-        self.present.append(False)
-        self.counts.append(1)
 
     def arrays(self, fields: dict[str, pa.DataType]) -> dict[str, pa.Array]:
         """The Arrow arrays of the requested record columns, for all rows collected; then starts over."""
         b = self.buffers
         n = len(b[SEQUENCE]) // 4
-        valid, nulls = None, 0
-        if not all(self.present):
-            rows = np.repeat(np.array(self.present), self.counts)
-            valid, nulls = pa.py_buffer(np.packbits(rows, bitorder="little")), n - int(np.count_nonzero(rows))
+        valid, nulls = None, len(self.missing)
+        if nulls:
+            rows = np.ones(n, bool)
+            rows[self.missing] = False
+            valid = pa.py_buffer(np.packbits(rows, bitorder="little"))
         out: dict[str, pa.Array] = {}
         for name, type_ in fields.items():
-            if name in ("offset", "timestamp", "sequence"):
-                values = b[{"offset": OFFSET, "timestamp": TIMESTAMP, "sequence": SEQUENCE}[name]]
-                out[name] = pa.Array.from_buffers(type_, n, [valid, pa.py_buffer(values)], null_count=nulls)
-            elif name == "key":
-                out[name] = _binary_array(b[KEY_LENGTH], b[KEY_DATA], type_)
-            elif name == "value":
-                out[name] = _binary_array(b[VALUE_LENGTH], b[VALUE_DATA], type_)
+            if name in _FIXED:
+                out[name] = pa.Array.from_buffers(type_, n, [valid, pa.py_buffer(b[_FIXED[name]])], null_count=nulls)
+            elif name in _BYTES:
+                out[name] = _binary_array(b[_BYTES[name][0]], b[_BYTES[name][1]], type_)
             elif name == "headers":
                 out[name] = self._headers(type_, valid, nulls)
         self._reset()  # the arrays now own the old buffers, which must not grow again

@@ -72,10 +72,6 @@ def paths_from_options(options: Mapping[str, str]) -> list[str]:
     return found
 
 
-def _flag(value: str | None) -> bool:
-    return str(value).strip().lower() in ("true", "1", "yes")
-
-
 class KafkaLogDataSource(DataSource):
     """Kafka log directories (log.dirs, partition dirs, segments, globs, lists) as a DataFrame."""
 
@@ -83,45 +79,36 @@ class KafkaLogDataSource(DataSource):
     def name(cls) -> str:
         return NAME
 
-    @property
-    def level(self) -> str:
-        level = str(self.options.get("level", "record")).lower()
-        if level not in LEVELS:
-            raise ValueError(f"option level must be one of {', '.join(LEVELS)}, not {level!r}")
-        return level
-
-    @property
-    def isolation(self) -> str:
-        isolation = str(self.options.get("isolation", READ_UNCOMMITTED)).lower()
-        if isolation not in ISOLATION_LEVELS:
-            raise ValueError(f"option isolation must be one of {', '.join(ISOLATION_LEVELS)}, not {isolation!r}")
-        return isolation
+    def _choice(self, name: str, default: str, allowed: tuple[str, ...]) -> str:
+        value = str(self.options.get(name, default)).lower()
+        if value not in allowed:
+            raise ValueError(f"option {name} must be one of {', '.join(allowed)}, not {value!r}")
+        return value
 
     def schema(self) -> StructType:
         check_option_names(self.options)
-        return spark_schema(self.level)
+        return spark_schema(self._choice("level", "record", LEVELS))
 
     def reader(self, schema: StructType) -> DataSourceReader:
         check_option_names(self.options)
-        level = self.level
+        level = self._choice("level", "record", LEVELS)
         arrow = narrow(level, to_arrow_schema(schema, timezone="UTC"))
         options = ReadOptions(level=level,
                               chunk_bytes=parse_size(self.options.get("chunkbytes", DEFAULT_CHUNK_BYTES)),
                               max_rows=int(self.options.get("maxrowsperbatch", DEFAULT_MAX_ROWS)),
-                              isolation=self.isolation)
+                              isolation=self._choice("isolation", READ_UNCOMMITTED, ISOLATION_LEVELS))
         split_bytes = parse_size(self.options.get("splitbytes", DEFAULT_SPLIT_BYTES))
         pack_bytes = min(split_bytes, parse_size(self.options.get("packbytes", DEFAULT_PACK_BYTES)))
-        cls = KafkaLogPushdownReader if _flag(self.options.get("pushdown")) else KafkaLogReader
+        pushdown = str(self.options.get("pushdown")).strip().lower() in ("true", "1", "yes")
+        cls = KafkaLogPushdownReader if pushdown else KafkaLogReader
         return cls(paths_from_options(self.options), arrow, options, split_bytes, pack_bytes)
-
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         from kdump.spark.streaming import KafkaLogStreamReader
 
         batch_reader = self.reader(schema)
         assert isinstance(batch_reader, KafkaLogReader)
-        return KafkaLogStreamReader(batch_reader.paths, batch_reader.arrow_schema, batch_reader.options,
-                                    batch_reader.split_bytes, batch_reader.needs_aborts)
+        return KafkaLogStreamReader(batch_reader)
 
 
 # Spark lower-cases option names; "path"/"paths" are how load() passes its argument.

@@ -43,29 +43,19 @@ class Segment:
     broker: int | None = None               # meta.properties' node.id / broker.id there, when present
 
 
-def _uri_maker(location: str, fs_path: str) -> _Uri:
-    return _Uri(location if "://" in location else "", fs_path)
-
-
-@dataclass(frozen=True, slots=True)
-class _Uri:
-    """Turns paths inside a filesystem back into locations a worker can re-open."""
-
-    original: str
-    root: str
-
-    def __call__(self, fs_path: str) -> str:
-        if not self.original:
-            return fs_path
-        parts = urlsplit(self.original)
-        # Tasks re-open each file from its location, so every location keeps what the filesystem
-        # was opened with: the query (s3://b/k?endpoint_override=...&scheme=http) and credentials.
-        query = f"?{parts.query}" if parts.query else ""
-        if fs_path.startswith("/"):                   # hdfs://host:port/path, file:///path
-            return f"{parts.scheme}://{parts.netloc}{fs_path}{query}"
-        userinfo = parts.netloc.rpartition("@")[0]
-        at = f"{userinfo}@" if userinfo else ""
-        return f"{parts.scheme}://{at}{fs_path}{query}"   # s3://bucket/key, gs://bucket/key
+def _location(original: str, fs_path: str) -> str:
+    """A path inside the filesystem ``original`` was opened with, as a location a worker can re-open."""
+    if "://" not in original:
+        return fs_path
+    parts = urlsplit(original)
+    # Tasks re-open each file from its location, so every location keeps what the filesystem
+    # was opened with: the query (s3://b/k?endpoint_override=...&scheme=http) and credentials.
+    query = f"?{parts.query}" if parts.query else ""
+    if fs_path.startswith("/"):                   # hdfs://host:port/path, file:///path
+        return f"{parts.scheme}://{parts.netloc}{fs_path}{query}"
+    userinfo = parts.netloc.rpartition("@")[0]
+    at = f"{userinfo}@" if userinfo else ""
+    return f"{parts.scheme}://{at}{fs_path}{query}"   # s3://bucket/key, gs://bucket/key
 
 
 def _without_query(uri: str) -> str:
@@ -142,7 +132,6 @@ def broker_id(log_dir: str, query: str = "") -> int | None:
 def _expand(location: str) -> Iterator[tuple[str, int]]:
     """(location, size) of every file at, below or matching ``location``."""
     fs, path = filesystem(location)
-    to_uri = _uri_maker(location, path)
     if any(c in _GLOB_CHARS for c in path):
         prefix = path
         while any(c in _GLOB_CHARS for c in prefix):
@@ -161,11 +150,11 @@ def _expand(location: str) -> Iterator[tuple[str, int]]:
         if info.type == pafs.FileType.Directory:
             for child in fs.get_file_info(pafs.FileSelector(info.path, recursive=True)):
                 if child.type == pafs.FileType.File:
-                    yield to_uri(child.path), child.size
+                    yield _location(location, child.path), child.size
         else:
-            yield to_uri(info.path), info.size
+            yield _location(location, info.path), info.size
             # A single .log named on its own still gets its indexes, for splitting and pruning.
             stem = info.path.rsplit(".", 1)[0]
             for sibling in fs.get_file_info([stem + ".index", stem + ".timeindex", stem + ".txnindex"]):
                 if sibling.type == pafs.FileType.File and sibling.path != info.path:
-                    yield to_uri(sibling.path), sibling.size
+                    yield _location(location, sibling.path), sibling.size

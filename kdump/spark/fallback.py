@@ -8,12 +8,12 @@ to plan less when you know the bounds). ``mapInArrow`` needs Spark >= 3.3 and pa
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from kdump.spark.jobs import work_frame, work_items
 from kdump.spark.planning import DEFAULT_SPLIT_BYTES, Pruning, parse_size, plan
 from kdump.spark.reading import DEFAULT_CHUNK_BYTES, DEFAULT_MAX_ROWS, ReadOptions, read_split
 from kdump.spark.schema import arrow_schema, narrow, spark_schema
@@ -21,17 +21,6 @@ from kdump.spark.schema import arrow_schema, narrow, spark_schema
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
-
-
-def split_frame(spark: SparkSession, paths: str | list[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
-                pruning: Pruning = Pruning()) -> DataFrame:
-    """One row (``split``: pickled Split) per split, one split per Spark partition."""
-    locations = [paths] if isinstance(paths, str) else list(paths)
-    splits = plan(locations, split_bytes=split_bytes, pruning=pruning)
-    rows = [(bytearray(pickle.dumps(s)),) for s in splits]
-    # parallelize with one slice per row keeps splits apart (hash repartitioning could pair them up).
-    rdd = spark.sparkContext.parallelize(rows, max(1, len(rows)))
-    return spark.createDataFrame(rdd, "split binary")
 
 
 def load_fallback(spark: SparkSession, paths: str | list[str], *, level: str = "record",
@@ -47,18 +36,17 @@ def load_fallback(spark: SparkSession, paths: str | list[str], *, level: str = "
     split_bytes = parse_size(opts.pop("splitbytes", DEFAULT_SPLIT_BYTES))
     if opts:
         raise ValueError(f"unknown option(s): {', '.join(sorted(opts))}")
-    target = schema if schema is not None else spark_schema(level)
     if schema is None:
-        wanted = arrow_schema(level)
+        target, wanted = spark_schema(level), arrow_schema(level)
     else:
         from pyspark.sql.pandas.types import to_arrow_schema
 
-        wanted = narrow(level, to_arrow_schema(schema, timezone="UTC"))
-    frame = split_frame(spark, paths, split_bytes=split_bytes, pruning=pruning)
+        target, wanted = schema, narrow(level, to_arrow_schema(schema, timezone="UTC"))
+    frame = work_frame(spark, plan([paths] if isinstance(paths, str) else list(paths), split_bytes=split_bytes,
+                                   pruning=pruning))
 
     def read_splits(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            for blob in batch.column(0).to_pylist():
-                yield from read_split(pickle.loads(blob), wanted, read_options)
+        for split in work_items(batches):
+            yield from read_split(split, wanted, read_options)
 
     return frame.mapInArrow(read_splits, target)

@@ -13,10 +13,10 @@ locations through ``ArrowFile``, the same bounded reads over ``pyarrow.fs``.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 
@@ -38,7 +38,7 @@ from kdump.verify.partition_check import PartitionState, read_local
 from kdump.verify.segment_check import SegmentFacts
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 WORK_SCHEMA = pa.schema([pa.field("work", pa.binary(), nullable=False)])
 
@@ -60,30 +60,63 @@ def plan_targets(paths: list[str]) -> list[Target]:
     segments. Remote locations are grouped into partitions by their parent directory."""
     targets: list[Target] = []
     for path in paths:
-        if "://" not in path:
-            for target in plan(path):
-                if isinstance(target, PartitionDir):
-                    last = len(target.segments) - 1
-                    targets.append((target, [(seg, i == last) for i, seg in enumerate(target.segments)]))
-                else:
-                    targets.append((None, [target]))
-            continue
-        segments = find_segments([path])
-        for (topic, partition), group in groupby(segments, key=lambda s: (s.topic, s.partition)):
-            items = list(group)
-            parent = items[0].log.rsplit("/", 1)[0]
-            files = tuple(SegmentFiles(s.base_offset, s.log, s.index, s.time_index) for s in items)
-            part = PartitionDir(parent, topic, partition, None, files)
-            targets.append((part, [(seg, i == len(files) - 1) for i, seg in enumerate(files)]))
+        for target in plan(path) if "://" not in path else _remote_partitions(path):
+            if isinstance(target, PartitionDir):
+                last = len(target.segments) - 1
+                targets.append((target, [(seg, i == last) for i, seg in enumerate(target.segments)]))
+            else:
+                targets.append((None, [target]))
     return targets
 
 
-def run_segment_work(blob: bytes) -> bytes:
-    """One task: the findings and facts of one segment (and what it looked at)."""
-    key, seg, active, options = pickle.loads(blob)
+def _remote_partitions(location: str) -> Iterator[PartitionDir]:
+    for (topic, partition), group in groupby(find_segments([location]), key=lambda s: (s.topic, s.partition)):
+        items = list(group)
+        files = tuple(SegmentFiles(s.base_offset, s.log, s.index, s.time_index) for s in items)
+        yield PartitionDir(items[0].log.rsplit("/", 1)[0], topic, partition, None, files)
+
+
+def work_frame(spark: SparkSession, items: Sequence[object]) -> DataFrame:
+    """One row (``work``: the item pickled) per item, one item per Spark partition."""
+    rows = [(bytearray(pickle.dumps(item)),) for item in items]
+    # parallelize with one slice per row keeps items apart (hash repartitioning could pair them up).
+    return spark.createDataFrame(spark.sparkContext.parallelize(rows, max(1, len(rows))), "work binary")
+
+
+def work_items(batches: Iterator[pa.RecordBatch]) -> Iterator[Any]:
+    """In a task: the items of the ``work_frame`` rows it was given."""
+    for batch in batches:
+        for blob in batch.column(0).to_pylist():
+            yield pickle.loads(blob)
+
+
+Key = TypeVar("Key", bound=Hashable)
+Result = TypeVar("Result")
+
+
+def run_tasks(spark: SparkSession, func: Callable[..., Result], work: dict[Key, tuple]) -> dict[Key, Result]:
+    """``func(*args)`` for every ``key: args`` of ``work``, each in its own Spark task, in ``work``'s order.
+
+    ``mapInArrow`` over pickled work, so it runs on Spark 3.3+ too (no Python Data Source needed).
+    """
+    from kdump.spark.schema import spark_struct
+
+    if not work:
+        return {}
+    frame = work_frame(spark, list(work.items()))
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for key, args in work_items(batches):
+            yield pa.RecordBatch.from_pylist([{"work": pickle.dumps((key, func(*args)))}], schema=WORK_SCHEMA)
+
+    return dict(pickle.loads(row.work) for row in frame.mapInArrow(run, spark_struct(WORK_SCHEMA)).collect())
+
+
+def check_one_segment(seg: SegmentFiles, active: bool, options: Options) -> tuple[list[Finding], SegmentFacts, Tally]:
+    """One task of ``verify``: the findings and facts of one segment, and what it looked at."""
     tally = Tally()
     findings, facts = check_segment(seg, active, options, tally, open_any)
-    return pickle.dumps((key, findings, facts, tally))
+    return findings, facts, tally
 
 
 @dataclass
@@ -127,35 +160,21 @@ class VerifyResult:
 def verify(spark: SparkSession, paths: list[str], options: Options = Options(scope=ALL), *,
            targets: list[Target] | None = None) -> VerifyResult:
     """``kdump verify`` of ``paths`` (``targets``: their ``plan_targets``), one Spark task per segment."""
-    from kdump.spark.schema import spark_struct
-
     result = VerifyResult()
     targets = plan_targets(paths) if targets is None else targets
     cache: dict[str, object] = {}
     states: list[PartitionState | None] = [
         begin_partition(part, options, result.tally, read_any, cache) if part is not None else None
         for part, _ in targets]
-    work = [(bytearray(pickle.dumps(((t, s), seg, active, options))),)
-            for t, (_, segs) in enumerate(targets) for s, (seg, active) in enumerate(segs)]
-    done: dict[tuple[int, int], tuple[list[Finding], SegmentFacts]] = {}
-    if work:
-        frame = spark.createDataFrame(spark.sparkContext.parallelize(work, len(work)), "work binary")
-
-        def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            for batch in batches:
-                out = [{"work": run_segment_work(blob)} for blob in batch.column(0).to_pylist()]
-                yield pa.RecordBatch.from_pylist(out, schema=WORK_SCHEMA)
-
-        for row in frame.mapInArrow(run, spark_struct(WORK_SCHEMA)).collect():
-            key, findings, facts, tally = pickle.loads(row.work)
-            done[key] = (findings, facts)
-            result.tally.merge(tally)
+    done = run_tasks(spark, check_one_segment, {(t, s): (seg, active, options) for t, (_, segs) in enumerate(targets)
+                                                for s, (seg, active) in enumerate(segs)})
     for t, (part, segs) in enumerate(targets):
         facts_list = []
         group: list[Finding] = []
         result.groups.append(group)
         for s, (seg, _) in enumerate(segs):
-            findings, facts = done[(t, s)]
+            findings, facts, tally = done[(t, s)]
+            result.tally.merge(tally)
             facts_list.append(facts)
             group.extend(findings)
             result.rows.append(SegmentRow(part.topic if part else "", part.partition if part else -1,

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import closing
 from dataclasses import dataclass, replace
-from typing import Any
 
 from kdump.errors import InputError
 from kdump.format.batch import Batch
@@ -31,8 +31,8 @@ from kdump.format.index import (
 from kdump.format.txnindex import iter_aborted_txns
 from kdump.log.isolation import AbortedRange
 from kdump.log.lookup import checked_entry
+from kdump.log.segment import ReadOnlyFile
 from kdump.spark.discovery import Segment, require_segments
-from kdump.spark.files import filesystem as filesystem  # where reading.py has always imported it from
 from kdump.spark.files import open_any, read_small_file
 
 DEFAULT_SPLIT_BYTES = 128 * 1024 * 1024
@@ -71,8 +71,11 @@ class Pruning:
     def is_empty(self) -> bool:
         return self == Pruning()
 
-    def holds_offset_in(self, low: int, high: int | None) -> bool:
-        """Whether a range of offsets [low, high] (high None: unbounded) can hold a listed offset."""
+    def may_hold(self, low: int, high: int | None) -> bool:
+        """Whether a range of offsets [low, high] (high None: unbounded) can hold an offset the bounds let through."""
+        if (self.offset_max is not None and low > self.offset_max) or (
+                self.offset_min is not None and high is not None and high < self.offset_min):
+            return False
         return self.offsets is None or any(o >= low and (high is None or o <= high) for o in self.offsets)
 
 
@@ -136,7 +139,7 @@ class SplitPoints:
 
     def __init__(self, segment: Segment) -> None:
         self.segment = segment
-        self._file: Any = None
+        self._file: ReadOnlyFile | None = None
         self.checked: dict[int, Batch | None] = {}
 
     def __call__(self, offset: int, position: int) -> Batch | None:
@@ -150,12 +153,6 @@ class SplitPoints:
         if self._file is not None:
             self._file.close()
             self._file = None
-
-    def __enter__(self) -> SplitPoints:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def split_segment(segment: Segment, split_bytes: int, index: list[tuple[int, int]],
@@ -171,7 +168,7 @@ def split_segment(segment: Segment, split_bytes: int, index: list[tuple[int, int
     if segment.size <= split_bytes or not index:
         return [Split(segment, 0, segment.size, segment.base_offset, upper)]
     if check is None:
-        with SplitPoints(segment) as points:
+        with closing(SplitPoints(segment)) as points:
             return split_segment(segment, split_bytes, index, points)
     splits = []
     start, low, target = 0, segment.base_offset, split_bytes
@@ -189,20 +186,14 @@ def split_segment(segment: Segment, split_bytes: int, index: list[tuple[int, int
     return splits
 
 
-def narrow_split(split: Split, index: list[tuple[int, int]], pruning: Pruning,
-                 check: BoundaryCheck | None = None) -> Split | None:
+def narrow_split(split: Split, index: list[tuple[int, int]], pruning: Pruning, check: BoundaryCheck) -> Split | None:
     """Drop or shrink a split using offset bounds (None when nothing in it can match).
 
     A range is moved or cut only at index positions ``check`` confirms (see ``SplitPoints``).
     """
     lo, hi = pruning.offset_min, pruning.offset_max
-    if lo is not None and split.max_offset is not None and split.max_offset < lo:
+    if not pruning.may_hold(split.min_offset, split.max_offset):
         return None
-    if hi is not None and split.min_offset > hi:
-        return None
-    if check is None:
-        with SplitPoints(split.segment) as points:
-            return narrow_split(split, index, pruning, points)
     inside = [(offset, position) for offset, position in index if split.start < position < split.end]
     start, end = split.start, split.end
     if lo is not None:
@@ -266,13 +257,8 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
             continue
         if segment.size == 0:
             continue
-        if pruning.offset_max is not None and segment.base_offset > pruning.offset_max:
-            continue
-        if (pruning.offset_min is not None and segment.next_base_offset is not None
-                and segment.next_base_offset <= pruning.offset_min):
-            continue
-        if not pruning.holds_offset_in(segment.base_offset,
-                                       None if segment.next_base_offset is None else segment.next_base_offset - 1):
+        if not pruning.may_hold(segment.base_offset,
+                                None if segment.next_base_offset is None else segment.next_base_offset - 1):
             continue
         if pruning.timestamp_min is not None:
             largest = largest_timestamp(segment)
@@ -282,10 +268,10 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
         # reads add up): to split a large segment, or to narrow ranges for an offset filter.
         needs_index = segment.size > split_bytes or pruning.offset_min is not None or pruning.offset_max is not None
         index = offset_index(segment) if needs_index else []
-        with SplitPoints(segment) as points:
+        with closing(SplitPoints(segment)) as points:
             for split in split_segment(segment, split_bytes, index, points):
                 narrowed = narrow_split(split, index, pruning, points)
-                if narrowed is not None and pruning.holds_offset_in(narrowed.min_offset, narrowed.max_offset):
+                if narrowed is not None and pruning.may_hold(narrowed.min_offset, narrowed.max_offset):
                     if with_aborts:
                         in_partition = aborts.get(posixpath.dirname(segment.log), [])
                         narrowed = replace(narrowed, aborted=_reaching(in_partition, narrowed), aborts_known=True)

@@ -1,9 +1,9 @@
 """Read one split: stream its byte range in bounded chunks, parse with kdump.format, yield Arrow.
 
 This is what a Spark task runs (and what the Spark 3 fallback and ``kdump spark verify`` run).
-It never maps or loads a whole file: it reads ``chunk_bytes`` at a time through ``pyarrow.fs`` (so
-s3://, gs:// and hdfs:// work like local paths) and keeps only the unparsed tail of the previous
-chunk, so memory is bounded by the chunk size plus one batch, whatever the segment size.
+It never maps or loads a whole file: it reads through the log layer's window (``LogBatches``) of
+``chunk_bytes``, over ``pyarrow.fs`` for s3://, gs:// and hdfs:// (``files.ArrowFile``), so memory is
+bounded by the chunk size plus one batch, whatever the segment size.
 
 Damaged bytes become rows with ``isvalid = false`` and an ``error`` text, never task failures:
 a CRC mismatch or undecodable records give one row for the entry (record columns null); a size
@@ -29,16 +29,17 @@ from kdump.format.batch import (
     V2_ATTRIBUTES_OFFSET,
     Batch,
     TimestampType,
-    scan_batches,
 )
 from kdump.format.control import ControlType, parse_control_key
 from kdump.format.crc import crc32, crc32c
 from kdump.format.records import Record, decode_records
+from kdump.log.batches import LogBatches
 from kdump.log.isolation import READ_COMMITTED, READ_UNCOMMITTED, AbortedTransactions
 from kdump.spark.columns import NAMES as RECORD_COLUMNS
 from kdump.spark.columns import RecordColumns
 from kdump.spark.discovery import shown_location
-from kdump.spark.planning import Pruning, Split, filesystem
+from kdump.spark.files import open_any
+from kdump.spark.planning import Pruning, Split
 from kdump.spark.schema import arrow_schema
 
 DEFAULT_CHUNK_BYTES = 8 * 1024 * 1024
@@ -60,57 +61,44 @@ class Entry:
     """One framed entry of the range (``batch`` set) or the place where framing broke (``error`` set)."""
 
     position: int                  # in the file
-    buf: memoryview | None = None  # holds the entry at ``batch.position``
+    buf: memoryview | None = None  # the entry's bytes
     batch: Batch | None = None
     error: str | None = None
 
+    def local(self) -> Batch:
+        """``batch`` placed at the start of ``buf``, as the format layer's decoders take it (a copy: only on use)."""
+        assert self.batch is not None
+        return self.batch._replace(position=0)
+
 
 def scan_range(location: str, start: int, end: int, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> Iterator[Entry]:
-    """Every entry in [start, end) of a .log, read ``chunk_bytes`` at a time.
+    """Every entry in [start, end) of a .log, read through the log layer's window of ``chunk_bytes``.
 
-    Only valid until the next item is requested: ``buf`` views the current chunk.
+    Only valid until the next item is requested: ``buf`` views the window.
     """
-    fs, path = filesystem(location)
-    with fs.open_input_file(path) as f:
-        f.seek(start)
-        data = b""
-        base = start                   # file position of data[0]
-        left = end - start             # bytes of the range not read yet
-        want = chunk_bytes
-        while True:
-            if left > 0 and len(data) < want:
-                piece = f.read(min(max(chunk_bytes, want - len(data)), left))
-                left = left - len(piece) if piece else 0   # a file shorter than planned ends the range
-                data = data + piece if data else piece
-            view = memoryview(data)
-            done = 0
-            try:
-                for batch in scan_batches(view, 0, len(view), check_crc=True):
-                    yield Entry(base + batch.position, view, batch)
-                    done = batch.end
-            except FormatError as err:
-                yield Entry(base + (err.position or done), error=f"{err.reason}")
-                return
-            tail = len(data) - done
-            if tail == 0 and left <= 0:
-                return
-            if tail >= LOG_OVERHEAD:
-                _, size = FRAMING.unpack_from(view, done)
-                want = LOG_OVERHEAD + max(size, MIN_RECORD_OVERHEAD)
-            else:
-                want = chunk_bytes
-            if left <= 0 or want > tail + left:
-                reason = (f"entry of {want} bytes runs past the end of the range ({tail + left} bytes left)"
-                          if tail >= LOG_OVERHEAD else f"{tail} trailing bytes are too few for an entry header")
-                yield Entry(base + done, error=f"truncated: {reason}")
-                return
-            data = data[done:]
-            base += done
+    with open_any(location) as file:
+        batches = LogBatches(file, start, end, window_bytes=chunk_bytes)
+        try:
+            for batch in batches:
+                yield Entry(batch.position, batches.view(batch), batch)
+        except FormatError as err:
+            yield Entry(batches.valid_end if err.position is None else err.position, error=err.reason)
+            return
+        if batches.padding_error is not None:      # zero bytes where an entry should start: not an entry either
+            yield Entry(batches.valid_end, error=batches.padding_error.reason)
+            return
+        tail = batches.end - batches.valid_end
+        if tail >= LOG_OVERHEAD:
+            _, size = FRAMING.unpack(file.read(batches.valid_end, LOG_OVERHEAD))
+            reason = (f"entry of {LOG_OVERHEAD + max(size, MIN_RECORD_OVERHEAD)} bytes runs past the end of the "
+                      f"range ({tail} bytes left)")
+            yield Entry(batches.valid_end, error=f"truncated: {reason}")
+        elif tail:
+            yield Entry(batches.valid_end, error=f"truncated: {tail} trailing bytes are too few for an entry header")
 
 
 # ---- rows -------------------------------------------------------------------------------------
 
-_CONSTANT = ("topic", "partition", "segment", "path", "log_dir", "broker")
 # Per-record columns: those RecordColumns builds, and ``timestamp_ms``, the record's int64 milliseconds
 # (``timestamp`` holds the same instant as a Spark TIMESTAMP, see _timestamps).
 _PER_RECORD = (*RECORD_COLUMNS, "timestamp_ms")
@@ -123,8 +111,8 @@ def _codec_name(batch: Batch) -> str:
         return f"unknown({batch.codec_id})"
 
 
+# Per-entry columns read from its header; the others (batchPosition, aborted, isvalid, error) come with the entry.
 _BATCH_VALUES = {
-    "batchPosition": None,   # filled from Entry.position
     "baseOffset": lambda b: b.base_offset,
     "lastOffset": lambda b: b.last_offset,
     "partitionLeaderEpoch": lambda b: b.partition_leader_epoch,
@@ -160,9 +148,7 @@ class RowBuilder:
                           "log_dir": split.segment.log_dir, "broker": split.segment.broker}
         per_record = _PER_RECORD if level == "record" else ()
         self.record_fields = {f.name: f.type for f in schema if f.name in per_record}
-        self.batch_cols = [n for n in schema.names if n not in per_record and n not in _CONSTANT
-                           and n not in ("isvalid", "error")]
-        self.validity_cols = [n for n in ("isvalid", "error") if n in schema.names]
+        self.entry_cols = [n for n in schema.names if n not in per_record and n not in self.constants]
         self.records = RecordColumns()
         self.aborted: bool | None = None    # the ``aborted`` value of the entry being added
         self._reset()
@@ -170,31 +156,21 @@ class RowBuilder:
     def _reset(self) -> None:
         self.rows = 0
         self.counts: list[int] = []
-        self.per_batch: dict[str, list] = {n: [] for n in self.batch_cols + self.validity_cols}
+        self.per_entry: dict[str, list] = {n: [] for n in self.entry_cols}
 
     @property
     def full(self) -> bool:
         """Time to cut an Arrow batch: enough rows, or enough key/value bytes to bound memory."""
         return self.rows >= self.max_rows or self.records.data_bytes >= MAX_BATCH_BYTES
 
-    def _add_batch_values(self, position: int, batch: Batch | None, valid: bool, error: str | None) -> None:
-        for name in self.batch_cols:
-            if name == "aborted":
-                self.per_batch[name].append(None if batch is None or not valid else self.aborted)
-                continue
-            getter = _BATCH_VALUES[name]
-            value = position if getter is None else (None if batch is None else getter(batch))
-            self.per_batch[name].append(value)
-        if self.validity_cols:
-            if "isvalid" in self.per_batch:
-                self.per_batch["isvalid"].append(valid)
-            if "error" in self.per_batch:
-                self.per_batch["error"].append(error)
-
     def _add_rows(self, n: int, position: int, batch: Batch | None, valid: bool, error: str | None) -> None:
         self.counts.append(n)
         self.rows += n
-        self._add_batch_values(position, batch, valid, error)
+        given = {"batchPosition": position, "isvalid": valid, "error": error,
+                 "aborted": None if batch is None or not valid else self.aborted}
+        for name, values in self.per_entry.items():
+            getter = _BATCH_VALUES.get(name)
+            values.append(given[name] if getter is None else None if batch is None else getter(batch))
 
     def add_v2_batch(self, position: int, buf: memoryview, batch: Batch) -> int | None:
         """A valid v2 batch's records straight into columns; None when the general path must read it."""
@@ -229,26 +205,27 @@ class RowBuilder:
                 arrays[name] = _timestamps(millis, type_) if pa.types.is_timestamp(type_) else millis.cast(type_)
         return arrays
 
-    def flush(self) -> pa.RecordBatch | None:
+    def flush(self) -> Iterator[pa.RecordBatch]:
+        """The rows collected so far as one Arrow batch (none when there are none); then starts over."""
         if not self.rows:
-            return None
+            return
         n = self.rows
         take = None
         if len(self.counts) != n:                         # some entries span several rows
             take = pa.array(np.repeat(np.arange(len(self.counts), dtype=np.int32), self.counts))
         per_record = self._record_arrays() if self.level == "record" else {}
-        per_batch = {f.name: pa.array(self.per_batch[f.name], f.type) for f in self.schema if f.name in self.per_batch}
-        if take is not None and per_batch:                # one take for all of them: a call costs ~25 us
-            spread = pa.RecordBatch.from_pydict(per_batch).take(take)
-            per_batch = dict(zip(spread.schema.names, spread.columns, strict=True))
+        per_entry = {f.name: pa.array(self.per_entry[f.name], f.type) for f in self.schema if f.name in self.per_entry}
+        if take is not None and per_entry:                # one take for all of them: a call costs ~25 us
+            spread = pa.RecordBatch.from_pydict(per_entry).take(take)
+            per_entry = dict(zip(spread.schema.names, spread.columns, strict=True))
         arrays = []
         for f in self.schema:
             if f.name in self.constants:
                 arrays.append(pa.repeat(pa.scalar(self.constants[f.name], f.type), n))
             else:
-                arrays.append(per_record[f.name] if f.name in per_record else per_batch[f.name])
+                arrays.append(per_record[f.name] if f.name in per_record else per_entry[f.name])
         self._reset()
-        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        yield pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
 
 def _timestamps(millis: pa.Array, ts_type: pa.DataType) -> pa.Array:
@@ -262,21 +239,17 @@ def crc_problem(entry: Entry) -> str:
     batch, buf = entry.batch, entry.buf
     assert batch is not None and buf is not None
     if batch.is_legacy:
-        computed = crc32(buf[batch.position + LEGACY_CRC_START:batch.end])
+        computed = crc32(buf[LEGACY_CRC_START:])
     else:
-        computed = crc32c(buf[batch.position + V2_ATTRIBUTES_OFFSET:batch.end])
+        computed = crc32c(buf[V2_ATTRIBUTES_OFFSET:])
     return f"Record is corrupt (stored crc = {batch.crc}, computed crc = {computed})"
 
 
 def _skip(batch: Batch, pruning: Pruning) -> bool:
     """True when no record of a valid entry can pass the pushed bounds (Spark re-checks rows)."""
-    if pruning.offset_min is not None and batch.last_offset < pruning.offset_min:
-        return True
-    if batch.is_legacy:
-        return False                 # a v0/v1 wrapper's header offset is its last inner offset
-    if pruning.offset_max is not None and batch.base_offset > pruning.offset_max:
-        return True
-    if not pruning.holds_offset_in(batch.base_offset, batch.last_offset):
+    if batch.is_legacy:              # a v0/v1 wrapper's header offset is its last inner offset
+        return pruning.offset_min is not None and batch.last_offset < pruning.offset_min
+    if not pruning.may_hold(batch.base_offset, batch.last_offset):
         return True
     if (pruning.timestamp_max is not None and batch.max_timestamp > pruning.timestamp_max
             and batch.timestamp_type is TimestampType.LOG_APPEND_TIME):
@@ -285,10 +258,9 @@ def _skip(batch: Batch, pruning: Pruning) -> bool:
 
 
 def _is_abort_marker(entry: Entry) -> bool:
-    batch = entry.batch
-    assert batch is not None and entry.buf is not None
+    assert entry.buf is not None
     try:
-        records = decode_records(entry.buf, batch)
+        records = decode_records(entry.buf, entry.local())
         return bool(records) and parse_control_key(records[0].key) == ControlType.ABORT
     except FormatError:
         return False                 # an unreadable marker ends nothing, as it never reaches a consumer
@@ -328,18 +300,15 @@ def read_split(split: Split, schema: pa.Schema | None = None,
             builder.add_entry(entry.position, batch, True, None)
         else:
             assert entry.buf is not None
+            local = entry.local()
             try:
-                if builder.add_v2_batch(entry.position, entry.buf, batch) is None:
-                    records = decode_records(entry.buf, batch)
+                if builder.add_v2_batch(entry.position, entry.buf, local) is None:
+                    records = decode_records(entry.buf, local)
                     bad = batch.is_legacy and any(r.legacy_valid is False for r in records)
                     builder.add_records(entry.position, batch, records, not bad,
                                         "CRC-32 mismatch in an inner message" if bad else None)
             except FormatError as err:
                 builder.add_entry(entry.position, batch, False, err.reason)
         if builder.full:
-            out = builder.flush()
-            if out is not None:
-                yield out
-    out = builder.flush()
-    if out is not None:
-        yield out
+            yield from builder.flush()
+    yield from builder.flush()

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterator, Sequence
+from contextlib import closing
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -23,8 +24,11 @@ from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 from kdump.errors import KdumpError
 from kdump.spark.discovery import Segment, find_segments
 from kdump.spark.planning import SplitPoints, offset_index, plan
-from kdump.spark.reading import ReadOptions, read_split, scan_range
+from kdump.spark.reading import read_split, scan_range
 from kdump.spark.schema import arrow_schema
+
+if TYPE_CHECKING:
+    from kdump.spark.datasource import KafkaLogReader
 
 
 class RangePartition(InputPartition):
@@ -37,19 +41,16 @@ class RangePartition(InputPartition):
 
 def log_end_offsets(locations: list[str]) -> dict[str, int]:
     """{partition directory: the offset after its last complete batch} for every partition found."""
-    ends: dict[str, int] = {}
     last: dict[str, Segment] = {}
     for segment in find_segments(locations):
         last[posixpath.dirname(segment.log)] = segment        # segments come in offset order
-    for pdir, segment in last.items():
-        ends[pdir] = _segment_end(segment)
-    return ends
+    return {pdir: _segment_end(segment) for pdir, segment in last.items()}
 
 
 def _segment_end(segment: Segment) -> int:
     """The next offset of a segment: scan its batches from the last index entry the log confirms."""
     start = 0
-    with SplitPoints(segment) as points:
+    with closing(SplitPoints(segment)) as points:
         for offset, position in reversed(offset_index(segment)):
             if points(offset, position) is not None:
                 start = position
@@ -63,19 +64,14 @@ def _segment_end(segment: Segment) -> int:
 
 
 class KafkaLogStreamReader(DataSourceStreamReader):
-    def __init__(self, paths: list[str], schema: pa.Schema, options: ReadOptions, split_bytes: int,
-                 with_aborts: bool) -> None:
-        self.paths = paths
-        self.schema = schema
-        self.options = options
-        self.split_bytes = split_bytes
-        self.with_aborts = with_aborts
+    def __init__(self, batch_reader: KafkaLogReader) -> None:
+        self.batch_reader = batch_reader     # paths, schema and options as the batch reader took them
 
     def initialOffset(self) -> dict:
         return {}                                   # every partition from its first offset
 
     def latestOffset(self, start: dict | None = None, limit: Any = None) -> dict:
-        ends = log_end_offsets(self.paths)
+        ends = log_end_offsets(self.batch_reader.paths)
         previous = start or {}
         # A partition whose log went back (deleted and recreated) is not read again from the start.
         return {pdir: max(end, previous.get(pdir, 0)) for pdir, end in ends.items()}
@@ -86,9 +82,10 @@ class KafkaLogStreamReader(DataSourceStreamReader):
             low = start.get(pdir, 0)
             if high <= low:
                 continue
-            pruning = replace(self.options.pruning, offset_min=low, offset_max=high - 1)
+            pruning = replace(self.batch_reader.options.pruning, offset_min=low, offset_max=high - 1)
             try:
-                splits = plan([pdir], split_bytes=self.split_bytes, pruning=pruning, with_aborts=self.with_aborts)
+                splits = plan([pdir], split_bytes=self.batch_reader.split_bytes, pruning=pruning,
+                              with_aborts=self.batch_reader.needs_aborts)
             except KdumpError:
                 continue                            # the partition was deleted since latestOffset
             out.extend(RangePartition(split, low, high) for split in splits)
@@ -96,14 +93,14 @@ class KafkaLogStreamReader(DataSourceStreamReader):
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         assert isinstance(partition, RangePartition)
-        level = self.options.level
-        key = "offset" if level == "record" else "lastOffset"
-        full = arrow_schema(level)
-        wanted = self.schema
+        given = self.batch_reader.options
+        key = "offset" if given.level == "record" else "lastOffset"
+        full = arrow_schema(given.level)
+        wanted = self.batch_reader.arrow_schema
         extra = [n for n in (key, "lastOffset") if n not in wanted.names]
         schema = pa.schema(list(wanted) + [full.field(n) for n in dict.fromkeys(extra)])
-        options = replace(self.options, pruning=replace(self.options.pruning, offset_min=partition.low,
-                                                       offset_max=partition.high - 1))
+        options = replace(given, pruning=replace(given.pruning, offset_min=partition.low,
+                                                 offset_max=partition.high - 1))
         for batch in read_split(partition.split, schema, options):
             offsets = pc.coalesce(batch.column(key), batch.column("lastOffset"))
             keep = pc.and_(pc.greater_equal(offsets, partition.low), pc.less(offsets, partition.high))

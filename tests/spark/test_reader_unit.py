@@ -118,6 +118,16 @@ def test_broken_framing_and_truncated_tail_become_invalid_rows(tmp_path: Path) -
     assert "smaller than minimum record overhead" in rows[1]["error"]
 
 
+def test_an_entry_after_a_chunk_boundary_near_the_range_end_is_read_whole(tmp_path: Path) -> None:
+    # The last chunk ends 5 bytes into the second (complete) batch: those bytes are not "truncated".
+    pdir = write_partition(tmp_path / "logs", "t", 0, segments=1, batches=2)
+    data = next(pdir.glob("*.log")).read_bytes()
+    second = 12 + int.from_bytes(data[8:12], "big")       # the first batch's offset and size fields, then its size
+    assert len(data) > second + 61                        # a whole v2 batch follows
+    rows = read_all(plan([str(pdir)]), level="batch", chunk_bytes=second + 5)
+    assert [(r["batchPosition"], r["isvalid"], r["error"]) for r in rows] == [(0, True, None), (second, True, None)]
+
+
 def test_pushed_filters_become_pruning() -> None:
     filters = [EqualTo(("topic",), "orders"), In(("partition",), (1, 2)), GreaterThanOrEqual(("offset",), 50),
                LessThan(("offset",), 90), GreaterThanOrEqual(("timestamp_ms",), 7), Not(EqualTo(("offset",), 3))]

@@ -10,13 +10,6 @@
 Parsers take the file's text or bytes plus a ``name`` used in messages (Kafka puts the path there);
 they never open files. Errors are ``CheckpointError`` with Kafka's message as ``reason`` (for the
 files Kafka reads) and the 1-based ``line_number`` of the offending line when there is one.
-
-Stable API: ``CheckpointError``, ``CheckpointFile``, ``parse_checkpoint``, ``encode_checkpoint``,
-``OffsetCheckpointEntry``, ``parse_offset_checkpoint``, ``encode_offset_checkpoint``, ``EpochEntry``,
-``parse_leader_epoch_checkpoint``, ``encode_leader_epoch_checkpoint``, ``PartitionMetadata``,
-``parse_partition_metadata``, ``encode_partition_metadata``, ``parse_properties``,
-``encode_properties``, ``parse_quorum_state``, ``CleanShutdown``, ``parse_clean_shutdown``,
-``uuid_to_string``, ``uuid_from_string``.
 """
 
 from __future__ import annotations

@@ -6,9 +6,6 @@ storage/src/main/resources/message/ProducerSnapshot.json in the newest Kafka): v
 crc uint32 (CRC-32C of every byte from offset 6 to the end of the file), then an int32-counted
 array of 46-byte producer entries. Kafka reads the whole structure first, then checks the
 version, then the CRC; trailing bytes after the array are not read but are covered by the CRC.
-
-Stable API: ``ProducerSnapshotEntry``, ``ProducerSnapshot``, ``CorruptSnapshotError``,
-``parse_producer_snapshot``, ``encode_producer_snapshot``, ``first_sequence``.
 """
 
 from __future__ import annotations

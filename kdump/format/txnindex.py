@@ -4,9 +4,6 @@ Mirrors org.apache.kafka.storage.internals.log.AbortedTxn / TransactionIndex. Th
 preallocated; a trailing partial entry is ignored. Kafka reads only the first byte of the 2-byte
 version field and fails on a value above 0 when it reaches that entry, after the earlier
 entries were already used, so ``iter_aborted_txns`` is lazy and raises at the bad entry.
-
-Stable API: ``AbortedTxn``, ``TxnIndexVersionError``, ``iter_aborted_txns``,
-``parse_aborted_txns``, ``encode_aborted_txn``, ``encode_txn_index``.
 """
 
 from __future__ import annotations

@@ -14,17 +14,12 @@ from typing import Any
 
 from kdump.format.messages.protocol import _INT, MessageData, Uuid, default_value, is_default
 from kdump.format.messages.schema import Field, MessageSchema
+from kdump.format.varint import encode_uvarint
 
 
 def uvarint(value: int) -> bytes:
     """Unsigned varint of a Java int (negative values are taken as their 32-bit pattern)."""
-    value &= 0xFFFFFFFF
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
+    return encode_uvarint(value & 0xFFFFFFFF)
 
 
 def write_message(schema: MessageSchema, values: Mapping[str, Any] | MessageData, version: int) -> bytes:

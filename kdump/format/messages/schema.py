@@ -124,39 +124,6 @@ class MessageSchema:
         return "".join(out)
 
 
-def F(
-    name: str,
-    type: str,
-    versions: str,
-    *,
-    nullable: str | None = None,
-    tag: int | None = None,
-    tagged: str | None = None,
-    default: Any = None,
-    fields: tuple[Field, ...] = (),
-    ignorable: bool = False,
-    struct: str = "",
-) -> Field:
-    """Table shorthand: version ranges written as Kafka writes them (``"0+"``, ``"1-3"``, ``"none"``)."""
-    return Field(
-        name=name,
-        type=type,
-        versions=Versions.parse(versions),
-        nullable_versions=Versions.parse(nullable),
-        tag=tag,
-        tagged_versions=Versions.parse(tagged),
-        default=default,
-        fields=tuple(fields),
-        ignorable=ignorable,
-        struct_name=struct,
-    )
-
-
-def M(name: str, api_key: int | None, valid: str, flexible: str, fields: tuple[Field, ...]) -> MessageSchema:
-    """Table shorthand for a message schema."""
-    return MessageSchema(name, api_key, Versions.parse(valid), Versions.parse(flexible), tuple(fields))
-
-
 class _Null:
     """Marker for a schema ``"default": "null"`` (distinct from "no default given")."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from dataclasses import field as dc_field
+from enum import Enum
 from typing import Any
 
 MAX_VERSION = 0x7FFF
@@ -124,18 +125,14 @@ class MessageSchema:
         return "".join(out)
 
 
-class _Null:
-    """Marker for a schema ``"default": "null"`` (distinct from "no default given")."""
+class _Null(Enum):
+    """Marker for a schema ``"default": "null"`` (distinct from "no default given"); an enum member stays
+    one object through copies and pickling, so ``is NULL`` holds everywhere."""
 
-    _instance: _Null | None = None
-
-    def __new__(cls) -> _Null:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    NULL = "NULL"
 
     def __repr__(self) -> str:
         return "NULL"
 
 
-NULL = _Null()
+NULL = _Null.NULL

@@ -58,7 +58,7 @@ class RecordTextOptions:
 
 def codec_text(batch: Batch, dialect: Dialect) -> str:
     codec = batch.codec
-    return codec.enum_name if dialect.upper_codec_names else codec.kafka_name
+    return codec.name if dialect.upper_codec_names else codec.kafka_name
 
 
 def batch_line(batch: Batch, dialect: Dialect) -> str:

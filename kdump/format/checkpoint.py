@@ -33,6 +33,7 @@ LEADER_EPOCH_CHECKPOINT_NAME = "leader-epoch-checkpoint"
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")          # BufferedReader.readLine's terminators
 _WHITESPACE = re.compile(r"\s+")                  # Pattern.compile("\\s+")
+_COLON = re.compile(r":\s+")                      # PartitionMetadataReadBuffer's split pattern
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 
@@ -62,9 +63,9 @@ def read_lines(data: Text) -> list[str]:
     return lines
 
 
-def java_split(line: str) -> list[str]:
-    """Pattern("\\s+").split(line): a leading separator gives an empty first field, trailing ones are dropped."""
-    parts = _WHITESPACE.split(line)
+def java_split(line: str, pattern: re.Pattern[str] = _WHITESPACE) -> list[str]:
+    """Pattern.split(line): a leading separator gives an empty first field, trailing ones are dropped."""
+    parts = pattern.split(line)
     while len(parts) > 1 and parts[-1] == "":
         parts.pop()
     return parts
@@ -218,9 +219,7 @@ def parse_partition_metadata(data: Text, name: str) -> PartitionMetadata:
     def value_of(index: int) -> str:
         if index >= len(lines):
             raise malformed(index)
-        parts = re.split(r":\s+", lines[index])
-        while len(parts) > 1 and parts[-1] == "":
-            parts.pop()
+        parts = java_split(lines[index], _COLON)
         if len(parts) != 2:
             raise malformed(index)
         return parts[1]

@@ -9,13 +9,13 @@ Errors carry Kafka's own wording because the dump tool prints them.
 
 from __future__ import annotations
 
-import base64
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from kdump.errors import FormatError
+from kdump.format.checkpoint import uuid_from_string, uuid_to_string
 from kdump.format.messages.schema import NULL, Field, MessageSchema
 
 # Java's BufferUnderflowException has no message, so Kafka's wrappers print "null".
@@ -35,12 +35,12 @@ class Uuid:
     ZERO: ClassVar[Uuid]  # set below the class
 
     def __str__(self) -> str:
-        return base64.urlsafe_b64encode(self.raw).decode("ascii").rstrip("=")
+        return uuid_to_string(self.raw)
 
     @classmethod
     def from_string(cls, text: str) -> Uuid:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        if len(raw) != 16:
+        raw = uuid_from_string(text)
+        if raw is None:
             raise ValueError(f"Invalid Uuid string {text!r}")
         return cls(raw)
 

@@ -20,32 +20,28 @@ from kdump.format.crc import crc32c
 
 Buffer = bytes | bytearray | memoryview
 
-SNAPSHOT_HEADER = struct.Struct(
-    ">h"  # version (1)
-    "I"   # crc: CRC-32C of bytes [6, end)
-    "i"   # producer_entries: array length
-)
-ENTRY = struct.Struct(
-    ">q"  # producer_id
-    "h"   # epoch
-    "i"   # last_sequence
-    "q"   # last_offset
-    "i"   # offset_delta
-    "q"   # timestamp
-    "i"   # coordinator_epoch
-    "q"   # current_txn_first_offset (-1: no ongoing transaction)
-)
-PRODUCER_SNAPSHOT_VERSION = 1
-CRC_OFFSET = struct.calcsize(">h")                    # 2
-PRODUCER_ENTRIES_OFFSET = CRC_OFFSET + 4              # 6: CRC coverage starts here
-ENTRY_SIZE = ENTRY.size                               # 46
-
 # Field names as Kafka's (pre-generated-message) schema spells them; they appear in its
-# "Error reading field '<name>'" messages.
-_HEADER_FIELDS = (("version", ">h"), ("crc", ">I"), ("producer_entries", ">i"))
-_ENTRY_FIELDS = (("producer_id", 8), ("epoch", 2), ("last_sequence", 4), ("last_offset", 8),
-                 ("offset_delta", 4), ("timestamp", 8), ("coordinator_epoch", 4),
-                 ("current_txn_first_offset", 8))
+# "Error reading field '<name>'" messages. The structs are built from these tables.
+_HEADER_FIELDS = (
+    ("version", "h"),                   # 1
+    ("crc", "I"),                       # CRC-32C of bytes [6, end)
+    ("producer_entries", "i"),          # array length
+)
+_ENTRY_FIELDS = (
+    ("producer_id", "q"),
+    ("epoch", "h"),
+    ("last_sequence", "i"),
+    ("last_offset", "q"),
+    ("offset_delta", "i"),
+    ("timestamp", "q"),
+    ("coordinator_epoch", "i"),
+    ("current_txn_first_offset", "q"),  # -1: no ongoing transaction
+)
+SNAPSHOT_HEADER = struct.Struct(">" + "".join(kind for _, kind in _HEADER_FIELDS))
+ENTRY = struct.Struct(">" + "".join(kind for _, kind in _ENTRY_FIELDS))
+PRODUCER_SNAPSHOT_VERSION = 1
+PRODUCER_ENTRIES_OFFSET = struct.calcsize(">hI")     # 6: CRC coverage starts here
+ENTRY_SIZE = ENTRY.size                               # 46
 _UNDERFLOW = "java.nio.BufferUnderflowException"  # Schema.read's text when a read runs off the end
 
 
@@ -113,18 +109,20 @@ def _schema_error(detail: str) -> CorruptSnapshotError:
     return CorruptSnapshotError(f"Snapshot failed schema validation: {detail}", kind="schema")
 
 
+def _check_underflow(fields: tuple[tuple[str, str], ...], pos: int, size: int, context: str) -> None:
+    """Schema.read's error for the first of ``fields`` (read from ``pos``) that runs past ``size``."""
+    for name, kind in fields:
+        pos += struct.calcsize(">" + kind)
+        if pos > size:
+            raise _schema_error(f"{context}Error reading field '{name}': {_UNDERFLOW}")
+
+
 def parse_producer_snapshot(data: Buffer) -> ProducerSnapshot:
     """Parse a whole snapshot file; raises CorruptSnapshotError with Kafka's message."""
     size = len(data)
-    values: list[int] = []
-    pos = 0
-    for name, fmt in _HEADER_FIELDS:
-        width = struct.calcsize(fmt)
-        if pos + width > size:
-            raise _schema_error(f"Error reading field '{name}': {_UNDERFLOW}")
-        values.append(struct.unpack_from(fmt, data, pos)[0])
-        pos += width
-    version, stored_crc, count = values
+    _check_underflow(_HEADER_FIELDS, 0, size, "")
+    version, stored_crc, count = SNAPSHOT_HEADER.unpack_from(data)
+    pos = SNAPSHOT_HEADER.size
     if count < 0:
         raise _schema_error(f"Error reading field 'producer_entries': Array size {count} cannot be negative")
     remaining = size - pos
@@ -135,12 +133,7 @@ def parse_producer_snapshot(data: Buffer) -> ProducerSnapshot:
     entries = []
     for _ in range(count):
         if pos + ENTRY_SIZE > size:
-            field_pos = pos
-            for name, width in _ENTRY_FIELDS:
-                if field_pos + width > size:
-                    raise _schema_error(f"Error reading field 'producer_entries': Error reading field "
-                                        f"'{name}': {_UNDERFLOW}")
-                field_pos += width
+            _check_underflow(_ENTRY_FIELDS, pos, size, "Error reading field 'producer_entries': ")
         (producer_id, epoch, last_seq, last_offset, delta, timestamp, coordinator_epoch,
          txn_first) = ENTRY.unpack_from(data, pos)
         entries.append(ProducerSnapshotEntry(producer_id, epoch, last_seq, last_offset, delta, timestamp,

@@ -151,9 +151,6 @@ class Reader:
             raise FormatError(UNDERFLOW_MESSAGE)
         return Uuid(self.array(16))
 
-    def bool(self) -> bool:
-        return self.fixed("int8") != 0
-
 
 def read_message(schema: MessageSchema, data: bytes | memoryview | Reader, version: int) -> MessageData:
     """Read ``schema`` at ``version`` from ``data`` (a buffer or a positioned ``Reader``)."""
@@ -194,7 +191,8 @@ def _read_value(r: Reader, f: Field, version: int, flexible: bool) -> Any:
     if f.is_array:
         n = _length(r, flexible, "int32")
         if n < 0:
-            return _null(f, version, f.json_name)
+            _check_nullable(f.nullable_in(version), f.json_name)
+            return None
         if n > r.remaining():
             raise FormatError(f"Tried to allocate a collection of size {n}, but there are only "
                               f"{r.remaining()} bytes remaining.")
@@ -209,18 +207,16 @@ def _read_value(r: Reader, f: Field, version: int, flexible: bool) -> Any:
     return _read_primitive(r, f.type)
 
 
-def _null(f: Field, version: int, name: str) -> None:
-    if f.nullable_in(version):
-        return None
-    raise FormatError(f"non-nullable field {name} was serialized as null")
+def _check_nullable(nullable: bool, name: str) -> None:
+    if not nullable:
+        raise FormatError(f"non-nullable field {name} was serialized as null")
 
 
 def _read_var(r: Reader, kind: str, flexible: bool, name: str, nullable: bool) -> str | bytes | None:
     n = _length(r, flexible, "int16" if kind == "string" else "int32")
     if n < 0:
-        if nullable:
-            return None
-        raise FormatError(f"non-nullable field {name} was serialized as null")
+        _check_nullable(nullable, name)
+        return None
     if kind == "string":
         if n > 0x7FFF:
             raise FormatError(f"string field {name} had invalid length {n}")
@@ -230,7 +226,7 @@ def _read_var(r: Reader, kind: str, flexible: bool, name: str, nullable: bool) -
 
 def _read_primitive(r: Reader, kind: str) -> Any:
     if kind == "bool":
-        return r.bool()
+        return r.fixed("int8") != 0
     if kind == "uuid":
         return r.uuid()
     return r.fixed(kind)

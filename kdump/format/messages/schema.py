@@ -41,17 +41,6 @@ class Versions:
     def __contains__(self, version: object) -> bool:
         return isinstance(version, int) and self.lo <= version <= self.hi
 
-    @property
-    def empty(self) -> bool:
-        return self.lo > self.hi
-
-    def __str__(self) -> str:
-        if self.empty:
-            return "none"
-        if self.hi == MAX_VERSION:
-            return f"{self.lo}+"
-        return str(self.lo) if self.lo == self.hi else f"{self.lo}-{self.hi}"
-
 
 NONE = Versions(1, 0)
 
@@ -68,7 +57,6 @@ class Field:
     tagged_versions: Versions = NONE
     default: Any = None  # None means "the type's natural default"; see ``default_value``
     fields: tuple[Field, ...] = ()
-    ignorable: bool = False
     struct_name: str = ""
 
     @property

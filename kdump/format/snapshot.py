@@ -48,15 +48,13 @@ _UNDERFLOW = "java.nio.BufferUnderflowException"  # Schema.read's text when a re
 class CorruptSnapshotError(FormatError):
     """Kafka's CorruptSnapshotException. ``reason`` is Kafka's message for Kafka <= 4.2.
 
-    ``kind`` is "schema", "version" or "crc". ``unknown_version`` is set for kind "version";
-    ``message(wrap_unknown_version)`` gives the text with the newest Kafka's wrapping
-(DumpLogSegments.dumpProducerIdSnapshot).
+    ``kind`` is "schema", "version" or "crc"; ``message(wrap_unknown_version)`` gives the text with the
+    newest Kafka's wrapping (DumpLogSegments.dumpProducerIdSnapshot).
     """
 
-    def __init__(self, reason: str, *, kind: str, unknown_version: int | None = None) -> None:
+    def __init__(self, reason: str, *, kind: str) -> None:
         super().__init__(reason)
         self.kind = kind
-        self.unknown_version = unknown_version
 
     def message(self, wrap_unknown_version: bool = False) -> str:
         if self.kind == "version" and wrap_unknown_version:
@@ -140,8 +138,7 @@ def parse_producer_snapshot(data: Buffer) -> ProducerSnapshot:
                                              coordinator_epoch, txn_first))
         pos += ENTRY_SIZE
     if version != PRODUCER_SNAPSHOT_VERSION:
-        raise CorruptSnapshotError(f"Snapshot contained an unknown file version {version}", kind="version",
-                                   unknown_version=version)
+        raise CorruptSnapshotError(f"Snapshot contained an unknown file version {version}", kind="version")
     computed = crc32c(bytes(data[PRODUCER_ENTRIES_OFFSET:]))
     if computed != stored_crc:
         raise CorruptSnapshotError(f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {stored_crc}. "

@@ -90,8 +90,7 @@ class CheckpointFile(Generic[T]):
     entries: tuple[T, ...]
 
 
-def parse_checkpoint(data: Text, name: str, parse_entry: Callable[[list[str]], T | None], *,
-                     expected_version: int = 0) -> CheckpointFile[T]:
+def parse_checkpoint(data: Text, name: str, parse_entry: Callable[[list[str]], T | None]) -> CheckpointFile[T]:
     """CheckpointFile.CheckpointReadBuffer.read with Kafka's messages; ``parse_entry`` gets the
     whitespace-split fields of one line and returns None when the line is malformed."""
     lines = read_lines(data)
@@ -104,8 +103,8 @@ def parse_checkpoint(data: Text, name: str, parse_entry: Callable[[list[str]], T
     version = _java_int(lines[0], _INT32)
     if version is None:
         raise malformed(0)
-    if version != expected_version:
-        raise CheckpointError(f"Unrecognised version:{version}, expected version: {expected_version} "
+    if version != 0:  # CURRENT_VERSION of OffsetCheckpointFile and LeaderEpochCheckpointFile
+        raise CheckpointError(f"Unrecognised version:{version}, expected version: 0 "
                               f"in checkpoint file at: {name}", line_number=1)
     if len(lines) < 2:
         return CheckpointFile(version, None, ())

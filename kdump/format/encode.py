@@ -73,17 +73,15 @@ def encode_batch_v2(records: Sequence[Record], *, base_offset: int, codec: Codec
     if last_offset_delta is not None:
         last_delta = last_offset_delta
     base_ts = first_ts if delete_horizon_ms is None else delete_horizon_ms
+    attributes = int(codec)
     if timestamp_type is TimestampType.LOG_APPEND_TIME:
         if log_append_time is None:
             raise ValueError("LogAppendTime batches need log_append_time")
         max_ts = log_append_time
+        attributes |= ATTR_TIMESTAMP_TYPE
     body = b"".join(encode_record_v2(r.offset - base_offset, r.timestamp - base_ts, r.key, r.value, r.headers)
                     for r in records)
-    if codec is not Codec.NONE:
-        body = compress(codec, body, magic=2, level=compression_level)
-    attributes = int(codec)
-    if timestamp_type is TimestampType.LOG_APPEND_TIME:
-        attributes |= ATTR_TIMESTAMP_TYPE
+    body = compress(codec, body, magic=2, level=compression_level)  # Codec.NONE: the bytes as they are
     if is_transactional:
         attributes |= ATTR_TRANSACTIONAL
     if is_control:

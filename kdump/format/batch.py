@@ -74,14 +74,8 @@ class TimestampType(IntEnum):
 
     @property
     def kafka_name(self) -> str:
-        return _TIMESTAMP_NAMES[self]
-
-
-_TIMESTAMP_NAMES = {
-    TimestampType.NO_TIMESTAMP_TYPE: "NoTimestampType",
-    TimestampType.CREATE_TIME: "CreateTime",
-    TimestampType.LOG_APPEND_TIME: "LogAppendTime",
-}
+        """TimestampType.name in Kafka, by id (-1, 0, 1)."""
+        return ("NoTimestampType", "CreateTime", "LogAppendTime")[self + 1]
 
 
 def increment_sequence(sequence: int, increment: int) -> int:

@@ -111,11 +111,8 @@ def small_v2_area(buf: Buffer, batch: Batch) -> Buffer | None:
     codec_id = batch.attributes & 0x07
     if not codec_id:
         return area
-    return _single_chunk(area, codec_id, batch) if codec_id < len(_CODECS) else None
-
-
-def _single_chunk(area: Buffer, codec_id: int, batch: Batch) -> Buffer | None:
-    """The decompressed records area if it is a single chunk, else None."""
+    if codec_id >= len(_CODECS):
+        return None
     chunks = decompress_chunks(_CODECS[codec_id], area, magic=2)
     try:
         first = next(chunks, b"")

@@ -1,6 +1,6 @@
 """Build message-protocol bytes from plain values, the mirror image of ``protocol.read_message``.
 
-Used by tests and by kdump's segment generator. Values are given as a mapping keyed by schema
+Used by the tests to build internal-topic records. Values are given as a mapping keyed by schema
 name (``"ProducerId"``) or JSON name (``"producerId"``); nested structs as mappings, arrays as
 lists, uuids as ``Uuid`` or their 22-character text. Missing fields take Kafka's defaults; tagged
 fields are written only when they differ from their default, as Kafka's generated writers do.
@@ -23,7 +23,6 @@ def uvarint(value: int) -> bytes:
 
 
 def write_message(schema: MessageSchema, values: Mapping[str, Any] | MessageData, version: int) -> bytes:
-    """Encode ``values`` as ``schema`` at ``version``."""
     out = bytearray()
     _write_struct(out, schema.fields, values, version, schema.flexible(version))
     return bytes(out)

@@ -8,12 +8,14 @@ small frozen tables and drives one generic reader, writer and JSON renderer from
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from enum import Enum
 from typing import Any
 
 MAX_VERSION = 0x7FFF
+_WORD_START = re.compile(r"(?<=[^A-Z])(?=[A-Z])")  # a capital after anything but a capital
 
 PRIMITIVES = frozenset(
     {"int8", "int16", "int32", "int64", "uint16", "uint32", "float64", "bool", "string", "bytes", "uuid"}
@@ -100,17 +102,7 @@ class MessageSchema:
     def type_name(self) -> str:
         """``TopicRecord`` → ``TOPIC_RECORD``: an underscore before each capital that follows a
         lower-case letter (Kafka's generator rule, so ``KRaft`` stays ``KRAFT``)."""
-        out: list[str] = []
-        prev_upper = True
-        for ch in self.name:
-            if ch.isupper():
-                if not prev_upper:
-                    out.append("_")
-                prev_upper = True
-            else:
-                prev_upper = False
-            out.append(ch.upper())
-        return "".join(out)
+        return _WORD_START.sub("_", self.name).upper()
 
 
 class _Null(Enum):

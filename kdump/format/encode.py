@@ -36,18 +36,17 @@ _INT64 = struct.Struct(">q")
 def encode_record_v2(offset_delta: int, timestamp_delta: int, key: bytes | None, value: bytes | None,
                      headers: Sequence[Header] = ()) -> bytes:
     """One DefaultRecord, including its leading length varint."""
-    parts = [b"\x00", encode_varlong(timestamp_delta), encode_varint(offset_delta), _varint_sized(key),
-             _varint_sized(value), encode_varint(len(headers))]
+    parts = [b"\x00", encode_varlong(timestamp_delta), encode_varint(offset_delta), *_varint_sized(key),
+             *_varint_sized(value), encode_varint(len(headers))]
     for hkey, hval in headers:
-        parts.append(encode_varint(len(hkey)) + hkey)
-        parts.append(_varint_sized(hval))
+        parts += (encode_varint(len(hkey)), hkey, *_varint_sized(hval))
     body = b"".join(parts)
     return encode_varint(len(body)) + body
 
 
-def _varint_sized(blob: bytes | None) -> bytes:
-    """A varint length (-1 for null), then the bytes."""
-    return encode_varint(-1) if blob is None else encode_varint(len(blob)) + blob
+def _varint_sized(blob: bytes | None) -> tuple[bytes, ...]:
+    """A varint length (-1 for null), then the bytes, apart: a large value is copied once, by the join."""
+    return (encode_varint(-1),) if blob is None else (encode_varint(len(blob)), blob)
 
 
 def encode_batch_v2(records: Sequence[Record], *, base_offset: int, codec: Codec = Codec.NONE,
@@ -109,7 +108,7 @@ def encode_legacy_message(offset: int, key: bytes | None, value: bytes | None, *
     if magic == 1:
         parts.append(_INT64.pack(timestamp))
     for blob in (key, value):
-        parts.append(_INT32.pack(-1) if blob is None else _INT32.pack(len(blob)) + blob)
+        parts += (_INT32.pack(-1),) if blob is None else (_INT32.pack(len(blob)), blob)
     covered = b"".join(parts)
     message = struct.pack(">I", crc32(covered)) + covered
     return FRAMING.pack(offset, len(message)) + message

@@ -11,7 +11,8 @@ from kdump.dump.run import DumpRun
 from kdump.errors import InputError, KdumpError
 from kdump.format.batch import INT32_MAX
 from kdump.format.control import parse_control_record
-from kdump.format.records import LazyValue, Record
+from kdump.format.record_stream import LazyValue
+from kdump.format.records import Record
 from kdump.log.batches import PROBE_WINDOW_BYTES, WINDOW_BYTES, LogBatches
 from kdump.log.files import (
     base_offset_of,

@@ -74,14 +74,8 @@ class TimestampType(IntEnum):
 
     @property
     def kafka_name(self) -> str:
-        return _TIMESTAMP_NAMES[self]
-
-
-_TIMESTAMP_NAMES = {
-    TimestampType.NO_TIMESTAMP_TYPE: "NoTimestampType",
-    TimestampType.CREATE_TIME: "CreateTime",
-    TimestampType.LOG_APPEND_TIME: "LogAppendTime",
-}
+        """TimestampType.name in Kafka, by id (-1, 0, 1)."""
+        return ("NoTimestampType", "CreateTime", "LogAppendTime")[self + 1]
 
 
 def increment_sequence(sequence: int, increment: int) -> int:
@@ -206,11 +200,14 @@ def read_batch(buf: Buffer, pos: int, *, check_crc: bool = True, base: int = 0) 
     timestamp = -1
     if magic == 1 and size >= MIN_RECORD_OVERHEAD + LEGACY_V1_TIMESTAMP.size:
         (timestamp,) = LEGACY_V1_TIMESTAMP.unpack_from(buf, pos + LOG_OVERHEAD + LEGACY_V0_HEADER.size)
-    valid = None
-    if check_crc:
-        valid = size >= MIN_RECORD_OVERHEAD and crc32(buf[pos + LEGACY_CRC_START:pos + total]) == stored_crc
+    valid = legacy_crc_valid(buf, pos, size, stored_crc) if check_crc else None
     return Batch(base + pos, offset, offset, total, magic, stored_crc, attributes & 0xFF, -1, timestamp, timestamp,
                  -1, -1, -1, None, valid)
+
+
+def legacy_crc_valid(buf: Buffer, pos: int, size: int, stored_crc: int) -> bool:
+    """LegacyRecord.isValid for the message whose framing starts at ``pos`` (``size``: its size field)."""
+    return size >= MIN_RECORD_OVERHEAD and crc32(buf[pos + LEGACY_CRC_START:pos + LOG_OVERHEAD + size]) == stored_crc
 
 
 def scan_batches(buf: Buffer, start: int = 0, end: int | None = None, *,

@@ -10,13 +10,6 @@
 Parsers take the file's text or bytes plus a ``name`` used in messages (Kafka puts the path there);
 they never open files. Errors are ``CheckpointError`` with Kafka's message as ``reason`` (for the
 files Kafka reads) and the 1-based ``line_number`` of the offending line when there is one.
-
-Stable API: ``CheckpointError``, ``CheckpointFile``, ``parse_checkpoint``, ``encode_checkpoint``,
-``OffsetCheckpointEntry``, ``parse_offset_checkpoint``, ``encode_offset_checkpoint``, ``EpochEntry``,
-``parse_leader_epoch_checkpoint``, ``encode_leader_epoch_checkpoint``, ``PartitionMetadata``,
-``parse_partition_metadata``, ``encode_partition_metadata``, ``parse_properties``,
-``encode_properties``, ``parse_quorum_state``, ``CleanShutdown``, ``parse_clean_shutdown``,
-``uuid_to_string``, ``uuid_from_string``.
 """
 
 from __future__ import annotations
@@ -40,6 +33,7 @@ LEADER_EPOCH_CHECKPOINT_NAME = "leader-epoch-checkpoint"
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")          # BufferedReader.readLine's terminators
 _WHITESPACE = re.compile(r"\s+")                  # Pattern.compile("\\s+")
+_COLON = re.compile(r":\s+")                      # PartitionMetadataReadBuffer's split pattern
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 
@@ -69,9 +63,9 @@ def read_lines(data: Text) -> list[str]:
     return lines
 
 
-def java_split(line: str) -> list[str]:
-    """Pattern("\\s+").split(line): a leading separator gives an empty first field, trailing ones are dropped."""
-    parts = _WHITESPACE.split(line)
+def java_split(line: str, pattern: re.Pattern[str] = _WHITESPACE) -> list[str]:
+    """Pattern.split(line): a leading separator gives an empty first field, trailing ones are dropped."""
+    parts = pattern.split(line)
     while len(parts) > 1 and parts[-1] == "":
         parts.pop()
     return parts
@@ -96,8 +90,7 @@ class CheckpointFile(Generic[T]):
     entries: tuple[T, ...]
 
 
-def parse_checkpoint(data: Text, name: str, parse_entry: Callable[[list[str]], T | None], *,
-                     expected_version: int = 0) -> CheckpointFile[T]:
+def parse_checkpoint(data: Text, name: str, parse_entry: Callable[[list[str]], T | None]) -> CheckpointFile[T]:
     """CheckpointFile.CheckpointReadBuffer.read with Kafka's messages; ``parse_entry`` gets the
     whitespace-split fields of one line and returns None when the line is malformed."""
     lines = read_lines(data)
@@ -110,8 +103,8 @@ def parse_checkpoint(data: Text, name: str, parse_entry: Callable[[list[str]], T
     version = _java_int(lines[0], _INT32)
     if version is None:
         raise malformed(0)
-    if version != expected_version:
-        raise CheckpointError(f"Unrecognised version:{version}, expected version: {expected_version} "
+    if version != 0:  # CURRENT_VERSION of OffsetCheckpointFile and LeaderEpochCheckpointFile
+        raise CheckpointError(f"Unrecognised version:{version}, expected version: 0 "
                               f"in checkpoint file at: {name}", line_number=1)
     if len(lines) < 2:
         return CheckpointFile(version, None, ())
@@ -225,9 +218,7 @@ def parse_partition_metadata(data: Text, name: str) -> PartitionMetadata:
     def value_of(index: int) -> str:
         if index >= len(lines):
             raise malformed(index)
-        parts = re.split(r":\s+", lines[index])
-        while len(parts) > 1 and parts[-1] == "":
-            parts.pop()
+        parts = java_split(lines[index], _COLON)
         if len(parts) != 2:
             raise malformed(index)
         return parts[1]

@@ -45,11 +45,6 @@ class Codec(enum.IntEnum):
         """``CompressionType.name``, what ``compresscodec:`` shows since Kafka 3.0."""
         return self.name.lower()
 
-    @property
-    def enum_name(self) -> str:
-        """The Java enum constant, what ``compresscodec:`` showed up to Kafka 2.8."""
-        return self.name
-
 
 def codec_from_id(codec_id: int) -> Codec:
     """``CompressionType.forId``: ids 5-7 fit in the 3 attribute bits but name no codec."""
@@ -70,8 +65,6 @@ def decompress(codec: Codec, data: Buffer, *, magic: int = 2) -> bytes:
     Raises CodecError, and nothing else, for any input bytes. Holds the whole output: readers of
     batches that may be large use ``decompress_chunks``.
     """
-    if codec is Codec.NONE:
-        return bytes(data)
     return b"".join(decompress_chunks(codec, data, magic=magic))
 
 

@@ -50,30 +50,28 @@ class ControlRecordInfo:
         return self.type_id in (ControlType.ABORT, ControlType.COMMIT)
 
 
+def _versioned(layout: struct.Struct, data: bytes | None, what: str, version_what: str) -> int:
+    """The field after the int16 version, with ControlRecordType's / EndTransactionMarker's checks."""
+    if data is None or len(data) < layout.size:
+        size = -1 if data is None else len(data)
+        raise InvalidRecordError(f"Invalid value size found for {what}. Must have at least "
+                                 f"{layout.size} bytes, but found only {size}")
+    version, field = layout.unpack_from(data)
+    if version < 0:
+        raise InvalidRecordError(f"Invalid version found for {version_what}: {version}. May indicate data corruption")
+    return int(field)
+
+
 def parse_control_key(key: bytes | None) -> int:
     """The control type id of a control record key (ControlRecordType.parse)."""
-    if key is None or len(key) < CONTROL_KEY.size:
-        size = -1 if key is None else len(key)
-        raise InvalidRecordError(f"Invalid value size found for end control record key. Must have at least "
-                                 f"{CONTROL_KEY.size} bytes, but found only {size}")
-    version, type_id = CONTROL_KEY.unpack_from(key)
-    if version < 0:
-        raise InvalidRecordError(f"Invalid version found for control record: {version}. May indicate data corruption")
-    return type_id
+    return _versioned(CONTROL_KEY, key, "end control record key", "control record")
 
 
 def parse_control_record(key: bytes | None, value: bytes | None) -> ControlRecordInfo:
     type_id = parse_control_key(key)
     epoch = None
     if type_id in (ControlType.ABORT, ControlType.COMMIT):
-        if value is None or len(value) < END_TXN_MARKER.size:
-            size = -1 if value is None else len(value)
-            raise InvalidRecordError(f"Invalid value size found for end transaction marker. Must have at least "
-                                     f"{END_TXN_MARKER.size} bytes, but found only {size}")
-        version, epoch = END_TXN_MARKER.unpack_from(value)
-        if version < 0:
-            raise InvalidRecordError(f"Invalid version found for end transaction marker: {version}. "
-                                     f"May indicate data corruption")
+        epoch = _versioned(END_TXN_MARKER, value, "end transaction marker", "end transaction marker")
     return ControlRecordInfo(type_id, epoch)
 
 

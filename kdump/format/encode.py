@@ -17,7 +17,6 @@ from kdump.format.batch import (
     ATTR_TIMESTAMP_TYPE,
     ATTR_TRANSACTIONAL,
     FRAMING,
-    LEGACY_V0_HEADER,
     LOG_OVERHEAD,
     V2_ATTRIBUTES_OFFSET,
     V2_CRC_OFFSET,
@@ -37,24 +36,17 @@ _INT64 = struct.Struct(">q")
 def encode_record_v2(offset_delta: int, timestamp_delta: int, key: bytes | None, value: bytes | None,
                      headers: Sequence[Header] = ()) -> bytes:
     """One DefaultRecord, including its leading length varint."""
-    parts = [b"\x00", encode_varlong(timestamp_delta), encode_varint(offset_delta)]
-    for blob in (key, value):
-        if blob is None:
-            parts.append(encode_varint(-1))
-        else:
-            parts.append(encode_varint(len(blob)))
-            parts.append(blob)
-    parts.append(encode_varint(len(headers)))
+    parts = [b"\x00", encode_varlong(timestamp_delta), encode_varint(offset_delta), *_varint_sized(key),
+             *_varint_sized(value), encode_varint(len(headers))]
     for hkey, hval in headers:
-        parts.append(encode_varint(len(hkey)))
-        parts.append(hkey)
-        if hval is None:
-            parts.append(encode_varint(-1))
-        else:
-            parts.append(encode_varint(len(hval)))
-            parts.append(hval)
+        parts += (encode_varint(len(hkey)), hkey, *_varint_sized(hval))
     body = b"".join(parts)
     return encode_varint(len(body)) + body
+
+
+def _varint_sized(blob: bytes | None) -> tuple[bytes, ...]:
+    """A varint length (-1 for null), then the bytes, apart: a large value is copied once, by the join."""
+    return (encode_varint(-1),) if blob is None else (encode_varint(len(blob)), blob)
 
 
 def encode_batch_v2(records: Sequence[Record], *, base_offset: int, codec: Codec = Codec.NONE,
@@ -80,17 +72,15 @@ def encode_batch_v2(records: Sequence[Record], *, base_offset: int, codec: Codec
     if last_offset_delta is not None:
         last_delta = last_offset_delta
     base_ts = first_ts if delete_horizon_ms is None else delete_horizon_ms
+    attributes = int(codec)
     if timestamp_type is TimestampType.LOG_APPEND_TIME:
         if log_append_time is None:
             raise ValueError("LogAppendTime batches need log_append_time")
         max_ts = log_append_time
+        attributes |= ATTR_TIMESTAMP_TYPE
     body = b"".join(encode_record_v2(r.offset - base_offset, r.timestamp - base_ts, r.key, r.value, r.headers)
                     for r in records)
-    if codec is not Codec.NONE:
-        body = compress(codec, body, magic=2, level=compression_level)
-    attributes = int(codec)
-    if timestamp_type is TimestampType.LOG_APPEND_TIME:
-        attributes |= ATTR_TIMESTAMP_TYPE
+    body = compress(codec, body, magic=2, level=compression_level)  # Codec.NONE: the bytes as they are
     if is_transactional:
         attributes |= ATTR_TRANSACTIONAL
     if is_control:
@@ -118,11 +108,7 @@ def encode_legacy_message(offset: int, key: bytes | None, value: bytes | None, *
     if magic == 1:
         parts.append(_INT64.pack(timestamp))
     for blob in (key, value):
-        if blob is None:
-            parts.append(_INT32.pack(-1))
-        else:
-            parts.append(_INT32.pack(len(blob)))
-            parts.append(blob)
+        parts += (_INT32.pack(-1),) if blob is None else (_INT32.pack(len(blob)), blob)
     covered = b"".join(parts)
     message = struct.pack(">I", crc32(covered)) + covered
     return FRAMING.pack(offset, len(message)) + message
@@ -157,11 +143,3 @@ def encode_legacy_wrapper(records: Sequence[Record], *, magic: int, codec: Codec
     return encode_legacy_message(records[-1].offset, None, blob, magic=magic, timestamp=wrapper_ts,
                                  timestamp_type=timestamp_type, codec=codec)
 
-
-__all__ = [
-    "LEGACY_V0_HEADER",
-    "encode_batch_v2",
-    "encode_legacy_message",
-    "encode_legacy_wrapper",
-    "encode_record_v2",
-]

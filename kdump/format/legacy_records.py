@@ -12,15 +12,14 @@ from collections.abc import Iterator
 from kdump.errors import InvalidRecordError
 from kdump.format.batch import (
     FRAMING,
-    LEGACY_CRC_START,
     LEGACY_V0_HEADER,
     LOG_OVERHEAD,
     MIN_RECORD_OVERHEAD,
     Batch,
     TimestampType,
+    legacy_crc_valid,
 )
 from kdump.format.codecs import Codec, decompress_chunks
-from kdump.format.crc import crc32
 from kdump.format.record_stream import GROUP_SIZE, ChunkReader
 
 Buffer = bytes | bytearray | memoryview
@@ -57,18 +56,13 @@ def _legacy_bytes(buf: Buffer, p: int, end: int) -> tuple[bytes | None, int]:
     return bytes(buf[p:p + n]), p + n
 
 
-def legacy_valid(buf: Buffer, pos: int, size: int) -> bool:
-    return size >= MIN_RECORD_OVERHEAD and crc32(buf[pos + LEGACY_CRC_START:pos + LOG_OVERHEAD + size]) == \
-        LEGACY_V0_HEADER.unpack_from(buf, pos + LOG_OVERHEAD)[0]
-
-
 def legacy_records(buf: Buffer, batch: Batch, record_type: type) -> Iterator[list]:
     """The records of one legacy entry, in groups (AbstractLegacyRecordBatch.DeepRecordsIterator)."""
     size = batch.size - LOG_OVERHEAD
     crc, magic, _attributes, timestamp, key, value = legacy_message(buf, batch.position, size)
     codec = batch.codec
     if codec is Codec.NONE:
-        valid = batch.is_valid if batch.is_valid is not None else legacy_valid(buf, batch.position, size)
+        valid = batch.is_valid if batch.is_valid is not None else legacy_crc_valid(buf, batch.position, size, crc)
         yield [record_type(batch.last_offset, timestamp, key, value, (), -1, crc, valid)]
         return
     if value is None:
@@ -119,7 +113,7 @@ def _inner_entries(compressed: bytes, codec: Codec, magic: int) -> Iterator[list
         crc, _, attributes, ts, key, value = legacy_message(data, pos, size)
         if attributes & 0x07:
             raise InvalidRecordError("Compressed message set contains a compressed inner message")
-        group.append((offset, crc, ts, key, value, legacy_valid(data, pos, size)))
+        group.append((offset, crc, ts, key, value, legacy_crc_valid(data, pos, size, crc)))
         reader.pos += LOG_OVERHEAD + size
         if len(group) >= GROUP_SIZE:
             yield group

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 
 from kdump.errors import InvalidRecordError
 from kdump.format.batch import Batch, increment_sequence
+from kdump.format.varint import decode_uvarint
 
 Buffer = bytes | bytearray | memoryview
 
@@ -147,8 +148,6 @@ class ChunkReader:
 
     def uvarint(self, max_bytes: int) -> int:
         """An unsigned varint, wrapped like Kafka's ByteUtils (see ``varint.decode_uvarint``)."""
-        from kdump.format.varint import decode_uvarint
-
         if not self.need(max_bytes):
             self.need(1)  # near the end of the stream: decode from what there is
         value, self.pos = decode_uvarint(self.data, self.pos, max_bytes)
@@ -166,8 +165,6 @@ class ChunkReader:
 def next_record_length(reader: ChunkReader) -> tuple[int, int] | None:
     """(length field, bytes of the length field) of the record at the reader's position, without
     moving it; None at the end of the stream."""
-    from kdump.format.varint import decode_uvarint
-
     if not reader.need(5):
         if reader.at_end():
             return None

@@ -18,15 +18,15 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from kdump.accelerators import load
-from kdump.errors import CodecError, FormatError, InvalidRecordError
-from kdump.format.batch import V2_HEADER_SIZE, Batch, increment_sequence, read_batch
+from kdump.errors import FormatError, InvalidRecordError
+from kdump.format.batch import V2_HEADER_SIZE, Batch, increment_sequence
 from kdump.format.codecs import Codec, decompress_chunks
 from kdump.format.legacy_records import legacy_records
 from kdump.format.record_stream import (
     GROUP_SIZE,
     INVALID_STRUCTURE,
     PREMATURE_EOF,
-    LazyValue,
+    RECORDS_REMAINING,
     stream_v2_records,
     wrap64,
 )
@@ -111,11 +111,8 @@ def small_v2_area(buf: Buffer, batch: Batch) -> Buffer | None:
     codec_id = batch.attributes & 0x07
     if not codec_id:
         return area
-    return _single_chunk(area, codec_id, batch) if codec_id < len(_CODECS) else None
-
-
-def _single_chunk(area: Buffer, codec_id: int, batch: Batch) -> Buffer | None:
-    """The decompressed records area if it is a single chunk, else None."""
+    if codec_id >= len(_CODECS):
+        return None
     chunks = decompress_chunks(_CODECS[codec_id], area, magic=2)
     try:
         first = next(chunks, b"")
@@ -180,7 +177,7 @@ def _v2_records(buf: Buffer, batch: Batch, values: bool) -> Iterator[list[Record
             left -= n
             yield records
         if pos != len(data):
-            raise InvalidRecordError(RECORDS_REMAINING_UNCOMPRESSED)
+            raise InvalidRecordError(RECORDS_REMAINING)
         return
 
     def decode_group(window: bytes, start: int, n: int) -> tuple[list[Record], int, Exception | None]:
@@ -207,9 +204,6 @@ def _v2_records(buf: Buffer, batch: Batch, values: bool) -> Iterator[list[Record
     yield from stream_v2_records(decompress_chunks(codec, area, magic=2), count, batch, decode_group,
                                  values=values, reopen=reopen, new_record=lambda fields: _new_record(Record, fields),
                                  group_size=GROUP_SIZE)
-
-
-RECORDS_REMAINING_UNCOMPRESSED = "Incorrect declared batch size, records still remaining in file"
 
 
 def stream_uncompressed_v2_records(chunks: Iterator[Buffer], batch: Batch, *, values: bool,
@@ -410,19 +404,3 @@ def _headers(data: bytes, pos: int, count: int, limit: int) -> tuple[tuple[Heade
             hval = None
         headers.append((hkey, hval))
     return tuple(headers), pos
-
-
-__all__ = [
-    "RECORD_DECODER",
-    "CodecError",
-    "Header",
-    "LazyValue",
-    "Record",
-    "count_records",
-    "decode_records",
-    "decode_v2_record_area",
-    "iter_records",
-    "read_batch",
-    "small_v2_area",
-    "stream_uncompressed_v2_records",
-]

@@ -6,9 +6,6 @@ storage/src/main/resources/message/ProducerSnapshot.json in the newest Kafka): v
 crc uint32 (CRC-32C of every byte from offset 6 to the end of the file), then an int32-counted
 array of 46-byte producer entries. Kafka reads the whole structure first, then checks the
 version, then the CRC; trailing bytes after the array are not read but are covered by the CRC.
-
-Stable API: ``ProducerSnapshotEntry``, ``ProducerSnapshot``, ``CorruptSnapshotError``,
-``parse_producer_snapshot``, ``encode_producer_snapshot``, ``first_sequence``.
 """
 
 from __future__ import annotations
@@ -23,47 +20,41 @@ from kdump.format.crc import crc32c
 
 Buffer = bytes | bytearray | memoryview
 
-SNAPSHOT_HEADER = struct.Struct(
-    ">h"  # version (1)
-    "I"   # crc: CRC-32C of bytes [6, end)
-    "i"   # producer_entries: array length
-)
-ENTRY = struct.Struct(
-    ">q"  # producer_id
-    "h"   # epoch
-    "i"   # last_sequence
-    "q"   # last_offset
-    "i"   # offset_delta
-    "q"   # timestamp
-    "i"   # coordinator_epoch
-    "q"   # current_txn_first_offset (-1: no ongoing transaction)
-)
-PRODUCER_SNAPSHOT_VERSION = 1
-CRC_OFFSET = struct.calcsize(">h")                    # 2
-PRODUCER_ENTRIES_OFFSET = CRC_OFFSET + 4              # 6: CRC coverage starts here
-ENTRY_SIZE = ENTRY.size                               # 46
-
 # Field names as Kafka's (pre-generated-message) schema spells them; they appear in its
-# "Error reading field '<name>'" messages.
-_HEADER_FIELDS = (("version", ">h"), ("crc", ">I"), ("producer_entries", ">i"))
-_ENTRY_FIELDS = (("producer_id", 8), ("epoch", 2), ("last_sequence", 4), ("last_offset", 8),
-                 ("offset_delta", 4), ("timestamp", 8), ("coordinator_epoch", 4),
-                 ("current_txn_first_offset", 8))
+# "Error reading field '<name>'" messages. The structs are built from these tables.
+_HEADER_FIELDS = (
+    ("version", "h"),                   # 1
+    ("crc", "I"),                       # CRC-32C of bytes [6, end)
+    ("producer_entries", "i"),          # array length
+)
+_ENTRY_FIELDS = (
+    ("producer_id", "q"),
+    ("epoch", "h"),
+    ("last_sequence", "i"),
+    ("last_offset", "q"),
+    ("offset_delta", "i"),
+    ("timestamp", "q"),
+    ("coordinator_epoch", "i"),
+    ("current_txn_first_offset", "q"),  # -1: no ongoing transaction
+)
+SNAPSHOT_HEADER = struct.Struct(">" + "".join(kind for _, kind in _HEADER_FIELDS))
+ENTRY = struct.Struct(">" + "".join(kind for _, kind in _ENTRY_FIELDS))
+PRODUCER_SNAPSHOT_VERSION = 1
+PRODUCER_ENTRIES_OFFSET = struct.calcsize(">hI")     # 6: CRC coverage starts here
+ENTRY_SIZE = ENTRY.size                               # 46
 _UNDERFLOW = "java.nio.BufferUnderflowException"  # Schema.read's text when a read runs off the end
 
 
 class CorruptSnapshotError(FormatError):
     """Kafka's CorruptSnapshotException. ``reason`` is Kafka's message for Kafka <= 4.2.
 
-    ``kind`` is "schema", "version" or "crc". ``unknown_version`` is set for kind "version";
-    ``message(wrap_unknown_version)`` gives the text with the newest Kafka's wrapping
-(DumpLogSegments.dumpProducerIdSnapshot).
+    ``kind`` is "schema", "version" or "crc"; ``message(wrap_unknown_version)`` gives the text with the
+    newest Kafka's wrapping (DumpLogSegments.dumpProducerIdSnapshot).
     """
 
-    def __init__(self, reason: str, *, kind: str, unknown_version: int | None = None) -> None:
+    def __init__(self, reason: str, *, kind: str) -> None:
         super().__init__(reason)
         self.kind = kind
-        self.unknown_version = unknown_version
 
     def message(self, wrap_unknown_version: bool = False) -> str:
         if self.kind == "version" and wrap_unknown_version:
@@ -116,18 +107,20 @@ def _schema_error(detail: str) -> CorruptSnapshotError:
     return CorruptSnapshotError(f"Snapshot failed schema validation: {detail}", kind="schema")
 
 
+def _check_underflow(fields: tuple[tuple[str, str], ...], pos: int, size: int, context: str) -> None:
+    """Schema.read's error for the first of ``fields`` (read from ``pos``) that runs past ``size``."""
+    for name, kind in fields:
+        pos += struct.calcsize(">" + kind)
+        if pos > size:
+            raise _schema_error(f"{context}Error reading field '{name}': {_UNDERFLOW}")
+
+
 def parse_producer_snapshot(data: Buffer) -> ProducerSnapshot:
     """Parse a whole snapshot file; raises CorruptSnapshotError with Kafka's message."""
     size = len(data)
-    values: list[int] = []
-    pos = 0
-    for name, fmt in _HEADER_FIELDS:
-        width = struct.calcsize(fmt)
-        if pos + width > size:
-            raise _schema_error(f"Error reading field '{name}': {_UNDERFLOW}")
-        values.append(struct.unpack_from(fmt, data, pos)[0])
-        pos += width
-    version, stored_crc, count = values
+    _check_underflow(_HEADER_FIELDS, 0, size, "")
+    version, stored_crc, count = SNAPSHOT_HEADER.unpack_from(data)
+    pos = SNAPSHOT_HEADER.size
     if count < 0:
         raise _schema_error(f"Error reading field 'producer_entries': Array size {count} cannot be negative")
     remaining = size - pos
@@ -138,20 +131,14 @@ def parse_producer_snapshot(data: Buffer) -> ProducerSnapshot:
     entries = []
     for _ in range(count):
         if pos + ENTRY_SIZE > size:
-            field_pos = pos
-            for name, width in _ENTRY_FIELDS:
-                if field_pos + width > size:
-                    raise _schema_error(f"Error reading field 'producer_entries': Error reading field "
-                                        f"'{name}': {_UNDERFLOW}")
-                field_pos += width
+            _check_underflow(_ENTRY_FIELDS, pos, size, "Error reading field 'producer_entries': ")
         (producer_id, epoch, last_seq, last_offset, delta, timestamp, coordinator_epoch,
          txn_first) = ENTRY.unpack_from(data, pos)
         entries.append(ProducerSnapshotEntry(producer_id, epoch, last_seq, last_offset, delta, timestamp,
                                              coordinator_epoch, txn_first))
         pos += ENTRY_SIZE
     if version != PRODUCER_SNAPSHOT_VERSION:
-        raise CorruptSnapshotError(f"Snapshot contained an unknown file version {version}", kind="version",
-                                   unknown_version=version)
+        raise CorruptSnapshotError(f"Snapshot contained an unknown file version {version}", kind="version")
     computed = crc32c(bytes(data[PRODUCER_ENTRIES_OFFSET:]))
     if computed != stored_crc:
         raise CorruptSnapshotError(f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {stored_crc}. "

@@ -4,15 +4,12 @@ Mirrors org.apache.kafka.storage.internals.log.AbortedTxn / TransactionIndex. Th
 preallocated; a trailing partial entry is ignored. Kafka reads only the first byte of the 2-byte
 version field and fails on a value above 0 when it reaches that entry, after the earlier
 entries were already used, so ``iter_aborted_txns`` is lazy and raises at the bad entry.
-
-Stable API: ``AbortedTxn``, ``TxnIndexVersionError``, ``iter_aborted_txns``,
-``parse_aborted_txns``, ``encode_aborted_txn``, ``encode_txn_index``.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kdump.errors import FormatError
@@ -68,8 +65,3 @@ def encode_aborted_txn(producer_id: int, first_offset: int, last_offset: int, la
     its high byte is what readers see, so ``version=1`` reads back as 0 and ``version=256`` as 1."""
     return ABORTED_TXN.pack(version, producer_id, first_offset, last_offset, last_stable_offset)
 
-
-def encode_txn_index(entries: Iterable[AbortedTxn]) -> bytes:
-    """Entries parsed back give the same ``AbortedTxn`` values (the version goes in the first byte)."""
-    return b"".join(encode_aborted_txn(e.producer_id, e.first_offset, e.last_offset, e.last_stable_offset,
-                                       version=e.version * 256) for e in entries)

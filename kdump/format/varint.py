@@ -13,7 +13,6 @@ from kdump.errors import InvalidRecordError
 Buffer = bytes | bytearray | memoryview
 
 _MAX_VARINT_BYTES = 5
-_MAX_VARLONG_BYTES = 10
 
 
 def decode_uvarint(buf: Buffer, pos: int, max_bytes: int = _MAX_VARINT_BYTES) -> tuple[int, int]:

@@ -15,7 +15,8 @@ from typing import Any
 
 from kdump.format.batch import Batch
 from kdump.format.control import parse_control_record
-from kdump.format.records import LazyValue, Record
+from kdump.format.record_stream import LazyValue
+from kdump.format.records import Record
 from kdump.render.log_text import RecordTextOptions, decoded_texts
 
 JSON_SCHEMA_VERSION = 2

@@ -15,7 +15,8 @@ from kdump.accelerators import load
 from kdump.errors import CodecError, KdumpError
 from kdump.format.batch import Batch, increment_sequence
 from kdump.format.control import parse_control_record
-from kdump.format.records import LazyValue, Record
+from kdump.format.record_stream import LazyValue
+from kdump.format.records import Record
 from kdump.render.decoders import BytesDecoder, decode_pieces, string_decoder
 from kdump.render.dialect import Dialect
 
@@ -58,7 +59,7 @@ class RecordTextOptions:
 
 def codec_text(batch: Batch, dialect: Dialect) -> str:
     codec = batch.codec
-    return codec.enum_name if dialect.upper_codec_names else codec.kafka_name
+    return codec.name if dialect.upper_codec_names else codec.kafka_name
 
 
 def batch_line_renderer(dialect: Dialect, times: Callable[[int], str] | None = None) -> Callable[[Batch], str]:

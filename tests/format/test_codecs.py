@@ -64,7 +64,7 @@ payloads = st.one_of(
 # --- the enum and ids ----------------------------------------------------------------------------
 
 def test_codec_names() -> None:
-    assert [(c.value, c.kafka_name, c.enum_name) for c in Codec] == [
+    assert [(c.value, c.kafka_name, c.name) for c in Codec] == [
         (0, "none", "NONE"), (1, "gzip", "GZIP"), (2, "snappy", "SNAPPY"), (3, "lz4", "LZ4"),
         (4, "zstd", "ZSTD")]
 

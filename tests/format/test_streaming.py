@@ -22,7 +22,8 @@ from kdump.format.batch import V2_ATTRIBUTES_OFFSET, V2_HEADER, V2_HEADER_SIZE, 
 from kdump.format.codecs import CHUNK_SIZE, Codec, compress, decompress, decompress_chunks
 from kdump.format.crc import crc32c
 from kdump.format.encode import encode_batch_v2, encode_record_v2
-from kdump.format.records import LazyValue, Record, count_records, decode_records, decode_v2_record_area, iter_records
+from kdump.format.record_stream import LazyValue
+from kdump.format.records import Record, count_records, decode_records, decode_v2_record_area, iter_records
 
 try:
     from kdump.format._v2records import decode as c_decode

@@ -10,7 +10,6 @@ from kdump.format.txnindex import (
     AbortedTxn,
     TxnIndexVersionError,
     encode_aborted_txn,
-    encode_txn_index,
     iter_aborted_txns,
     parse_aborted_txns,
 )
@@ -41,7 +40,3 @@ def test_version_above_zero_fails_at_that_entry() -> None:
     assert info.value.reason == ("Unexpected aborted transaction version 3 in transaction index "
                                  "/logs/t-0/00000000000000000000.txnindex, current version is 0")
 
-
-def test_encode_txn_index_round_trip() -> None:
-    entries = [AbortedTxn(0, 1, 2, 3, 4), AbortedTxn(0, 5, 6, 7, 8)]
-    assert parse_aborted_txns(encode_txn_index(entries), "x") == entries

@@ -3,8 +3,3 @@
 ``schema`` holds the table types, ``definitions`` reads Kafka's message JSON (``json/``) into them,
 ``tables`` the per-release registries, ``protocol`` the reader, ``encode`` the writer and envelope builders.
 """
-
-from kdump.format.messages.protocol import MessageData, Reader, Uuid, read_message
-from kdump.format.messages.schema import Field, MessageSchema, Versions
-
-__all__ = ["Field", "MessageData", "MessageSchema", "Reader", "Uuid", "Versions", "read_message"]

@@ -94,7 +94,6 @@ def _field(spec: dict[str, Any], common: dict[str, dict[str, Any]]) -> Field:
         tagged_versions=Versions.parse(spec.get("taggedVersions")),
         default=_default(spec.get("default"), kind),
         fields=children,
-        ignorable=bool(spec.get("ignorable", False)),
         struct_name=struct_name,
     )
 

@@ -1,6 +1,6 @@
 """Build message-protocol bytes from plain values, the mirror image of ``protocol.read_message``.
 
-Used by tests and by kdump's segment generator. Values are given as a mapping keyed by schema
+Used by the tests to build internal-topic records. Values are given as a mapping keyed by schema
 name (``"ProducerId"``) or JSON name (``"producerId"``); nested structs as mappings, arrays as
 lists, uuids as ``Uuid`` or their 22-character text. Missing fields take Kafka's defaults; tagged
 fields are written only when they differ from their default, as Kafka's generated writers do.
@@ -14,21 +14,15 @@ from typing import Any
 
 from kdump.format.messages.protocol import _INT, MessageData, Uuid, default_value, is_default
 from kdump.format.messages.schema import Field, MessageSchema
+from kdump.format.varint import encode_uvarint
 
 
 def uvarint(value: int) -> bytes:
     """Unsigned varint of a Java int (negative values are taken as their 32-bit pattern)."""
-    value &= 0xFFFFFFFF
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
+    return encode_uvarint(value & 0xFFFFFFFF)
 
 
 def write_message(schema: MessageSchema, values: Mapping[str, Any] | MessageData, version: int) -> bytes:
-    """Encode ``values`` as ``schema`` at ``version``."""
     out = bytearray()
     _write_struct(out, schema.fields, values, version, schema.flexible(version))
     return bytes(out)

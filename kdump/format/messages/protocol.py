@@ -9,13 +9,13 @@ Errors carry Kafka's own wording because the dump tool prints them.
 
 from __future__ import annotations
 
-import base64
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from kdump.errors import FormatError
+from kdump.format.checkpoint import uuid_from_string, uuid_to_string
 from kdump.format.messages.schema import NULL, Field, MessageSchema
 
 # Java's BufferUnderflowException has no message, so Kafka's wrappers print "null".
@@ -35,12 +35,12 @@ class Uuid:
     ZERO: ClassVar[Uuid]  # set below the class
 
     def __str__(self) -> str:
-        return base64.urlsafe_b64encode(self.raw).decode("ascii").rstrip("=")
+        return uuid_to_string(self.raw)
 
     @classmethod
     def from_string(cls, text: str) -> Uuid:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        if len(raw) != 16:
+        raw = uuid_from_string(text)
+        if raw is None:
             raise ValueError(f"Invalid Uuid string {text!r}")
         return cls(raw)
 
@@ -151,9 +151,6 @@ class Reader:
             raise FormatError(UNDERFLOW_MESSAGE)
         return Uuid(self.array(16))
 
-    def bool(self) -> bool:
-        return self.fixed("int8") != 0
-
 
 def read_message(schema: MessageSchema, data: bytes | memoryview | Reader, version: int) -> MessageData:
     """Read ``schema`` at ``version`` from ``data`` (a buffer or a positioned ``Reader``)."""
@@ -194,7 +191,8 @@ def _read_value(r: Reader, f: Field, version: int, flexible: bool) -> Any:
     if f.is_array:
         n = _length(r, flexible, "int32")
         if n < 0:
-            return _null(f, version, f.json_name)
+            _check_nullable(f.nullable_in(version), f.json_name)
+            return None
         if n > r.remaining():
             raise FormatError(f"Tried to allocate a collection of size {n}, but there are only "
                               f"{r.remaining()} bytes remaining.")
@@ -209,18 +207,16 @@ def _read_value(r: Reader, f: Field, version: int, flexible: bool) -> Any:
     return _read_primitive(r, f.type)
 
 
-def _null(f: Field, version: int, name: str) -> None:
-    if f.nullable_in(version):
-        return None
-    raise FormatError(f"non-nullable field {name} was serialized as null")
+def _check_nullable(nullable: bool, name: str) -> None:
+    if not nullable:
+        raise FormatError(f"non-nullable field {name} was serialized as null")
 
 
 def _read_var(r: Reader, kind: str, flexible: bool, name: str, nullable: bool) -> str | bytes | None:
     n = _length(r, flexible, "int16" if kind == "string" else "int32")
     if n < 0:
-        if nullable:
-            return None
-        raise FormatError(f"non-nullable field {name} was serialized as null")
+        _check_nullable(nullable, name)
+        return None
     if kind == "string":
         if n > 0x7FFF:
             raise FormatError(f"string field {name} had invalid length {n}")
@@ -230,7 +226,7 @@ def _read_var(r: Reader, kind: str, flexible: bool, name: str, nullable: bool) -
 
 def _read_primitive(r: Reader, kind: str) -> Any:
     if kind == "bool":
-        return r.bool()
+        return r.fixed("int8") != 0
     if kind == "uuid":
         return r.uuid()
     return r.fixed(kind)

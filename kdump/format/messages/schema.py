@@ -8,11 +8,14 @@ small frozen tables and drives one generic reader, writer and JSON renderer from
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from dataclasses import field as dc_field
+from enum import Enum
 from typing import Any
 
 MAX_VERSION = 0x7FFF
+_WORD_START = re.compile(r"(?<=[^A-Z])(?=[A-Z])")  # a capital after anything but a capital
 
 PRIMITIVES = frozenset(
     {"int8", "int16", "int32", "int64", "uint16", "uint32", "float64", "bool", "string", "bytes", "uuid"}
@@ -40,17 +43,6 @@ class Versions:
     def __contains__(self, version: object) -> bool:
         return isinstance(version, int) and self.lo <= version <= self.hi
 
-    @property
-    def empty(self) -> bool:
-        return self.lo > self.hi
-
-    def __str__(self) -> str:
-        if self.empty:
-            return "none"
-        if self.hi == MAX_VERSION:
-            return f"{self.lo}+"
-        return str(self.lo) if self.lo == self.hi else f"{self.lo}-{self.hi}"
-
 
 NONE = Versions(1, 0)
 
@@ -67,7 +59,6 @@ class Field:
     tagged_versions: Versions = NONE
     default: Any = None  # None means "the type's natural default"; see ``default_value``
     fields: tuple[Field, ...] = ()
-    ignorable: bool = False
     struct_name: str = ""
 
     @property
@@ -111,64 +102,17 @@ class MessageSchema:
     def type_name(self) -> str:
         """``TopicRecord`` → ``TOPIC_RECORD``: an underscore before each capital that follows a
         lower-case letter (Kafka's generator rule, so ``KRaft`` stays ``KRAFT``)."""
-        out: list[str] = []
-        prev_upper = True
-        for ch in self.name:
-            if ch.isupper():
-                if not prev_upper:
-                    out.append("_")
-                prev_upper = True
-            else:
-                prev_upper = False
-            out.append(ch.upper())
-        return "".join(out)
+        return _WORD_START.sub("_", self.name).upper()
 
 
-def F(
-    name: str,
-    type: str,
-    versions: str,
-    *,
-    nullable: str | None = None,
-    tag: int | None = None,
-    tagged: str | None = None,
-    default: Any = None,
-    fields: tuple[Field, ...] = (),
-    ignorable: bool = False,
-    struct: str = "",
-) -> Field:
-    """Table shorthand: version ranges written as Kafka writes them (``"0+"``, ``"1-3"``, ``"none"``)."""
-    return Field(
-        name=name,
-        type=type,
-        versions=Versions.parse(versions),
-        nullable_versions=Versions.parse(nullable),
-        tag=tag,
-        tagged_versions=Versions.parse(tagged),
-        default=default,
-        fields=tuple(fields),
-        ignorable=ignorable,
-        struct_name=struct,
-    )
+class _Null(Enum):
+    """Marker for a schema ``"default": "null"`` (distinct from "no default given"); an enum member stays
+    one object through copies and pickling, so ``is NULL`` holds everywhere."""
 
-
-def M(name: str, api_key: int | None, valid: str, flexible: str, fields: tuple[Field, ...]) -> MessageSchema:
-    """Table shorthand for a message schema."""
-    return MessageSchema(name, api_key, Versions.parse(valid), Versions.parse(flexible), tuple(fields))
-
-
-class _Null:
-    """Marker for a schema ``"default": "null"`` (distinct from "no default given")."""
-
-    _instance: _Null | None = None
-
-    def __new__(cls) -> _Null:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    NULL = "NULL"
 
     def __repr__(self) -> str:
         return "NULL"
 
 
-NULL = _Null()
+NULL = _Null.NULL

@@ -180,18 +180,6 @@ def _v2_records(buf: Buffer, batch: Batch, values: bool) -> Iterator[list[Record
             raise InvalidRecordError(RECORDS_REMAINING)
         return
 
-    def decode_group(window: bytes, start: int, n: int) -> tuple[list[Record], int, Exception | None]:
-        decoded = None if fast is None else fast(window, n, *args, start, False)
-        if decoded is not None:
-            return decoded[0], decoded[1], None
-        before: list[Record] = []
-        try:
-            records, pos = decode_v2_record_area(window, n, batch, start=start, final=False, bounded=True,
-                                                 into=before)
-        except (FormatError, IndexError, ValueError, OverflowError) as err:
-            return before, start, err  # the records before the failing one are still handed out
-        return records, pos, None
-
     saved: list[bytes] = []
 
     def reopen() -> Callable[[], Iterator[Buffer]]:
@@ -201,9 +189,9 @@ def _v2_records(buf: Buffer, batch: Batch, values: bool) -> Iterator[list[Record
             saved.append(bytes(area))
         return functools.partial(decompress_chunks, codec, saved[0], magic=2)
 
-    yield from stream_v2_records(decompress_chunks(codec, area, magic=2), count, batch, decode_group,
-                                 values=values, reopen=reopen, new_record=lambda fields: _new_record(Record, fields),
-                                 group_size=GROUP_SIZE)
+    yield from stream_v2_records(decompress_chunks(codec, area, magic=2), count, batch,
+                                 _group_decoder(batch, bounded=True), values=values, reopen=reopen,
+                                 new_record=lambda fields: _new_record(Record, fields), group_size=GROUP_SIZE)
 
 
 def stream_uncompressed_v2_records(chunks: Iterator[Buffer], batch: Batch, *, values: bool,
@@ -214,6 +202,15 @@ def stream_uncompressed_v2_records(chunks: Iterator[Buffer], batch: Batch, *, va
     may stop at another record, or with other words, than Kafka's in-place reading: the caller then
     decodes the batch whole to find Kafka's error (``log.batches`` does).
     """
+    yield from stream_v2_records(chunks, batch.records_count or 0, batch, _group_decoder(batch, bounded=False),
+                                 values=values, reopen=reopen, new_record=lambda fields: _new_record(Record, fields))
+
+
+def _group_decoder(batch: Batch, *, bounded: bool) -> Callable[[bytes, int, int], tuple[list[Record], int,
+                                                                                       Exception | None]]:
+    """``stream_v2_records``' ``decode_group`` for ``batch``: the C decoder, else the Python loop (which
+    words the error); ``bounded``: each record is parsed within its declared length, as Kafka reads a
+    compressed stream (DefaultRecord.readFrom(DataInput)); uncompressed records are read in place."""
     fast = _accelerated_decode
     args = (batch.base_offset, batch.base_timestamp, batch.log_append_time, batch.base_sequence, Record)
 
@@ -223,13 +220,13 @@ def stream_uncompressed_v2_records(chunks: Iterator[Buffer], batch: Batch, *, va
             return decoded[0], decoded[1], None
         before: list[Record] = []
         try:
-            records, pos = decode_v2_record_area(window, n, batch, start=start, final=False, into=before)
+            records, pos = decode_v2_record_area(window, n, batch, start=start, final=False, bounded=bounded,
+                                                 into=before)
         except (FormatError, IndexError, ValueError, OverflowError) as err:
-            return before, start, err
+            return before, start, err  # the records before the failing one are still handed out
         return records, pos, None
 
-    yield from stream_v2_records(chunks, batch.records_count or 0, batch, decode_group, values=values,
-                                 reopen=reopen, new_record=lambda fields: _new_record(Record, fields))
+    return decode_group
 
 
 _ZIGZAG = [(u >> 1) ^ -(u & 1) for u in range(128)]

@@ -190,7 +190,7 @@ def _v2_records(buf: Buffer, batch: Batch, values: bool) -> Iterator[list[Record
         return functools.partial(decompress_chunks, codec, saved[0], magic=2)
 
     yield from stream_v2_records(decompress_chunks(codec, area, magic=2), count, batch,
-                                 _group_decoder(batch, bounded=True), values=values, reopen=reopen,
+                                 _group_decoder(batch), values=values, reopen=reopen,
                                  new_record=lambda fields: _new_record(Record, fields), group_size=GROUP_SIZE)
 
 
@@ -202,15 +202,15 @@ def stream_uncompressed_v2_records(chunks: Iterator[Buffer], batch: Batch, *, va
     may stop at another record, or with other words, than Kafka's in-place reading: the caller then
     decodes the batch whole to find Kafka's error (``log.batches`` does).
     """
-    yield from stream_v2_records(chunks, batch.records_count or 0, batch, _group_decoder(batch, bounded=False),
+    yield from stream_v2_records(chunks, batch.records_count or 0, batch, _group_decoder(batch),
                                  values=values, reopen=reopen, new_record=lambda fields: _new_record(Record, fields))
 
 
-def _group_decoder(batch: Batch, *, bounded: bool) -> Callable[[bytes, int, int], tuple[list[Record], int,
-                                                                                       Exception | None]]:
+def _group_decoder(batch: Batch) -> Callable[[bytes, int, int], tuple[list[Record], int, Exception | None]]:
     """``stream_v2_records``' ``decode_group`` for ``batch``: the C decoder, else the Python loop (which
-    words the error); ``bounded``: each record is parsed within its declared length, as Kafka reads a
-    compressed stream (DefaultRecord.readFrom(DataInput)); uncompressed records are read in place."""
+    words the error). Each record is parsed within its declared length, as Kafka reads a compressed
+    stream (DefaultRecord.readFrom(DataInput)), which is also how a window knows it holds a record
+    whole; for a healthy uncompressed record that reads the same as Kafka's in-place parsing."""
     fast = _accelerated_decode
     args = (batch.base_offset, batch.base_timestamp, batch.log_append_time, batch.base_sequence, Record)
 
@@ -220,7 +220,7 @@ def _group_decoder(batch: Batch, *, bounded: bool) -> Callable[[bytes, int, int]
             return decoded[0], decoded[1], None
         before: list[Record] = []
         try:
-            records, pos = decode_v2_record_area(window, n, batch, start=start, final=False, bounded=bounded,
+            records, pos = decode_v2_record_area(window, n, batch, start=start, final=False, bounded=True,
                                                  into=before)
         except (FormatError, IndexError, ValueError, OverflowError) as err:
             return before, start, err  # the records before the failing one are still handed out

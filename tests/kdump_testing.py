@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import pty
+import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,3 +49,28 @@ def index_fixtures():  # type: ignore[no-untyped-def]
         sys.modules["kdump_index_fixtures"] = module
         spec.loader.exec_module(module)  # type: ignore[union-attr]
     return sys.modules["kdump_index_fixtures"]
+
+
+def run_on_a_terminal(args: list[str], env: dict[str, str], *, stdout: bool, stderr: bool) -> tuple[int, bytes, bytes,
+                                                                                                   bytes]:
+    """`python -m kdump args` with stdout and/or stderr on a pseudo-terminal (the others go to files):
+    exit code, stdout and stderr (b"" for a stream on the terminal), and what the terminal received."""
+    controller, terminal = pty.openpty()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([sys.executable, "-m", "kdump", *args], stdout=terminal if stdout else out,
+                                stderr=terminal if stderr else err, env=env)
+        os.close(terminal)
+        seen = b""
+        while True:   # read while it writes: a full terminal buffer would block it
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        os.close(controller)
+        code = proc.wait(timeout=120)
+        out.seek(0)
+        err.seek(0)
+        return code, out.read(), err.read(), seen

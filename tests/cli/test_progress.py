@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import os
-import pty
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
 from kdump.cli.progress import ProgressBar, wants_progress
-from kdump_testing import run_kdump
+from kdump_testing import run_kdump, run_on_a_terminal
 
 COMMANDS = [["verify"], ["verify-index"], ["summary", "--plain"], ["txn"]]
 
@@ -32,24 +30,8 @@ def _env() -> dict[str, str]:
 
 def _run_with_stderr_on_a_terminal(args: list[str], *, stdout_too: bool = False) -> tuple[int, bytes, bytes]:
     """Exit code, stdout (b"" when it goes to the terminal too) and what the terminal received."""
-    controller, terminal = pty.openpty()
-    with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen([sys.executable, "-m", "kdump", *args], stdout=terminal if stdout_too else out,
-                                stderr=terminal, env=_env())
-        os.close(terminal)
-        seen = b""
-        while True:   # read while it writes: a full terminal buffer would block it
-            try:
-                chunk = os.read(controller, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-        os.close(controller)
-        code = proc.wait(timeout=120)
-        out.seek(0)
-        return code, out.read(), seen
+    code, out, _, seen = run_on_a_terminal(args, _env(), stdout=stdout_too, stderr=True)
+    return code, out, seen
 
 
 @pytest.mark.parametrize("command", COMMANDS)

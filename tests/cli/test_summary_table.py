@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import pty
 import re
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from kdump.log.logdir import walk_partitions
 from kdump.render.summary_table import partition_row, partitions_table
 from kdump.render.times import TimeStyle
 from kdump.verify.partition_summary import read_partition_checkpoints, summarize_segments
-from kdump_testing import run_kdump
+from kdump_testing import run_kdump, run_on_a_terminal
 
 START = "2024-05-01T12:00:00Z"   # 1714564800000 (GNU date -u -d 2024-05-01T12:00:00Z +%s%3N)
 
@@ -71,24 +70,9 @@ def test_table_times_follow_time_format_and_tz(root: Path) -> None:
 
 
 def _on_a_terminal(args: list[str], columns: int = 150) -> str:
-    controller, terminal = pty.openpty()
     env = {**os.environ, "COLUMNS": str(columns), "TERM": "xterm", "NO_COLOR": "1"}
-    try:
-        proc = subprocess.run([sys.executable, "-m", "kdump", *args], stdout=terminal, stderr=subprocess.PIPE,
-                              env=env, timeout=120)
-    finally:
-        os.close(terminal)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(controller, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(controller)
-    assert proc.returncode == 0, proc.stderr
+    code, _, err, seen = run_on_a_terminal(args, env, stdout=True, stderr=False)
+    assert code == 0, err
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen.decode()).replace("\r\n", "\n")
 
 

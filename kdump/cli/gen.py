@@ -1,4 +1,4 @@
-"""``kdump gen OUTDIR``: write a sample log.dirs the way a broker would (kdump.log.generator).
+"""``kdump gen OUTDIR``: write a sample log.dirs the way a broker would (kdump.broker.generator).
 
 Options that can differ per topic take ``VALUE`` (every topic) or ``topic=VALUE,...`` (a bare
 value in the list is the default for the topics not named).
@@ -11,15 +11,7 @@ from typing import TypeVar
 
 import click
 
-from kdump.cli.boundary import KdumpCommand
-from kdump.cli.exit_codes import ExitCode
-from kdump.cli.progress import ProgressBar, wants_progress
-from kdump.cli.time_options import TimeInput
-from kdump.errors import Interrupted, UsageError
-from kdump.format.batch import TimestampType
-from kdump.format.codecs import Codec
-from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
-from kdump.log.generator import (
+from kdump.broker.generator import (
     DEFAULT_START_TIME,
     KEY_PATTERNS,
     VALUE_PATTERNS,
@@ -28,6 +20,14 @@ from kdump.log.generator import (
     generate,
     topic_name_problem,
 )
+from kdump.cli.boundary import KdumpCommand
+from kdump.cli.exit_codes import ExitCode
+from kdump.cli.progress import ProgressBar, wants_progress
+from kdump.cli.time_options import TimeInput
+from kdump.errors import Interrupted, UsageError
+from kdump.format.batch import TimestampType
+from kdump.format.codecs import Codec
+from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
 from kdump.log.interrupts import SignalInterrupt
 from kdump.log.writer import LogConfig
 from kdump.render.times import TIME_INPUT_HELP

@@ -15,6 +15,7 @@ import os
 
 import click
 
+from kdump.broker.recovery import RecoveredBatches, check_fits_segment
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import index_settings_options, traceback_option
@@ -25,7 +26,6 @@ from kdump.log.index_builder import (
     IndexFullError,
     SegmentIndexBuilder,
 )
-from kdump.log.recovery import RecoveredBatches, check_fits_segment
 from kdump.log.segment import ReadOnlyFile
 
 

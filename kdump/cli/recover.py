@@ -11,13 +11,13 @@ from collections.abc import Sequence
 
 import click
 
+from kdump.broker.loader import LogDirState, PartitionPlan, plan_partition, recover_targets
+from kdump.broker.salvage import write_recovered_copy
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import index_settings_options, json_option
 from kdump.cli.progress import ProgressBar, wants_progress
 from kdump.errors import InputError, UsageError
-from kdump.log.loader import LogDirState, PartitionPlan, plan_partition, recover_targets
-from kdump.log.salvage import write_recovered_copy
 from kdump.render import log_json
 from kdump.render.dialect import DEFAULT_KAFKA_VERSION, parse_kafka_version
 from kdump.render.recover_text import log_dir_lines, log_dir_object, plan_lines, plan_object, totals_line

@@ -5,8 +5,8 @@ from __future__ import annotations
 from os.path import basename
 from typing import Any
 
-from kdump.log.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan
-from kdump.log.recovery import SegmentRecovery
+from kdump.broker.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan
+from kdump.broker.recovery import SegmentRecovery
 
 
 def log_dir_lines(state: LogDirState) -> list[str]:

@@ -44,7 +44,7 @@ from pyspark.sql.datasource import (
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType
 
-from kdump.log.isolation import ISOLATION_LEVELS, READ_COMMITTED, READ_UNCOMMITTED
+from kdump.broker.isolation import ISOLATION_LEVELS, READ_COMMITTED, READ_UNCOMMITTED
 from kdump.spark.planning import DEFAULT_PACK_BYTES, DEFAULT_SPLIT_BYTES, Pruning, Split, pack, parse_size, plan
 from kdump.spark.reading import DEFAULT_CHUNK_BYTES, DEFAULT_MAX_ROWS, ReadOptions, read_split
 from kdump.spark.schema import LEVELS, narrow, spark_schema

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, replace
 
+from kdump.broker.isolation import AbortedRange
 from kdump.errors import InputError
 from kdump.format.batch import Batch
 from kdump.format.index import (
@@ -29,7 +30,6 @@ from kdump.format.index import (
     read_time_entry,
 )
 from kdump.format.txnindex import iter_aborted_txns
-from kdump.log.isolation import AbortedRange
 from kdump.log.lookup import checked_entry
 from kdump.log.segment import ReadOnlyFile
 from kdump.spark.discovery import Segment, require_segments

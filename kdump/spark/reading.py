@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from kdump.broker.isolation import READ_COMMITTED, READ_UNCOMMITTED, AbortedTransactions
 from kdump.errors import CodecError, FormatError
 from kdump.format.batch import (
     FRAMING,
@@ -34,7 +35,6 @@ from kdump.format.control import ControlType, parse_control_key
 from kdump.format.crc import crc32, crc32c
 from kdump.format.records import Record, decode_records
 from kdump.log.batches import LogBatches
-from kdump.log.isolation import READ_COMMITTED, READ_UNCOMMITTED, AbortedTransactions
 from kdump.spark.columns import NAMES as RECORD_COLUMNS
 from kdump.spark.columns import RecordColumns
 from kdump.spark.discovery import shown_location

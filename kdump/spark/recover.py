@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kdump.log.loader import LogDirState, PartitionPlan, plan_partition, recover_targets
+from kdump.broker.loader import LogDirState, PartitionPlan, plan_partition, recover_targets
 from kdump.spark.jobs import run_tasks
 
 if TYPE_CHECKING:

@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from kdump.broker.replay import ABORT as TXN_ABORT
+from kdump.broker.replay import COMMIT as TXN_COMMIT
+from kdump.broker.replay import TxnReplay, log_end_offset
 from kdump.errors import InputError, KdumpError
 from kdump.format.checkpoint import (
     LEADER_EPOCH_CHECKPOINT_NAME,
@@ -29,9 +32,6 @@ from kdump.log.logdir import PartitionDir
 from kdump.log.segment import read_small_file
 from kdump.log.state_files import MAX_SNAPSHOT_BYTES
 from kdump.verify.findings import ERROR, NOTE, Finding
-from kdump.verify.replay import ABORT as TXN_ABORT
-from kdump.verify.replay import COMMIT as TXN_COMMIT
-from kdump.verify.replay import TxnReplay, log_end_offset
 from kdump.verify.segment_check import ABORT, BEGIN, SegmentFacts
 
 ReadSmall = Callable[[str], "bytes | None"]

@@ -11,15 +11,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from kdump.broker.recovery import offset_range_problem
+from kdump.broker.replay import log_end_offset, record_count
 from kdump.errors import KdumpError
 from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_partition_metadata
 from kdump.log.batches import LogBatches
 from kdump.log.logdir import PartitionDir
-from kdump.log.recovery import offset_range_problem
 from kdump.log.segment import ReadOnlyFile
 from kdump.verify.findings import LogFinding
 from kdump.verify.partition_check import CheckpointCache, partition_checkpoints, read_local
-from kdump.verify.replay import log_end_offset, record_count
 
 
 @dataclass(slots=True)

@@ -21,6 +21,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
+from kdump.broker.recovery import offset_range_problem
 from kdump.errors import FormatError, KdumpError
 from kdump.format.batch import (
     ATTR_CONTROL,
@@ -36,7 +37,6 @@ from kdump.format.index import OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE
 from kdump.log.batches import LogBatches
 from kdump.log.indexes import OffsetIndex, TimeIndex
 from kdump.log.logdir import SegmentFiles
-from kdump.log.recovery import offset_range_problem
 from kdump.log.segment import FileChangedError, ReadOnlyFile
 from kdump.verify.findings import ERROR, NOTE, Finding
 from kdump.verify.index_checks import (

@@ -1,6 +1,6 @@
 """Transaction forensics for one partition: what ``kdump txn`` reports. Library only, no printing.
 
-The transactions come from the same replay ``kdump verify`` uses (``kdump.verify.replay``, Kafka's
+The transactions come from the same replay ``kdump verify`` uses (``kdump.broker.replay``, Kafka's
 ProducerStateManager), fed here with every batch so each transaction also gets its counts, sizes and
 times; the aborted ones are then cross-checked against the ``.txnindex`` files.
 """
@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from kdump.broker.replay import ABORT, COMMIT, OPEN, Transaction, TxnReplay, log_end_offset, record_count
 from kdump.errors import KdumpError
 from kdump.format.batch import Batch
 from kdump.format.control import ControlType, parse_control_record
@@ -20,7 +21,6 @@ from kdump.log.logdir import PartitionDir
 from kdump.log.segment import ReadOnlyFile
 from kdump.log.state_files import read_aborted_txns
 from kdump.verify.findings import LogFinding
-from kdump.verify.replay import ABORT, COMMIT, OPEN, Transaction, TxnReplay, log_end_offset, record_count
 
 
 @dataclass(slots=True)

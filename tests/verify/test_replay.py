@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from kdump.broker.replay import ABORT, COMMIT, OPEN, TxnReplay, log_end_offset
 from kdump.log.logdir import read_partition_dir, walk_partitions
 from kdump.verify.engine import Options, Tally, check_segment
 from kdump.verify.partition_summary import read_partition_checkpoints, summarize_segments
-from kdump.verify.replay import ABORT, COMMIT, OPEN, TxnReplay, log_end_offset
 from kdump.verify.transactions import analyze_transactions
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

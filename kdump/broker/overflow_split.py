@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kdump.broker.recovery import fits_segment
 from kdump.errors import KdumpError
 from kdump.log.batches import LogBatches
-from kdump.log.recovery import fits_segment
 from kdump.log.segment import ReadOnlyFile
 
 

@@ -4,7 +4,7 @@ LogSegment.recover (storage/src/main/java/org/apache/kafka/storage/internals/log
 Kafka 3.x-4.3) walks the batches from position 0, calls ``ensureValid`` on each (size and CRC), and
 truncates the file at the first one that fails or at a partial tail. ``RecoveredBatches`` yields the
 batches it keeps, one at a time, and says afterwards where and why it stopped. ``recover_segment``,
-``deleted_segment`` and ``next_offset`` are what the load plan (kdump.log.loader) asks of one segment,
+``deleted_segment`` and ``next_offset`` are what the load plan (kdump.broker.loader) asks of one segment,
 or of one piece of a segment the broker splits (a byte range of the old file).
 """
 

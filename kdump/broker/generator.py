@@ -4,7 +4,7 @@ Every random choice comes from ``random.Random`` seeded with a string derived fr
 topic and partition (string seeds hash with SHA-512, independent of PYTHONHASHSEED), and every
 timestamp from ``start_time`` + ``time_step`` per record, so one seed always gives the same bytes.
 Batches are built with kdump.format.encode; the broker-side state (snapshots, txn index,
-checkpoints) comes from kdump.log.broker_files.
+checkpoints) comes from kdump.broker.broker_files.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
+from kdump.broker.broker_files import BrokerStateObserver, PartitionOffsets, write_log_dir_files, write_partition_files
 from kdump.errors import UsageError
 from kdump.format.batch import TimestampType
 from kdump.format.codecs import Codec
@@ -21,7 +22,6 @@ from kdump.format.control import ControlType, encode_control_key, encode_end_txn
 from kdump.format.encode import encode_batch_v2, encode_legacy_message, encode_legacy_wrapper
 from kdump.format.records import Header, Record
 from kdump.log.atomic import staged_directory
-from kdump.log.broker_files import BrokerStateObserver, PartitionOffsets, write_log_dir_files, write_partition_files
 from kdump.log.writer import LogConfig, PartitionLog
 
 KEY_PATTERNS = ("seq", "random", "binary", "null", "mixed")

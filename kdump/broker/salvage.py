@@ -1,6 +1,6 @@
 """``kdump recover --out``: write the copy of a log dir that a broker leaves after loading it.
 
-Given the plans of ``kdump.log.loader``, each partition is written as the broker leaves it after
+Given the plans of ``kdump.broker.loader``, each partition is written as the broker leaves it after
 its load and a clean stop: the kept segments (recovered ones truncated at their first invalid
 batch), their offset and time indexes (rebuilt for recovered segments with the rule
 LogSegment.recover shares with LogSegment.append, copied and trimmed to their entries otherwise),
@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import os
 
+from kdump.broker.broker_files import BrokerStateObserver, PartitionOffsets, write_offset_checkpoints
+from kdump.broker.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan
 from kdump.format.batch import Batch
 from kdump.format.checkpoint import encode_leader_epoch_checkpoint
 from kdump.log.atomic import staged_directory, write_new_file
 from kdump.log.batches import LogBatches
-from kdump.log.broker_files import BrokerStateObserver, PartitionOffsets, write_offset_checkpoints
 from kdump.log.files import segment_file_name
 from kdump.log.index_builder import BatchInfo, SegmentIndexBuilder
 from kdump.log.indexes import open_offset_index, open_time_index
-from kdump.log.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan
 from kdump.log.segment import ReadOnlyFile
 
 RECOVER_MARKER = (".kdump-recover", b"a recovered copy written by kdump recover --out\n")

@@ -14,12 +14,12 @@ broker would change and what it would keep.
    ``.txnindex`` fails its sanity check, is recovered whatever the shutdown was.
 3. Recovery (no clean-shutdown marker): every segment from the one holding the recovery point is
    recovered; the first one that loses bytes is truncated there and every later one is deleted.
-   A recovered segment whose offsets overflow its index is split (kdump.log.overflow_split) and
+   A recovered segment whose offsets overflow its index is split (kdump.broker.overflow_split) and
    the loading starts again on the pieces.
 4. The log end offset, the recovery point, the log start offset and the high watermark that
    follow (every segment and snapshot goes when the log start offset is past the log end), the
    leader-epoch entries the broker truncates, the producer snapshots, and the transactions left
-   open (kdump.log.producer_replay).
+   open (kdump.broker.producer_replay).
 
 Recovering a segment (LogSegment.recover) keeps the batches before the first one that fails
 ``ensureValid`` (framing, size, CRC) and rebuilds the segment's indexes.
@@ -30,13 +30,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from kdump.errors import KdumpError
-from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_offset_checkpoint
-from kdump.log.files import segment_base_offset
-from kdump.log.logdir import is_partition_dir, parse_partition_dir_name
-from kdump.log.overflow_split import SplitFailure, split_pieces
-from kdump.log.producer_replay import SegmentPart, TransactionEffect, replay_transactions
-from kdump.log.recovery import (
+from kdump.broker.overflow_split import SplitFailure, split_pieces
+from kdump.broker.producer_replay import SegmentPart, TransactionEffect, replay_transactions
+from kdump.broker.recovery import (
     WHOLE,
     DeletedSegment,
     SegmentOverflow,
@@ -45,6 +41,10 @@ from kdump.log.recovery import (
     next_offset,
     recover_segment,
 )
+from kdump.errors import KdumpError
+from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_offset_checkpoint
+from kdump.log.files import segment_base_offset
+from kdump.log.logdir import is_partition_dir, parse_partition_dir_name
 from kdump.log.segment import ReadOnlyFile, read_small_file
 from kdump.log.state_files import read_aborted_txns
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from kdump.broker.broker_files import BrokerStateObserver
 from kdump.errors import KdumpError
 from kdump.log.batches import LogBatches
-from kdump.log.broker_files import BrokerStateObserver
 from kdump.log.segment import ReadOnlyFile
 
 # (segment base offset, .log path, first byte, end byte or None for the whole file)

@@ -11,11 +11,12 @@ import click
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option
-from kdump.render import log_json
-from kdump.render.tiered_text import summary_line, tiered_lines, tiered_object
 from kdump.log.remote_layout import LOCAL, Store
 from kdump.log.segment import ReadOnlyFile
-from kdump.verify.tiered_check import Opener, check_tiered
+from kdump.render import log_json
+from kdump.render.tiered_text import summary_line, tiered_lines, tiered_object
+from kdump.verify.findings import Finding
+from kdump.verify.tiered_check import Opener, check_tiered, tiered_findings
 
 
 def remote_access(location: str) -> tuple[Store, Opener]:
@@ -28,6 +29,11 @@ def remote_access(location: str) -> tuple[Store, Opener]:
         raise click.UsageError(f"{location}: reading a remote store by URI needs pyarrow "
                                "(pip install 'kdump[spark]')") from None
     return ARROW, open_any
+
+
+def tiered_verify_findings(log_dirs: tuple[str, ...], remote_root: str) -> list[Finding]:
+    """What ``kdump verify --remote ROOT`` adds to its findings."""
+    return tiered_findings(log_dirs, remote_root, *remote_access(remote_root))
 
 
 @click.command("tiered", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)

@@ -30,6 +30,7 @@ from kdump.format.checkpoint import (
     parse_quorum_state,
 )
 from kdump.log.files import FileKind, file_kind, java_path, split_temp_suffix
+from kdump.log.remote_layout import REMOTE_EPOCH_SUFFIX
 from kdump.log.segment import read_small_file
 from kdump.render import log_json
 
@@ -118,7 +119,7 @@ _BY_NAME: dict[str, Callable[[DumpRun, str], None]] = {
 def dump_extra(run: DumpRun, path: str) -> bool:
     """Dump ``path`` if it is a file Kafka's tool does not handle; False leaves it to Kafka's dispatch."""
     name = os.path.basename(java_path(path))
-    handler = _BY_NAME.get(name)
+    handler = _BY_NAME.get(name) or (_leader_epochs if name.endswith(REMOTE_EPOCH_SUFFIX) else None)
     if handler is not None:
         try:
             handler(run, path)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from kdump.errors import InputError
-from kdump.log.logdir import SegmentFiles
+from kdump.log.logdir import PartitionDir, SegmentFiles, walk_partitions
 
 UUID_CHARS = r"[A-Za-z0-9_-]{22}"
 # RemoteTopicPartitionDirectory.FILENAME_FORMAT: (Topic.LEGAL_CHARS+)-(\d+)-(UUID)
@@ -40,7 +40,12 @@ _PARTITION_DIR = re.compile(rf"^(?P<topic>[a-zA-Z0-9._-]+)-(?P<partition>\d+)-(?
 # RemoteLogSegmentFileset.FILENAME_FORMAT: (\d+-)(UUID)(\.[a-z_]+)
 _SEGMENT_FILE = re.compile(rf"^(?P<start>\d+)-(?P<id>{UUID_CHARS})"
                            r"\.(?P<suffix>log|index|timeindex|txnindex|snapshot|leader_epoch_checkpoint)$")
+# RemoteIndexCache (storage, 4.3.0): the broker's cache of remote indexes in its log dir, files named
+# <start offset>_<segmentId>.index|.timeindex|.txnindex: not a partition dir
+INDEX_CACHE_DIR = "remote-log-index-cache"
+_INDEX_CACHE_FILE = re.compile(rf"^(?P<start>\d+)_(?P<id>{UUID_CHARS})\.(?P<suffix>index|timeindex|txnindex)$")
 STORAGE_DIR = "kafka-tiered-storage"   # LocalTieredStorage.STORAGE_DIR_NAME
+REMOTE_EPOCH_SUFFIX = ".leader_epoch_checkpoint"
 
 
 class Store(Protocol):
@@ -120,6 +125,12 @@ def parse_remote_segment_name(name: str) -> tuple[int, str, str] | None:
     return int(match.group("start")), match.group("id"), match.group("suffix")
 
 
+def parse_index_cache_name(name: str) -> tuple[int, str, str] | None:
+    """(start offset, segment id, suffix) of a file of the broker's remote-log-index-cache/, or None."""
+    match = _INDEX_CACHE_FILE.match(name)
+    return None if match is None else (int(match.group("start")), match.group("id"), match.group("suffix"))
+
+
 def parse_remote_partition_name(name: str) -> tuple[str, int, str] | None:
     """(topic, partition, topic id) of a ``<topic>-<partition>-<topicId>`` directory name."""
     match = _PARTITION_DIR.match(name)
@@ -158,7 +169,16 @@ class LocalTieredStorageLayout:
         return store.join(location, STORAGE_DIR) if names.get(STORAGE_DIR) else None
 
     def is_root(self, location: str, store: Store = LOCAL) -> bool:
-        return self._storage_dir(location, store) is not None or self.is_partition(location)
+        """A store's root or its kafka-tiered-storage dir, or a partition dir holding remote segment files
+        (a name alone could be a local partition's: a topic may be called ``t-1-<22 characters>``)."""
+        if self._storage_dir(location, store) is not None:
+            return True
+        if not self.is_partition(location):
+            return False
+        try:
+            return any(parse_remote_segment_name(name) for name, _ in store.list_dir(location))
+        except InputError:
+            return False
 
     @staticmethod
     def is_partition(location: str) -> bool:
@@ -208,3 +228,37 @@ def remote_partitions(location: str, store: Store = LOCAL) -> Iterator[RemotePar
         raise InputError("not a remote store root kdump knows (" + ", ".join(x.name for x in LAYOUTS) + ")",
                          path=location)
     yield from layout.partitions(location, store)
+
+
+def remote_files(location: str, store: Store = LOCAL) -> list[str] | None:
+    """Every file of the remote store at ``location`` per partition in offset order (a segment's .log, .index,
+    .timeindex, .txnindex, .snapshot, .leader_epoch_checkpoint), then other files; None if it is no store."""
+    if layout_of(location, store) is None:
+        return None
+    files: list[str] = []
+    for part in remote_partitions(location, store):
+        for seg in part.segments:
+            files.extend(seg.paths())
+        files.extend(part.other_files)
+    return files
+
+
+def as_partition_dir(part: RemotePartition) -> PartitionDir:
+    """A remote partition as the log layer's partition walk gives a local one: its segments by start offset.
+    Its snapshots and epoch checkpoints stay out: they are per segment, not the partition's own files."""
+    return PartitionDir(part.location, part.topic, part.partition, None,
+                        tuple(s.as_segment_files() for s in part.segments if s.log is not None), (),
+                        part.other_files)
+
+
+def remote_partition_dirs(location: str, store: Store = LOCAL) -> list[PartitionDir] | None:
+    """``as_partition_dir`` of every partition of the remote store at ``location``; None if it is no store."""
+    if layout_of(location, store) is None:
+        return None
+    return [as_partition_dir(p) for p in remote_partitions(location, store)]
+
+
+def walk_any(path: str) -> Iterator[PartitionDir]:
+    """``logdir.walk_partitions``, or a remote store's partitions when ``path`` is one (verify, summary)."""
+    remote = remote_partition_dirs(path)
+    yield from remote if remote is not None else walk_partitions(path)

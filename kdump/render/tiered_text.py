@@ -45,4 +45,5 @@ def tiered_lines(part: TieredPartition) -> Iterator[str]:
 
 def summary_line(partitions: int, errors: int, notes: int) -> str:
     state = "ok" if errors == 0 else f"{errors} error{'s' if errors != 1 else ''}"
-    return f"{partitions} tiered partition{'s' if partitions != 1 else ''}: {state}, {notes} note{'s' if notes != 1 else ''}"
+    plural = "s" if partitions != 1 else ""
+    return f"{partitions} tiered partition{plural}: {state}, {notes} note{'s' if notes != 1 else ''}"

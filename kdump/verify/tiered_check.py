@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from itertools import pairwise
 
 from kdump.broker.remote_log_metadata import (
     COPY_FINISHED,
@@ -42,9 +44,12 @@ from kdump.format.checkpoint import (
     parse_partition_metadata,
 )
 from kdump.log.batches import LogBatches
-from kdump.log.logdir import PartitionDir, walk_partitions
+from kdump.log.logdir import PartitionDir, parse_partition_dir_name, read_partition_dir, walk_partitions
 from kdump.log.remote_layout import LOCAL, RemotePartition, RemoteSegment, Store, remote_partitions
 from kdump.log.segment import ReadOnlyFile
+from kdump.verify.findings import ERROR as FINDING_ERROR
+from kdump.verify.findings import NOTE as FINDING_NOTE
+from kdump.verify.findings import Finding
 
 Opener = Callable[[str], ReadOnlyFile]
 ERROR, NOTE = "error", "note"
@@ -191,12 +196,12 @@ def check_partition(topic: str, partition: int, meta: PartitionMetadata | None, 
                 what = "no record" if rec is None else f"only {rec.state}"
                 problems.append(Problem("remote-segment-unreferenced", ERROR, start, f"remote segment {seg_id} "
                                         f"(from offset {start}) has {what} in {METADATA_TOPIC}: the broker never "
-                                        "reads it", where or (seg.paths() or [None])[0]))
+                                        "reads it", where or seg.paths()[0]))
             continue
         if rec.state == DELETE_FINISHED:
             if seg is not None:
                 problems.append(Problem("remote-segment-deleted-left", NOTE, start, f"remote segment {seg_id}: "
-                                        "its delete finished, but files are left", (seg.paths() or [None])[0]))
+                                        "its delete finished, but files are left", seg.paths()[0]))
             continue
         if rec.state == DELETE_STARTED:
             continue   # no longer read; files may or may not be left mid-delete
@@ -214,6 +219,8 @@ def check_partition(topic: str, partition: int, meta: PartitionMetadata | None, 
         readable.append((rec.start_offset, rec.end_offset, seg_id))
     problems.extend(_continuity(readable))
     _local_side(out, local, readable, opener)
+    where = remote.location if remote else local.path if local else None
+    out.problems = [p if p.file else replace(p, file=where) for p in problems]
     return out
 
 
@@ -239,7 +246,7 @@ def _mismatch(rec: SegmentMetadata, extent: LogExtent, where: str | None) -> Ite
 
 
 def _continuity(readable: list[tuple[int, int, str]]) -> Iterator[Problem]:
-    for (_, prev_end, prev_id), (start, _, seg_id) in zip(readable, readable[1:], strict=False):
+    for (_, prev_end, prev_id), (start, _, seg_id) in pairwise(readable):
         if start <= prev_end:
             yield Problem("remote-segments-overlap", ERROR, start, f"remote segment {seg_id} starts at {start}, at "
                           f"or below the end {prev_end} of remote segment {prev_id}")
@@ -295,10 +302,41 @@ def check_tiered(log_dirs: Iterable[str], remote_root: str, store: Store = LOCAL
                               remotes.get((topic, partition, topic_id)), locals_.get((topic, partition)), opener)
 
 
-def tiered_partition_keys(log_dir: str) -> set[tuple[str, int]]:
-    """(topic, partition) of the partitions this log dir's __remote_log_metadata has remote segments for."""
-    meta_dirs = [p for p in walk_partitions(log_dir) if p.topic == METADATA_TOPIC and p.state is None]
-    if not meta_dirs:
-        return set()
-    return {(t, p) for (t, p, _), part in replay(meta_dirs).partitions.items()
-            if any(s.state == COPY_FINISHED for s in part.segments.values())}
+@lru_cache(maxsize=16)
+def tiered_partition_keys(log_dir: str) -> dict[tuple[str, int], int]:
+    """(topic, partition) -> remote start offset, for the partitions this log dir's __remote_log_metadata has
+    copied segments of (only the log dir's own metadata partitions: one broker's view)."""
+    try:
+        names = [n for n in os.listdir(log_dir) if n.startswith(METADATA_TOPIC + "-")]
+    except OSError:
+        return {}
+    meta_dirs = [p for p in (read_partition_dir(os.path.join(log_dir, n)) for n in sorted(names)) if p.state is None]
+    try:
+        parts = replay(meta_dirs).partitions if meta_dirs else {}
+    except KdumpError:
+        return {}
+    return {(t, p): min(s.start_offset for s in part.segments.values() if s.state == COPY_FINISHED)
+            for (t, p, _), part in parts.items() if any(s.state == COPY_FINISHED for s in part.segments.values())}
+
+
+def tiered_log_start(partition_path: str, start: int, first_base: int) -> Finding | None:
+    """A log start offset checkpoint below the first local segment is a tiered partition's normal state (the
+    log start is remote, UnifiedLog.localLogStartOffset the local one): a note saying so, or None when the
+    partition is not tiered."""
+    name = parse_partition_dir_name(os.path.basename(os.path.normpath(partition_path)))
+    if name is None:
+        return None
+    remote_start = tiered_partition_keys(os.path.dirname(os.path.normpath(partition_path))).get(name[:2])
+    if remote_start is None:
+        return None
+    return Finding(FINDING_NOTE, "log-start-remote", partition_path, f"tiered partition: the log start offset "
+                   f"{start} is in remote storage (remote segments from {remote_start} in {METADATA_TOPIC}); "
+                   f"the local log starts at {first_base}", offset=start)
+
+
+def tiered_findings(log_dirs: Iterable[str], remote_root: str, store: Store = LOCAL,
+                    opener: Opener = ReadOnlyFile) -> list[Finding]:
+    """``check_tiered``'s problems as ``kdump verify`` findings (``verify --remote ROOT``)."""
+    return [Finding(FINDING_ERROR if p.severity == ERROR else FINDING_NOTE, p.kind,
+                    p.file or f"{part.topic}-{part.partition}", p.message, offset=p.offset)
+            for part in check_tiered(log_dirs, remote_root, store, opener) for p in part.problems]

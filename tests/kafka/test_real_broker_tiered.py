@@ -145,3 +145,19 @@ def test_deleted_local_segment_never_copied_is_reported(run: TieredRun, tmp_path
     code, part = _tiered_json(copy)
     assert code == 1
     assert [(p["kind"], p["offset"]) for p in part["problems"]] == [("remote-local-gap", remote_end + 1)]
+
+
+@pytest.mark.parametrize("isolation", ["read_uncommitted", "read_committed"])
+def test_spark_source_reads_remote_then_local_once(run: TieredRun, isolation: str) -> None:
+    """The kafka-log data source (partitions() and read(), no JVM) over the remote root and the log dir."""
+    pytest.importorskip("pyarrow", reason="pyarrow not installed: pip install 'kdump[spark]'")
+    from kdump.spark.datasource import KafkaLogDataSource
+    from kdump.spark.schema import spark_schema
+
+    source = KafkaLogDataSource({"paths": json.dumps([str(run.remote_root), str(run.partition_dir)]),
+                                 "isolation": isolation, "splitbytes": "4k"})
+    reader = source.reader(spark_schema("record"))
+    rows = [row for p in reader.partitions() for b in reader.read(p) for row in b.to_pylist()]
+    # the consumer never returns control records (markers); read_committed drops them already
+    got = [(r["offset"], r["key"], r["value"]) for r in rows if r["topic"] == TOPIC and not r["isControl"]]
+    assert got == run.consumed[isolation]

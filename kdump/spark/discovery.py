@@ -86,7 +86,8 @@ def find_segments(locations: Iterable[str]) -> list[Segment]:
             base = remote[2] if remote is not None else base
             if base is None or suffix not in _SEGMENT_SUFFIXES:
                 continue
-            parsed = remote[:2] + (None,) if remote is not None else parse_partition_dir_name(posixpath.basename(parent))
+            parsed = (remote[0], remote[1], None) if remote is not None \
+                else parse_partition_dir_name(posixpath.basename(parent))
             if parsed is not None and parsed[2] is not None:
                 continue                          # -delete/-future/-stray copies: not the live log
             topic, partition = (parsed[0], parsed[1]) if parsed else ("", -1)

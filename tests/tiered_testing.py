@@ -14,6 +14,7 @@ from kdump.format.encode import encode_batch_v2
 from kdump.format.messages import tables
 from kdump.format.messages.encode import metadata_record
 from kdump.format.records import Record
+from kdump.format.snapshot import encode_producer_snapshot
 
 TOPIC_ID = bytes(range(1, 17))
 SEGMENT_IDS = [bytes([0xF8] * 15 + [i]) for i in range(3)]   # base64url starting with "-" and holding "_"
@@ -74,8 +75,9 @@ def build_tiered(root: Path, states: dict[int, list[int]] | None = None) -> Tier
         sizes[i] = len(data)
         stem = remote_dir / f"{i * 10:020d}-{segment_id}"
         stem.with_suffix(".log").write_bytes(data)
-        for suffix in (".index", ".timeindex", ".snapshot"):
+        for suffix in (".index", ".timeindex"):
             stem.with_suffix(suffix).write_bytes(b"")
+        stem.with_suffix(".snapshot").write_bytes(encode_producer_snapshot([]))   # no producer ids in these batches
         stem.with_suffix(".leader_epoch_checkpoint").write_text("0\n1\n0 0\n" if i < 2 else "0\n2\n0 0\n1 20\n")
     local = log_dir / "t-0"
     local.mkdir(parents=True)

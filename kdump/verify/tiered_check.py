@@ -43,6 +43,7 @@ from kdump.format.checkpoint import (
     parse_offset_checkpoint,
     parse_partition_metadata,
 )
+from kdump.format.snapshot import parse_producer_snapshot
 from kdump.log.batches import LogBatches
 from kdump.log.logdir import PartitionDir, parse_partition_dir_name, read_partition_dir, walk_partitions
 from kdump.log.remote_layout import LOCAL, RemotePartition, RemoteSegment, Store, remote_partitions
@@ -211,6 +212,8 @@ def check_partition(topic: str, partition: int, meta: PartitionMetadata | None, 
                                     "missing from the remote store", None))
             continue
         problems.extend(_mismatch(rec, extent, where))
+        if seg is not None:
+            problems.extend(_segment_state_files(rec, seg, checkpoint, opener))
         if checkpoint is not None:
             why = _epoch_disagreement(rec, checkpoint)
             if why:
@@ -243,6 +246,51 @@ def _mismatch(rec: SegmentMetadata, extent: LogExtent, where: str | None) -> Ite
         yield Problem("remote-leader-epoch-mismatch", ERROR, rec.start_offset, f"remote segment {rec.segment_id}: "
                       f"its batches carry epochs {list(extent.epochs)}, the record says {list(rec.leader_epochs)}",
                       where)
+
+
+def _segment_state_files(rec: SegmentMetadata, seg: RemoteSegment, checkpoint: Sequence[EpochEntry] | None,
+                         opener: Opener) -> Iterator[Problem]:
+    """A remote segment's own state files, as RemoteLogManager.copyLogSegment writes them (4.3.0): the producer
+    snapshot taken at the segment's end (``.snapshot``: no producer's last offset after it) and the leader
+    epoch cache cut at the segment's end (``.leader_epoch_checkpoint``: the partition's epochs up to it, which
+    the local checkpoint holds alike unless its start was truncated since)."""
+    if seg.snapshot is not None:
+        try:
+            snapshot = parse_producer_snapshot(_small(seg.snapshot, opener))
+        except KdumpError as err:
+            yield Problem("remote-snapshot-unreadable", ERROR, rec.start_offset, f"remote segment {rec.segment_id}: "
+                          f"its producer snapshot cannot be read: {err.reason}", seg.snapshot)
+        else:
+            late = [e for e in snapshot.entries if e.last_offset > rec.end_offset]
+            if late:
+                yield Problem("remote-snapshot-past-segment", ERROR, late[0].last_offset, f"remote segment "
+                              f"{rec.segment_id}: its producer snapshot holds producer {late[0].producer_id} at offset "
+                              f"{late[0].last_offset}, after the segment's end {rec.end_offset}", seg.snapshot)
+    if seg.leader_epoch_checkpoint is None:
+        return
+    try:
+        entries = parse_leader_epoch_checkpoint(_small(seg.leader_epoch_checkpoint, opener),
+                                                seg.leader_epoch_checkpoint).entries
+    except KdumpError as err:
+        yield Problem("remote-leader-epoch-mismatch", ERROR, rec.start_offset, f"remote segment {rec.segment_id}: "
+                      f"its leader epoch checkpoint cannot be read: {err.reason}", seg.leader_epoch_checkpoint)
+        return
+    cut = [e for e in entries if e.start_offset <= rec.end_offset]
+    local = {e.epoch: e.start_offset for e in checkpoint or ()}
+    first_local = min(local.values(), default=None)
+    why = None
+    if len(cut) != len(entries):
+        why = f"its leader epoch checkpoint goes past the segment's end {rec.end_offset}"
+    elif checkpoint is not None:
+        differ = [e for e in entries if local.get(e.epoch) != e.start_offset
+                  and not (first_local is not None and e.start_offset < first_local)]
+        if differ:
+            there = local.get(differ[0].epoch)
+            why = (f"its leader epoch checkpoint has epoch {differ[0].epoch} from {differ[0].start_offset}, the "
+                   f"local checkpoint {'has no such epoch' if there is None else f'from {there}'}")
+    if why:
+        yield Problem("remote-leader-epoch-mismatch", ERROR, rec.start_offset, f"remote segment {rec.segment_id}: "
+                      + why, seg.leader_epoch_checkpoint)
 
 
 def _continuity(readable: list[tuple[int, int, str]]) -> Iterator[Problem]:

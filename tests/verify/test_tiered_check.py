@@ -11,9 +11,10 @@ import json
 from pathlib import Path
 
 import pytest
-from tiered_testing import COPY_FINISHED, DELETE_FINISHED, DELETE_STARTED, build_tiered
+from tiered_testing import COPY_FINISHED, DELETE_FINISHED, DELETE_STARTED, T0, build_tiered
 
 from kdump.broker.remote_log_metadata import valid_transition
+from kdump.format.snapshot import ProducerSnapshotEntry, encode_producer_snapshot
 from kdump.log.remote_layout import parse_remote_partition_name, parse_remote_segment_name, remote_files
 from kdump_testing import run_kdump
 
@@ -104,7 +105,19 @@ def test_leader_epochs_disagree_with_the_checkpoint(tmp_path: Path) -> None:
     t = build_tiered(tmp_path)
     (t.log_dir / "t-0" / "leader-epoch-checkpoint").write_text("0\n2\n0 0\n1 25\n")
     code, obj = _tiered(t)
-    assert code == 1 and _kinds(obj) == [("remote-leader-epoch-mismatch", 20)]
+    # the segment's metadata (epoch 1 from 20) and its own epoch checkpoint (1 20) both disagree
+    assert code == 1 and _kinds(obj) == [("remote-leader-epoch-mismatch", 20)] * 2
+
+
+def test_remote_state_files_cut_at_the_segments_end(tmp_path: Path) -> None:
+    t = build_tiered(tmp_path)
+    epochs = t.remote_log(1).with_suffix(".leader_epoch_checkpoint")
+    epochs.write_text("0\n2\n0 0\n1 15\n")      # an epoch after the segment's start, unknown to the local history
+    snapshot = t.remote_log(0).with_suffix(".snapshot")
+    snapshot.write_bytes(encode_producer_snapshot([ProducerSnapshotEntry(7, 0, 4, 12, 4, T0)]))   # past offset 9
+    code, obj = _tiered(t)
+    assert code == 1
+    assert _kinds(obj) == [("remote-snapshot-past-segment", 12), ("remote-leader-epoch-mismatch", 10)]
 
 
 def test_gap_between_remote_end_and_local_start(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ The rules (the ``kind`` of each ``Problem``) and the Kafka code they follow (4.3
 - ``remote-leader-epoch-mismatch`` a segment's segmentLeaderEpochs disagree with the local leader epoch
   checkpoint (RemoteLogManager.isRemoteSegmentWithinLeaderEpochs) or with the epochs of its own batches.
 - ``remote-segment-deleted-left`` files of a segment whose DELETE_SEGMENT_FINISHED was recorded.
+- ``remote-partition-deleted-left`` segments left of a partition whose deletion finished.
 - ``remote-metadata-anomaly`` an event the broker's cache refuses (RemoteLogMetadataCache.checkStateTransition).
 """
 
@@ -161,12 +162,15 @@ def _epoch_disagreement(meta: SegmentMetadata, checkpoint: Sequence[EpochEntry])
     every epoch of the segment is in the checkpoint, and each epoch after the segment's first starts where
     the checkpoint says it does."""
     starts = {e.epoch: e.start_offset for e in checkpoint}
+    first = min(starts.values(), default=0)   # the cache is truncated from the log start (truncateFromStart)
     for i, (epoch, offset) in enumerate(meta.leader_epochs):
+        if epoch not in starts and offset < first:
+            continue
         if epoch not in starts:
             return f"epoch {epoch} (from offset {offset}) is not in the leader epoch checkpoint"
         if i > 0 and starts[epoch] != offset:
             return f"epoch {epoch} starts at {offset} in the segment, at {starts[epoch]} in the checkpoint"
-        if i == 0 and starts[epoch] > offset:
+        if i == 0 and starts[epoch] > offset and starts[epoch] != first:
             return f"epoch {epoch} starts at {starts[epoch]} in the checkpoint, after the segment's offset {offset}"
     return None
 
@@ -182,6 +186,9 @@ def check_partition(topic: str, partition: int, meta: PartitionMetadata | None, 
     for anomaly in meta.anomalies if meta else ():
         problems.append(Problem("remote-metadata-anomaly", NOTE, None, f"{METADATA_TOPIC} offset {anomaly.offset}, "
                                 f"segment {anomaly.segment_id}: {anomaly.text}"))
+    if meta is not None and meta.delete_state == "DELETE_PARTITION_FINISHED" and files:
+        problems.append(Problem("remote-partition-deleted-left", NOTE, None, f"the partition's deletion finished "
+                                f"({METADATA_TOPIC}), but {len(files)} remote segments are left"))
     readable: list[tuple[int, int, str]] = []
     for seg_id in sorted(set(files) | set(records), key=lambda i: (
             records[i].start_offset if i in records else files[i].start_offset, i)):

@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
+from urllib.parse import urlsplit
 
 from kdump.errors import InputError
 from kdump.log.logdir import PartitionDir, SegmentFiles, walk_partitions
@@ -154,12 +155,18 @@ def group_segments(names: Iterable[str], location: str, store: Store = LOCAL) ->
     return segments, others
 
 
+def _base_name(location: str) -> str:
+    """The last path element of a local path or a URI (its ``?query`` left out)."""
+    if "://" in location:
+        return posixpath.basename(urlsplit(location).path.rstrip("/"))
+    return os.path.basename(os.path.normpath(location))
+
+
 class LocalTieredStorageLayout:
     name = "LocalTieredStorage"
 
     def _storage_dir(self, location: str, store: Store) -> str | None:
-        base = posixpath.basename(location.rstrip("/")) if "://" in location else os.path.basename(
-            os.path.normpath(location))
+        base = _base_name(location)
         if base == STORAGE_DIR:
             return location
         try:
@@ -182,13 +189,11 @@ class LocalTieredStorageLayout:
 
     @staticmethod
     def is_partition(location: str) -> bool:
-        base = posixpath.basename(location.rstrip("/")) if "://" in location else os.path.basename(
-            os.path.normpath(location))
+        base = _base_name(location)
         return parse_remote_partition_name(base) is not None
 
     def read_partition(self, location: str, store: Store = LOCAL) -> RemotePartition:
-        base = posixpath.basename(location.rstrip("/")) if "://" in location else os.path.basename(
-            os.path.normpath(location))
+        base = _base_name(location)
         parsed = parse_remote_partition_name(base)
         if parsed is None:
             raise InputError("not a remote partition directory (expected <topic>-<partition>-<topicId>)",

@@ -19,6 +19,7 @@ from tiered_testing import build_tiered
 from kdump.spark.datasource import KafkaLogDataSource
 from kdump.spark.discovery import find_segments
 from kdump.spark.schema import spark_schema
+from kdump_testing import run_kdump
 
 
 def _offsets(paths: list[str]) -> list[int]:
@@ -49,3 +50,16 @@ def test_spark_verify_over_a_remote_store_equals_kdump_verify(spark, tmp_path: P
     assert code == 1 and [f["check"] for f in found if f["severity"] == "error"] == ["crc"]
     assert (spark_code, spark_found) == (code, found)
     assert (report["segments"], report["records"]) == (summary["segments"], summary["records"]) == (3, 30)
+
+
+def test_remote_store_on_s3(s3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """`kdump tiered --remote s3://...` and the data source read the store where it lies (moto S3 server)."""
+    for name, value in s3.env.items():
+        monkeypatch.setenv(name, value)
+    t = build_tiered(tmp_path)
+    uri = s3.upload(t.remote_root, "tiered-bucket", "remote")
+    local = run_kdump("tiered", str(t.log_dir), "--remote", str(t.remote_root), "--json")
+    remote = run_kdump("tiered", str(t.log_dir), "--remote", uri, "--json")
+    assert remote.exit_code == local.exit_code == 0
+    assert json.loads(remote.stdout) == json.loads(local.stdout)
+    assert _offsets([uri, str(t.log_dir / "t-0")]) == list(range(40))

@@ -149,6 +149,8 @@ def test_remote_root_read_by_files_verify_and_summary(tmp_path: Path) -> None:
     assert dump.exit_code == 0
     offsets = [int(line.split()[1]) for line in dump.stdout.splitlines() if line.startswith("baseOffset:")]
     assert offsets == [0, 10, 20, 30]
+    assert "kdump: the producer state at the end of the remote segment starting at offset 10" in dump.stdout
+    assert "kdump: the partition's leader epochs up to the end of the remote segment starting at offset 20" in dump.stdout
     assert run_kdump("verify", str(t.remote_root)).exit_code == 0
     summary = run_kdump("summary", str(t.remote_root))
     assert summary.exit_code == 0 and "logEndOffset: 30" in summary.stdout

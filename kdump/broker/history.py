@@ -1,8 +1,9 @@
 """A tiered partition's whole history, read as a consumer fetching from its log start gets it.
 
 The broker serves an offset below the local log start offset from the remote segment holding it, and the
-rest from the local log (Kafka 4.3.0, core/src/main/java/kafka/server/... ReplicaManager.readFromLog ->
-OffsetOutOfRangeException handling -> RemoteLogManager.read; UnifiedLog.read for local offsets). So the
+rest from the local log (Kafka 4.3.0: ReplicaManager.readFromLog sends a fetch whose offset moved to tiered
+storage to RemoteLogManager, storage/.../log/remote/storage/RemoteLogManager.java; UnifiedLog.read serves
+local offsets). So the
 history is the remote segments in offset order, then the local segments, each offset once: a local segment
 still holding offsets already read from the remote tier (local retention has not deleted it yet) is read
 from where the remote tier ended. read_committed applies the consumer's rules (``isolation``) with the

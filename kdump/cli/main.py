@@ -30,6 +30,7 @@ SUBCOMMANDS: dict[str, str] = {
     "recover": "kdump.cli.recover:recover",
     "spark": "kdump.cli.spark:spark",
     "completion": "kdump.cli.completion:completion",
+    "tiered": "kdump.cli.tiered:tiered",
 }
 
 

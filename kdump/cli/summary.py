@@ -17,7 +17,8 @@ from kdump.cli.options import json_option
 from kdump.cli.parallel import WorkerPool, jobs_option
 from kdump.cli.progress import ProgressBar, wants_progress
 from kdump.cli.time_options import time_style_options
-from kdump.log.logdir import PartitionDir, log_bytes, walk_partitions
+from kdump.log.logdir import PartitionDir, log_bytes
+from kdump.log.remote_layout import walk_any
 from kdump.render import log_json
 from kdump.render.summary_table import PartitionRow, partition_row, partitions_table
 from kdump.render.summary_text import summary_lines, summary_object, summary_renderable
@@ -39,7 +40,7 @@ def _summarize(work: _Work) -> PartitionSummary:
 
 def _work(path: str) -> Iterator[_Work]:
     cache: CheckpointCache = {}
-    for partition in walk_partitions(path):
+    for partition in walk_any(path):   # remote stores (tiered storage) too
         yield partition, read_partition_checkpoints(partition, cache)
 
 
@@ -66,7 +67,7 @@ def summary(path: str, plain: bool, detail: bool, jobs: int, times: TimeStyle | 
 
         console = Console()
     show = wants_progress(json_output)
-    total = log_bytes(s for p in walk_partitions(path) for s in p.segments) if show else None
+    total = log_bytes(s for p in walk_any(path) for s in p.segments) if show else None
     rows: list[PartitionRow] = []
     errors = False
     with WorkerPool(jobs) as pool, ProgressBar(total, "summary", show=show) as bar:

@@ -10,10 +10,13 @@ wrapper, whose inner messages are always counted.
 
 from __future__ import annotations
 
+import functools
+
 import click
 
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
+from kdump.cli.tiered import tiered_verify_findings
 from kdump.cli.verify_index import check_options, run_verify
 from kdump.verify.engine import ALL, Options
 
@@ -23,9 +26,11 @@ from kdump.verify.engine import ALL, Options
 @click.option("--deep", is_flag=True, help="Decode every record too (slower), and note offset-index density.")
 @click.option("--strict", is_flag=True, help="Index entries must name a batch's last offset, as Kafka's "
               "--verify-index-only requires (pre-4.1 follower and cleaner layouts become errors).")
+@click.option("--remote", "remote_root", metavar="ROOT", help="Also check tiered storage against this remote "
+              "store's root (the checks of `kdump tiered`, docs/tiered.md).")
 @check_options
 def verify(paths: tuple[str, ...], deep: bool, strict: bool, index_interval_bytes: int, errors_only: bool,
-           jobs: int, json_output: bool, traceback: bool) -> None:
+           jobs: int, json_output: bool, traceback: bool, remote_root: str | None = None) -> None:
     """Check segment files, partition dirs or whole log.dirs: CRCs, framing, offsets, indexes, checkpoints.
 
     One line per problem (file and position), then a summary. Exit status: 0 clean (notes
@@ -36,4 +41,5 @@ def verify(paths: tuple[str, ...], deep: bool, strict: bool, index_interval_byte
     kdump verify --json --errors-only /var/lib/kafka/data > problems.jsonl
     """
     run_verify("verify", paths, Options(scope=ALL, strict=strict, deep=deep, interval=index_interval_bytes),
-               as_json=json_output, errors_only=errors_only, traceback=traceback, jobs=jobs)
+               as_json=json_output, errors_only=errors_only, traceback=traceback, jobs=jobs,
+               extra=None if remote_root is None else functools.partial(tiered_verify_findings, paths, remote_root))

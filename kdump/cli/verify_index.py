@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NoReturn, TextIO
 
@@ -175,7 +175,7 @@ def _take(item: _Segments, checked: list[_Checked], counts: VerifyCounts, out: T
 
 
 def run_verify(command: str, paths: tuple[str, ...], options: Options, *, as_json: bool, errors_only: bool,
-               traceback: bool, jobs: int) -> NoReturn:
+               traceback: bool, jobs: int, extra: Callable[[], list[Finding]] | None = None) -> NoReturn:
     """Check ``paths``; ``jobs`` segments at a time in worker processes, output as with one; exit."""
     out, err = sys.stdout, sys.stderr
     counts = VerifyCounts()
@@ -209,6 +209,8 @@ def run_verify(command: str, paths: tuple[str, ...], options: Options, *, as_jso
                     out.write(verify_text.unreadable_json(item.path, str(error)) + "\n")
                 else:
                     write_error(error, err=err, out=out)
+    if extra is not None:   # checks beyond the paths' own files (verify --remote: kdump.verify.tiered_check)
+        _write(extra(), counts, out, as_json, errors_only, bar)
     out.write((verify_text.summary_json(counts, command) if as_json
                else verify_text.summary_line(counts, command)) + "\n")
     out.flush()

@@ -30,6 +30,7 @@ from kdump.format.checkpoint import (
     parse_quorum_state,
 )
 from kdump.log.files import FileKind, file_kind, java_path, split_temp_suffix
+from kdump.log.remote_layout import REMOTE_EPOCH_SUFFIX, parse_remote_segment_name
 from kdump.log.segment import read_small_file
 from kdump.render import log_json
 
@@ -115,10 +116,25 @@ _BY_NAME: dict[str, Callable[[DumpRun, str], None]] = {
 }
 
 
+_REMOTE_STATE = {"snapshot": "the producer state at the end of the remote segment starting at offset {start}",
+                 "leader_epoch_checkpoint": "the partition's leader epochs up to the end of the remote segment "
+                                            "starting at offset {start}"}
+
+
+def _remote_state_note(run: DumpRun, path: str, name: str) -> None:
+    """A remote segment's .snapshot / .leader_epoch_checkpoint (docs/tiered.md) says what it holds first."""
+    remote = parse_remote_segment_name(name)
+    if remote is None or remote[2] not in _REMOTE_STATE:
+        return
+    note = "kdump: " + _REMOTE_STATE[remote[2]].format(start=remote[0])
+    run.emit({"type": "note", "path": path, "remoteSegmentId": remote[1], "text": note}, note)
+
+
 def dump_extra(run: DumpRun, path: str) -> bool:
     """Dump ``path`` if it is a file Kafka's tool does not handle; False leaves it to Kafka's dispatch."""
     name = os.path.basename(java_path(path))
-    handler = _BY_NAME.get(name)
+    _remote_state_note(run, path, name)
+    handler = _BY_NAME.get(name) or (_leader_epochs if name.endswith(REMOTE_EPOCH_SUFFIX) else None)
     if handler is not None:
         try:
             handler(run, path)

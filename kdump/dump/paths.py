@@ -11,6 +11,7 @@ from kdump.log.logdir import (
     parse_partition_dir_name,
     read_partition_dir,
 )
+from kdump.log.remote_layout import remote_files
 
 
 def _partition_files(directory: str) -> list[str]:
@@ -67,7 +68,9 @@ def expand_paths(paths: list[str]) -> list[str]:
         if not path or not os.path.isdir(path):
             result.append(path)
             continue
-        files = _partition_files(path) if is_partition_dir(path) else _log_dir_files(path)
+        remote = remote_files(path)   # a remote store (tiered storage): its segments in offset order
+        files = remote if remote is not None else _partition_files(path) if is_partition_dir(path) \
+            else _log_dir_files(path)
         # A directory with no Kafka files stays as given, so the dump reports it instead of
         # silently printing nothing.
         result.extend(files or [path])

@@ -65,13 +65,25 @@ def segment_base_offset(file_name: str) -> int | None:
 
 
 def base_offset_of(path: str) -> int:
-    """``segment_base_offset`` of a path; InputError, in Long.parseLong's words, when there is none."""
+    """``segment_base_offset`` of a path (or a remote segment's start offset, ``<offset>-<segmentId>.log``);
+    InputError, in Long.parseLong's words, when there is none."""
     value = segment_base_offset(os.path.basename(path))
+    if value is None:
+        value = remote_start_offset(os.path.basename(path))
     if value is None:
         prefix = os.path.basename(path).split(".", 1)[0]
         raise InputError(f"file name does not start with a base offset (For input string: \"{prefix}\")",
                          path=path)
     return value
+
+
+def remote_start_offset(file_name: str) -> int | None:
+    """The start offset of a remote segment file, or of a file of the broker's remote-log-index-cache/
+    (kdump.log.remote_layout names both), or None."""
+    from kdump.log.remote_layout import parse_index_cache_name, parse_remote_segment_name
+
+    parsed = parse_remote_segment_name(file_name) or parse_index_cache_name(file_name)
+    return None if parsed is None else parsed[0]
 
 
 SEGMENT_TEMP_SUFFIXES = (".deleted", ".cleaned", ".swap")

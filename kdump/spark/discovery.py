@@ -21,6 +21,7 @@ from kdump.format.checkpoint import parse_properties
 from kdump.log.files import parse_java_long
 from kdump.log.logdir import parse_partition_dir_name
 from kdump.spark.files import filesystem, read_small_file
+from kdump.spark.tiers import merge_tiers, remote_segment_dir
 
 _SEGMENT_SUFFIXES = {"log", "index", "timeindex", "txnindex"}
 _GLOB_CHARS = set("*?[")
@@ -41,6 +42,7 @@ class Segment:
     txn_index: str | None = None
     log_dir: str = ""                       # the directory above the partition directory
     broker: int | None = None               # meta.properties' node.id / broker.id there, when present
+    history: str = ""                       # the partition dir whose history a remote segment continues (tiers.py)
 
 
 def _location(original: str, fs_path: str) -> str:
@@ -80,9 +82,12 @@ def find_segments(locations: Iterable[str]) -> list[Segment]:
             parent, name = posixpath.split(_without_query(uri).rstrip("/"))
             base_text, _, suffix = name.partition(".")
             base = parse_java_long(base_text) if len(base_text) == 20 else None
+            remote = remote_segment_dir(name, parent)   # tiered storage: a remote store's segment
+            base = remote[2] if remote is not None else base
             if base is None or suffix not in _SEGMENT_SUFFIXES:
                 continue
-            parsed = parse_partition_dir_name(posixpath.basename(parent))
+            parsed = (remote[0], remote[1], None) if remote is not None \
+                else parse_partition_dir_name(posixpath.basename(parent))
             if parsed is not None and parsed[2] is not None:
                 continue                          # -delete/-future/-stray copies: not the live log
             topic, partition = (parsed[0], parsed[1]) if parsed else ("", -1)
@@ -101,7 +106,7 @@ def find_segments(locations: Iterable[str]) -> list[Segment]:
                                     files.get("index", (None, 0))[0], files.get("timeindex", (None, 0))[0],
                                     bases[i + 1] if i + 1 < len(bases) else None,
                                     files.get("txnindex", (None, 0))[0], log_dir, brokers[log_dir]))
-    return segments
+    return merge_tiers(segments)
 
 
 def require_segments(locations: Iterable[str]) -> list[Segment]:

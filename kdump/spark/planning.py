@@ -225,7 +225,7 @@ def partition_aborts(segments: list[Segment]) -> dict[str, list[AbortedRange]]:
     """
     aborts: dict[str, list[AbortedRange]] = {}
     for segment in segments:
-        found = aborts.setdefault(posixpath.dirname(segment.log), [])
+        found = aborts.setdefault(segment.history or posixpath.dirname(segment.log), [])
         if segment.txn_index is not None:
             data = read_small_file(segment.txn_index)
             found.extend(AbortedRange(e.producer_id, e.first_offset, e.last_offset)
@@ -273,7 +273,7 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
                 narrowed = narrow_split(split, index, pruning, points)
                 if narrowed is not None and pruning.may_hold(narrowed.min_offset, narrowed.max_offset):
                     if with_aborts:
-                        in_partition = aborts.get(posixpath.dirname(segment.log), [])
+                        in_partition = aborts.get(segment.history or posixpath.dirname(segment.log), [])
                         narrowed = replace(narrowed, aborted=_reaching(in_partition, narrowed), aborts_known=True)
                     splits.append(narrowed)
     return splits

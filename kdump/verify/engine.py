@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from kdump.errors import InputError, KdumpError
 from kdump.log.files import FileKind, base_offset_of, file_kind, sibling
-from kdump.log.logdir import PartitionDir, SegmentFiles, walk_partitions
+from kdump.log.logdir import PartitionDir, SegmentFiles
+from kdump.log.remote_layout import walk_any
 from kdump.log.segment import FileChangedError, ReadOnlyFile
 from kdump.verify.findings import ERROR, NOTE, Finding
 from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES
@@ -105,7 +106,7 @@ def plan(path: str) -> Iterator[PartitionDir | tuple[SegmentFiles, bool]]:
             raise InputError("No such file or directory", path=path)
         yield segment_of_file(path)
         return
-    yield from walk_partitions(os.path.abspath(path))  # '.' must show its real name
+    yield from walk_any(os.path.abspath(path))  # '.' must show its real name; walk_any: remote stores too
 
 
 _ATTEMPTS = 3

@@ -33,6 +33,7 @@ from kdump.log.segment import read_small_file
 from kdump.log.state_files import MAX_SNAPSHOT_BYTES
 from kdump.verify.findings import ERROR, NOTE, Finding
 from kdump.verify.segment_check import ABORT, BEGIN, SegmentFacts
+from kdump.verify.tiered_check import tiered_log_start
 
 ReadSmall = Callable[[str], "bytes | None"]
 """Reads a small file whole; None when it does not exist."""
@@ -172,7 +173,8 @@ def _checkpoints(path: str, values: dict[str, int], leo: int, first_base: int) -
                           f"end offset {leo}: data it covers is missing from this replica", offset=value)
     start = values.get("log start offset")
     if start is not None and start < first_base:
-        yield Finding(NOTE, "log-start-below-segments", path, f"the log start offset checkpoint says {start}, below "
+        yield tiered_log_start(path, start, first_base) or Finding(  # a tiered partition's log start is remote
+            NOTE, "log-start-below-segments", path, f"the log start offset checkpoint says {start}, below "
                       f"the first segment's base offset {first_base} (the broker uses the base offset)", offset=start)
 
 

@@ -21,6 +21,7 @@ from kdump_testing import run_kdump
 sys.path.insert(0, str(Path(__file__).parent.parent / "spark"))
 
 from logbuild import corrupt_byte, skip_reason, start_spark, write_partition
+from tiered_testing import build_tiered
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGDIRS = ROOT / "fixtures" / "logdirs"
@@ -122,6 +123,9 @@ CASES: dict[tuple[str, int], Callable[[Path], int]] = {
     ("kdump txn", 1): lambda tmp: _code("txn", str(_corrupt_partition(tmp))),
     ("kdump txn", 2): lambda tmp: _code("txn", str(tmp / "missing")),
     ("kdump txn", 3): lambda tmp: _code("txn", str(_hanging_partition(tmp))),
+    ("kdump tiered", 0): lambda tmp: _code("tiered", *_tiered(tmp)),
+    ("kdump tiered", 1): lambda tmp: _code("tiered", *_tiered(tmp, damaged=True)),
+    ("kdump tiered", 2): lambda tmp: _code("tiered", str(tmp / "missing"), "--remote", str(tmp)),
     ("kdump rebuild-index", 0): lambda tmp: _code("rebuild-index", str(SEGMENT), "--out", str(tmp / "out")),
     # A batch past Integer.MAX_VALUE above the base offset: no index can hold it, so nothing is written.
     ("kdump rebuild-index", 1): lambda tmp: _code("rebuild-index", _bytes_file(
@@ -146,6 +150,13 @@ CASES: dict[tuple[str, int], Callable[[Path], int]] = {
                                                   "--master", "local[2]"),
     ("kdump spark recover", 2): lambda tmp: _code("spark", "recover", str(tmp / "missing")),
 }
+
+
+def _tiered(tmp: Path, damaged: bool = False) -> list[str]:
+    tiered = build_tiered(tmp)
+    if damaged:
+        tiered.remote_log(1).unlink()
+    return [str(tiered.log_dir), "--remote", str(tiered.remote_root)]
 
 
 def _bytes_file(tmp: Path, name: str, data: bytes) -> str:
@@ -203,6 +214,7 @@ ARGS = {
     "kdump find": ["find", str(PLAIN), "--offset", "1"],
     "kdump summary": ["summary", str(PLAIN)],
     "kdump txn": ["txn", str(PLAIN)],
+    "kdump tiered": ["tiered", str(PLAIN), "--remote", str(PLAIN)],
     "kdump rebuild-index": ["rebuild-index", str(SEGMENT), "--out", "unused"],
     "kdump gen": ["gen", "unused"],
     "kdump partition-for": ["partition-for", "--group", "g"],

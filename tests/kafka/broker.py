@@ -43,9 +43,9 @@ class BrokerError(RuntimeError):
     """The broker or a tool did not do what was asked within its time bound."""
 
 
-def fetch_jars(release: str, timeout: float = 900) -> Path:
-    """The lib dir (classpath DIR/*) holding `release`'s broker, tools and client jars."""
-    extras = _LOGGING_EXTRAS.get(release.split(".")[0], ())
+def fetch_jars(release: str, timeout: float = 900, extras: tuple[str, ...] = ()) -> Path:
+    """The lib dir (classpath DIR/*) holding `release`'s broker, tools and client jars (and `extras`)."""
+    extras = (*_LOGGING_EXTRAS.get(release.split(".")[0], ()), *extras)
     proc = subprocess.run(
         ["bash", str(FETCH), release, *extras], capture_output=True, text=True, timeout=timeout, check=False
     )
@@ -250,21 +250,21 @@ class Broker:
         return Broker(self.lib, log_dir, work_dir, self.release, dict(self.extra_config))
 
 
-def driver_classes(lib: Path, timeout: float = 120) -> Path:
-    """KafkaDriver.java compiled against `lib`, cached beside the jars under a hash of the source."""
-    digest = hashlib.sha1(DRIVER.read_bytes() + str(lib).encode()).hexdigest()[:12]
+def driver_classes(lib: Path, timeout: float = 120, source: Path = DRIVER) -> Path:
+    """KafkaDriver.java (or `source`) compiled against `lib`, cached beside the jars under a hash of the source."""
+    digest = hashlib.sha1(source.read_bytes() + str(lib).encode()).hexdigest()[:12]
     out = lib.parent / f"driver-{digest}"
     if (out / ".complete").exists():
         return out
     tmp = lib.parent / f"driver-{digest}.tmp{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     proc = subprocess.run(
-        ["javac", "-nowarn", "-encoding", "UTF-8", "-cp", f"{lib}/*", "-d", str(tmp), str(DRIVER)],
+        ["javac", "-nowarn", "-encoding", "UTF-8", "-cp", f"{lib}/*", "-d", str(tmp), str(source)],
         capture_output=True, text=True, timeout=timeout, check=False,
     )
     if proc.returncode != 0:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise BrokerError(f"javac KafkaDriver.java failed: {proc.stderr[-3000:]}")
+        raise BrokerError(f"javac {source.name} failed: {proc.stderr[-3000:]}")
     (tmp / ".complete").touch()
     try:
         tmp.rename(out)

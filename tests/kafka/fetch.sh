@@ -4,7 +4,7 @@
 #
 #   tests/kafka/fetch.sh 4.3.0                 # kafka_2.13 (broker, Scala tools) + kafka-tools
 #   tests/kafka/fetch.sh 2.2.2                 # kafka_2.12 for 2.x
-#   tests/kafka/fetch.sh 4.3.0 G:A:V [G:A:V]   # extra artifacts in the same classpath
+#   tests/kafka/fetch.sh 4.3.0 G:A:V[:TYPE:CLASSIFIER] ...   # extra artifacts in the same classpath
 #
 # The cache is $KDUMP_KAFKA_CACHE (default ~/.cache/kdump-kafka)/<release>/lib; a finished fetch
 # leaves a .complete marker there, so a second call costs nothing. Needs java and mvn on PATH.
@@ -39,8 +39,9 @@ trap 'rm -rf "$work"' EXIT
   echo '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
   echo '<groupId>kdump.test</groupId><artifactId>kafka-fetch</artifactId><version>1</version><dependencies>'
   for dep in $deps; do
-    IFS=: read -r g a v <<<"$dep"
-    echo "<dependency><groupId>$g</groupId><artifactId>$a</artifactId><version>$v</version></dependency>"
+    # G:A:V or G:A:V:TYPE:CLASSIFIER (e.g. org.apache.kafka:kafka-storage:4.3.0:jar:test)
+    IFS=: read -r g a v t c <<<"$dep"
+    echo "<dependency><groupId>$g</groupId><artifactId>$a</artifactId><version>$v</version>${t:+<type>$t</type>}${c:+<classifier>$c</classifier>}</dependency>"
   done
   echo '</dependencies></project>'
 } >"$work/pom.xml"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import click
 
+from kdump.broker.unified_log import log_start_offset
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, kafka_version_option, traceback_option
@@ -23,6 +24,7 @@ from kdump.render import log_json
 from kdump.render.dialect import parse_kafka_version
 from kdump.render.log_text import RecordTextOptions
 from kdump.render.times import TIME_INPUT_HELP, TimeStyle
+from kdump.verify.partition_check import LOG_START_CHECKPOINT, partition_checkpoints
 
 
 def _render_json(result: LookupResult, explain: bool) -> str:
@@ -66,7 +68,12 @@ def find(partition_dir: str, offset: int | None, timestamp: int | None, count: i
         raise click.UsageError("give exactly one of --offset and --timestamp")
     dialect = parse_kafka_version(kafka_version)
     partition = read_partition_dir(partition_dir)
-    result = find_offset(partition, offset) if offset is not None else find_timestamp(partition, timestamp or 0)
+    if offset is not None:
+        checkpoint, _problems = partition_checkpoints(partition, {LOG_START_CHECKPOINT: "log start offset"}, {})
+        first_base = partition.segments[0].base_offset if partition.segments else None
+        result = find_offset(partition, offset, log_start_offset(checkpoint.get("log start offset"), first_base))
+    else:
+        result = find_timestamp(partition, timestamp or 0)
     if json_output:
         click.echo(_render_json(result, explain))
     elif explain:

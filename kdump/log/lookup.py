@@ -157,9 +157,15 @@ def _batch_step(result: LookupResult, batch: Batch, what: str) -> None:
                 last_offset=batch.last_offset)
 
 
-def find_offset(partition: PartitionDir, target: int) -> LookupResult:
-    """The record at ``target`` (or the next one after it, for compacted data) and how Kafka finds it."""
+def find_offset(partition: PartitionDir, target: int, log_start: int | None = None) -> LookupResult:
+    """The record at ``target`` (or the next one after it, for compacted data) and how Kafka finds it;
+    below ``log_start`` (the partition's log start offset, kdump.broker.unified_log) a fetch gets
+    OFFSET_OUT_OF_RANGE (UnifiedLog.read -> LocalLog.read checks the offset against the log start)."""
     result = LookupResult("offset", target)
+    if log_start is not None and target < log_start:
+        result.step("result", f"offset {target} is below the log start offset {log_start}: out of range (a "
+                              f"consumer gets OFFSET_OUT_OF_RANGE)", log_start_offset=log_start)
+        return result
     segments = _log_segments(partition)
     bases = [s.base_offset for s in segments]
     i = bisect.bisect_right(bases, target) - 1

@@ -270,29 +270,35 @@ def _time_index_offset(result: LookupResult, seg: SegmentFiles, target: int) -> 
         return TimeIndexChoice(entry.offset, entry.offset)
 
 
-def skipped_by_time_entry(seg: SegmentFiles, log: ReadOnlyFile, choice: TimeIndexChoice,
-                          target: int) -> tuple[Record, int] | None:
-    """The log's first record with a timestamp >= ``target`` that the chosen time-index entry wrongly
-    skips, if it skips one: a record before the entry's offset with a timestamp above the entry's (an
-    entry claims the largest timestamp up to its offset). Reads the log between the entry before it and
-    it: about index.interval.bytes. Returns the record and the position of its batch."""
-    if choice.slot is None or choice.timestamp is None or choice.before >= choice.offset:
+def skipped_by_time_entry(seg: SegmentFiles, log: ReadOnlyFile, choice: TimeIndexChoice, target: int,
+                          log_start: int, broker_position: int) -> tuple[Record, int] | None:
+    """The log's first record with a timestamp >= ``target`` that a broker's lookup skips because it
+    trusts a wrong time-index entry, if it skips one: before ``broker_position`` (where the broker starts,
+    from the offset index's entry for the time-index entry's offset), with a record whose timestamp is
+    above the entry's (an entry claims the largest timestamp up to its offset). Returns it and the
+    position to scan from instead (the offset index's for the entry before): about index.interval.bytes
+    are read."""
+    if choice.slot is None or choice.timestamp is None or choice.before >= choice.offset or seg.index is None:
         return None
-    claimed = choice.timestamp
-    start = _offset_index_position(LookupResult("offset", choice.before), seg, choice.before, log)
-    first: tuple[Record, int] | None = None
-    batches = LogBatches(log, start, check_crc=False)
-    for batch in batches:
-        if batch.base_offset >= choice.offset:
-            break
-        if batch.max_timestamp < target:
-            continue
-        for group in batches.iter_records(batch):
-            for r in group:
-                if choice.before <= r.offset < choice.offset and r.timestamp >= target:
-                    first = first or (r, batch.position)
-                    if r.timestamp > claimed:
-                        return first
+    with open_offset_index(seg.index, seg.base_offset) as index:
+        entry = index.lookup(choice.before)
+    start = entry.position if entry.slot >= 0 else 0
+    if not 0 <= start < broker_position:
+        return None
+    first: Record | None = None
+    try:
+        batches = LogBatches(log, start, broker_position, check_crc=False)
+        for batch in batches:
+            if batch.max_timestamp < target:
+                continue
+            for group in batches.iter_records(batch):
+                for r in group:
+                    if r.offset >= max(choice.before, log_start) and r.timestamp >= target:
+                        first = first or r
+                        if r.timestamp > choice.timestamp:
+                            return first, start
+    except KdumpError:
+        return None     # the offset index entry does not hold either: no claim about the time index
     return None
 
 
@@ -306,20 +312,15 @@ def scan_start(seg: SegmentFiles, log: ReadOnlyFile, offset: int | None = None,
     target = seg.base_offset if offset is None else max(offset, seg.base_offset)
     skipped_note = None
     try:
-        if timestamp is not None:
-            choice = _time_index_offset(result, seg, timestamp)
-            skipped = skipped_by_time_entry(seg, log, choice, timestamp)
-            broker_start = _offset_index_position(LookupResult("offset", target), seg, max(target, choice.offset), log)
-            if skipped is not None and skipped[1] < broker_start:
-                record = skipped[0]
-                skipped_note = (f"the time index entry {choice.describe()} skips offset {record.offset} (timestamp "
-                                f"{record.timestamp}): a broker's lookup trusts it and starts at position "
-                                f"{broker_start}; kdump starts at offset {choice.before} and prints what the log "
-                                f"holds")
-                target = max(target, choice.before)
-            else:
-                target = max(target, choice.offset)
-        position = _offset_index_position(result, seg, target, log)
+        choice = None if timestamp is None else _time_index_offset(result, seg, timestamp)
+        position = _offset_index_position(result, seg, target if choice is None else max(target, choice.offset), log)
+        skipped = None if choice is None or timestamp is None else \
+            skipped_by_time_entry(seg, log, choice, timestamp, target, position)
+        if choice is not None and skipped is not None:
+            skipped_note = (f"the time index entry {choice.describe()} skips offset {skipped[0].offset} (timestamp "
+                            f"{skipped[0].timestamp}): a broker's lookup trusts it and starts at offset "
+                            f"{choice.offset}; kdump starts at offset {choice.before} and prints what the log holds")
+            position = skipped[1]
     except KdumpError as err:
         return 0, f"its index cannot be used ({err.reason}); scanning from position 0"
     if seg.index is None:
@@ -355,15 +356,16 @@ def find_timestamp(partition: PartitionDir, target: int, log_start: int | None =
     seg = chosen
     choice = _time_index_offset(result, seg, target)
     start_offset = max(choice.offset, log_start)
+    steps = len(result.steps)
     found = _scan_segment(result, seg, start_offset, lambda batches, b: _holding(batches, b, target, log_start),
                           lambda b: f"maxTimestamp {b.max_timestamp}: the first batch holding a record with "
                                     f"timestamp >= {target}")
     assert seg.log is not None
+    broker_position = next((s.fields["position"] for s in result.steps[steps:] if s.kind == "start"), 0)
     with ReadOnlyFile(seg.log) as log:
-        found_skipped = skipped_by_time_entry(seg, log, choice, target)
+        found_skipped = skipped_by_time_entry(seg, log, choice, target, log_start, broker_position)
     skipped = None if found_skipped is None else found_skipped[0]
-    if skipped is not None and skipped.offset >= log_start and \
-            (result.record is None or result.record.offset > skipped.offset):
+    if skipped is not None and (result.record is None or result.record.offset > skipped.offset):
         result.log_record = skipped
         answer = "nothing" if result.record is None else f"offset {result.record.offset}"
         result.step("note", f"the broker answers {answer} because it trusts the time index entry "

@@ -16,6 +16,7 @@ from kdump.broker.unified_log import last_stable_offset, load_from_snapshot, log
 from kdump.errors import KdumpError
 from kdump.format.batch import Batch
 from kdump.format.control import parse_control_record
+from kdump.format.snapshot import ProducerSnapshotEntry
 from kdump.format.txnindex import AbortedTxn
 from kdump.log.batches import LogBatches
 from kdump.log.logdir import PartitionDir
@@ -97,22 +98,26 @@ class TxnReport:
 class _Replay:
     """The producer state fed batch by batch, with a ``Transaction`` row per transaction it starts."""
 
-    def __init__(self, report: TxnReport, start: int) -> None:
+    def __init__(self, report: TxnReport, snapshot: list[ProducerSnapshotEntry]) -> None:
         self.state = ProducerStateManager()
         self.rows: dict[tuple[int, int], Transaction] = {}    # (producer id, first offset) -> ongoing row
         self.completed: list[CompletedTxn] = []
         self.report = report
-        self.start = start
+        self.state.load_snapshot(snapshot)
+        for pid, first in self.state.ongoing():   # begun before the log's first segment
+            self._add(Transaction(pid, self.state.producers[pid].producer_epoch, first))
+
+    def _add(self, row: Transaction) -> Transaction:
+        self.rows[(row.producer_id, row.first_offset)] = row
+        self.report.transactions.append(row)
+        return row
 
     def _row(self, batch: Batch) -> Transaction | None:
         first = self.state.entry(batch.producer_id).current_txn_first_offset
         if first is None:
             return None
         row = self.rows.get((batch.producer_id, first))
-        if row is None:   # started here, or before the log start (a producer snapshot's ongoing txn)
-            row = self.rows[(batch.producer_id, first)] = Transaction(batch.producer_id, batch.producer_epoch, first)
-            self.report.transactions.append(row)
-        return row
+        return row or self._add(Transaction(batch.producer_id, batch.producer_epoch, first))
 
     def data(self, batch: Batch, count: int) -> None:
         self.state.append(batch)
@@ -158,8 +163,7 @@ def analyze_transactions(partition: PartitionDir) -> TxnReport:
     first_base = partition.segments[0].base_offset if partition.segments else 0
     # The producers a snapshot at the log's start holds (their transactions may have begun before it).
     start, entries = load_from_snapshot(partition.path, -1, first_base)
-    replay = _Replay(report, start)
-    replay.state.load_snapshot(entries)
+    replay = _Replay(report, entries)
     read: list[_Offsets] = []
     for segment in partition.segments:
         if segment.log is None:

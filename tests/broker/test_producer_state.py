@@ -145,6 +145,9 @@ def test_recover_out_keeps_the_entry_kafka_rebuilds_from_a_snapshot(tmp_path: Pa
     (part / f"{20:020d}.snapshot").write_bytes(ongoing)
     (part / f"{20:020d}.txnindex").write_bytes(encode_aborted_txn(9, 0, 20, 21))    # as the broker wrote it
     assert run_kdump("verify", str(logs)).exit_code == 0
+    txn = json.loads(run_kdump("txn", str(part), "--json").stdout)
+    assert [(t["outcome"], t["firstOffset"], t["lastOffset"]) for t in txn["transactions"]] == [("ABORT", 0, 20)]
+    assert txn["findings"] == []
     out = tmp_path / "copy"
     result = run_kdump("recover", str(logs), "--out", str(out))
     assert result.exit_code == 0, result.stdout + result.stderr

@@ -1,13 +1,12 @@
-"""The files a broker keeps beside the segments (Kafka's ProducerStateManager, TransactionIndex,
+"""The files a broker keeps beside the segments (Kafka's ProducerStateManager snapshots, TransactionIndex,
 LeaderEpochFileCache and the checkpoint files, updated as LogSegment.append / UnifiedLog do).
 
 ``BrokerStateObserver`` plugs into ``PartitionLog`` and follows what a broker derives from the
-batches it appends: producer state (written as ``<offset>.snapshot`` at every roll and at a clean
-shutdown), ongoing and aborted transactions (``.txnindex`` entries in the segment holding the
-ABORT marker) and leader epochs (``leader-epoch-checkpoint``). ``write_partition_files`` and
-``write_log_dir_files`` write the text files into a directory being staged (kdump.log.atomic).
-Byte and text layouts come from kdump.format.{snapshot,txnindex,checkpoint}.
-"""
+batches it appends: producer state (kdump.broker.producer_state, written as ``<offset>.snapshot`` at
+every roll and at a clean shutdown), aborted transactions (``.txnindex`` entries in the segment
+holding the ABORT marker) and leader epochs (``leader-epoch-checkpoint``). ``write_partition_files``
+and ``write_log_dir_files`` write the text files into a directory being staged (kdump.log.atomic).
+Byte and text layouts come from kdump.format.{snapshot,txnindex,checkpoint}."""
 
 from __future__ import annotations
 
@@ -16,6 +15,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from kdump.broker.producer_state import ProducerStateManager
 from kdump.format.batch import Batch
 from kdump.format.checkpoint import (
     EpochEntry,
@@ -26,9 +26,9 @@ from kdump.format.checkpoint import (
     encode_properties,
     uuid_to_string,
 )
-from kdump.format.control import ControlType, parse_control_record
+from kdump.format.control import parse_control_record
 from kdump.format.records import decode_records
-from kdump.format.snapshot import ProducerSnapshotEntry, encode_producer_snapshot
+from kdump.format.snapshot import encode_producer_snapshot
 from kdump.format.txnindex import encode_aborted_txn
 from kdump.log.atomic import write_new_file
 from kdump.log.files import segment_file_name
@@ -36,22 +36,11 @@ from kdump.log.writer import LogObserver
 
 
 @dataclass
-class _Producer:
-    epoch: int
-    last_sequence: int = -1
-    last_offset: int = -1
-    offset_delta: int = 0
-    timestamp: int = -1
-    coordinator_epoch: int = -1
-    txn_first_offset: int = -1
-
-
-@dataclass
 class BrokerStateObserver(LogObserver):
     """Producer state, transactions and leader epochs of one partition, as its leader tracks them."""
 
     snapshots: bool = True
-    producers: dict[int, _Producer] = field(default_factory=dict)
+    producers: ProducerStateManager = field(default_factory=ProducerStateManager)
     epochs: list[EpochEntry] = field(default_factory=list)
     # segment base offset -> encoded aborted-transaction entries whose marker is in that segment
     aborted: dict[int, list[bytes]] = field(default_factory=dict)
@@ -65,40 +54,16 @@ class BrokerStateObserver(LogObserver):
             self.epochs.append(EpochEntry(batch.partition_leader_epoch, batch.base_offset))
         if batch.producer_id < 0:
             return
-        state = self.producers.get(batch.producer_id)
-        if state is None:
-            state = self.producers[batch.producer_id] = _Producer(batch.producer_epoch)
-        if state.epoch != batch.producer_epoch:
-            # ProducerStateEntry.maybeUpdateProducerEpoch: a new epoch forgets the batch metadata (with
-            # transaction version 2 every marker bumps the epoch, so a marker leaves none behind).
-            state.last_sequence, state.last_offset, state.offset_delta = -1, -1, 0
-        state.epoch = batch.producer_epoch
+        control = None
         if batch.is_control:
-            for record in decode_records(data, batch):
-                info = parse_control_record(record.key, record.value)
-                if not info.is_end_txn_marker:
-                    continue
-                if info.type_id == ControlType.ABORT and state.txn_first_offset >= 0:
-                    lso = self._last_stable_offset(batch.producer_id, batch.last_offset)
-                    self.aborted.setdefault(segment_base, []).append(
-                        encode_aborted_txn(batch.producer_id, state.txn_first_offset, batch.last_offset, lso))
-                state.coordinator_epoch = info.coordinator_epoch if info.coordinator_epoch is not None else -1
-                state.txn_first_offset = -1
-                state.timestamp = batch.max_timestamp
-            return
-        state.last_sequence = batch.last_sequence
-        state.last_offset = batch.last_offset
-        state.offset_delta = batch.last_offset_delta
-        state.timestamp = batch.max_timestamp
-        if batch.is_transactional and state.txn_first_offset < 0:
-            state.txn_first_offset = batch.base_offset
-
-    def _last_stable_offset(self, completing_pid: int, marker_offset: int) -> int:
-        # ProducerStateManager.lastStableOffset: the first offset of the earliest other ongoing
-        # transaction, or just past the completed one.
-        others = [p.txn_first_offset for pid, p in self.producers.items()
-                  if pid != completing_pid and p.txn_first_offset >= 0]
-        return min(others) if others else marker_offset + 1
+            first = next(iter(decode_records(data, batch)), None)
+            control = None if first is None else parse_control_record(first.key, first.value)
+        completed = self.producers.append(batch, control)
+        if completed is not None and completed.is_aborted:
+            # UnifiedLog.append -> LogSegment.updateTxnIndex: the segment holding the marker.
+            entry = completed.aborted_txn()
+            self.aborted.setdefault(segment_base, []).append(
+                encode_aborted_txn(entry.producer_id, entry.first_offset, entry.last_offset, entry.last_stable_offset))
 
     def on_segment_finished(self, directory: str, base_offset: int) -> None:
         entries = self.aborted.get(base_offset)
@@ -112,11 +77,8 @@ class BrokerStateObserver(LogObserver):
 
     def write_snapshot(self, directory: str, offset: int) -> None:
         """``<offset>.snapshot`` with every producer (sorted by id: Kafka's order is HashMap order)."""
-        entries = [ProducerSnapshotEntry(pid, p.epoch, p.last_sequence, p.last_offset, p.offset_delta,
-                                         p.timestamp, p.coordinator_epoch, p.txn_first_offset)
-                   for pid, p in sorted(self.producers.items())]
         write_new_file(os.path.join(directory, segment_file_name(offset, ".snapshot")),
-                     encode_producer_snapshot(entries))
+                       encode_producer_snapshot(self.producers.snapshot_entries()))
         self.snapshot_offsets.append(offset)
 
 

@@ -96,6 +96,9 @@ class GenSpec:
     time_jitter: int = 0                   # +/- ms per record: out-of-order timestamps
     abort_ratio: float = 0.0
     txn_batches: int = 3                   # data batches per transaction
+    empty_txn_ratio: float = 0.0           # share of transactions ended before any data reached the partition
+    epoch_bump_ratio: float = 0.0          # share of aborts after which the producer's epoch is bumped
+    compacted_ratio: float = 0.0           # share of magic 2 data records the log cleaner removed (offset gaps)
     seed: int = 0
     log: LogConfig = field(default_factory=LogConfig)
     node_id: int = 1
@@ -112,7 +115,8 @@ class GenSpec:
                 raise UsageError(f"bad size range {lo}-{hi}")
         if self.records < 0 or self.records_per_batch < 1 or self.txn_batches < 1 or self.max_headers < 0:
             raise UsageError("records must be >= 0, records per batch and batches per transaction >= 1")
-        for ratio in (self.null_key_ratio, self.tombstone_ratio, self.abort_ratio):
+        for ratio in (self.null_key_ratio, self.tombstone_ratio, self.abort_ratio, self.empty_txn_ratio,
+                      self.epoch_bump_ratio, self.compacted_ratio):
             if not 0.0 <= ratio <= 1.0:
                 raise UsageError(f"ratios must be between 0 and 1, not {ratio}")
 
@@ -214,9 +218,14 @@ def partition_appends(spec: GenSpec, topic: TopicSpec, topic_index: int, partiti
             if spec.batch_bytes is not None and size >= spec.batch_bytes:
                 break
         append_time = max(r.timestamp for r in records)
-        data = _encode(topic, records, offset, append_time, producer, transactional)
-        offset += len(records)
-        written += len(records)
+        produced = len(records)
+        if spec.compacted_ratio > 0 and topic.magic == 2:
+            # LogCleaner's rewrite: removed records leave offset gaps, the batch keeps its base offset and
+            # lastOffsetDelta (and with them the producer's sequences); at least its last record stays here.
+            records = [r for r in records[:-1] if rng.random() >= spec.compacted_ratio] + records[-1:]
+        data = _encode(topic, records, offset, append_time, producer, transactional, produced)
+        offset += produced
+        written += produced
         yield data, len(records)
         if transactional and producer is not None:
             producer.batches_in_txn += 1
@@ -225,20 +234,28 @@ def partition_appends(spec: GenSpec, topic: TopicSpec, topic_index: int, partiti
                 yield _marker(producer, offset, clock - spec.time_step, abort), 0
                 offset += 1
                 producer.batches_in_txn = 0
+                if abort and spec.epoch_bump_ratio > 0 and rng.random() < spec.epoch_bump_ratio:
+                    # InitProducerId after an abort (or a coordinator's timeout): a new epoch, sequences from 0.
+                    producer.epoch, producer.sequence = producer.epoch + 1, 0
+                if written < spec.records and spec.empty_txn_ratio > 0 and rng.random() < spec.empty_txn_ratio:
+                    # The partition joined a transaction that ended before any data was sent to it: only the
+                    # coordinator's marker arrives (its producer has no ongoing transaction here).
+                    yield _marker(producer, offset, clock - spec.time_step, rng.random() < 0.5), 0
+                    offset += 1
 
 
 def _encode(topic: TopicSpec, records: list[Record], base_offset: int, append_time: int,
-            producer: _ProducerState | None, transactional: bool) -> bytes:
+            producer: _ProducerState | None, transactional: bool, produced: int) -> bytes:
     lat = topic.timestamp_type is TimestampType.LOG_APPEND_TIME
     if topic.magic == 2:
         pid, epoch, seq = -1, -1, -1
         if producer is not None:
             pid, epoch, seq = producer.producer_id, producer.epoch, producer.sequence
-            producer.sequence += len(records)
+            producer.sequence += produced
         return encode_batch_v2(records, base_offset=base_offset, codec=topic.compression,
                                timestamp_type=topic.timestamp_type, log_append_time=append_time if lat else None,
                                producer_id=pid, producer_epoch=epoch, base_sequence=seq, partition_leader_epoch=0,
-                               is_transactional=transactional)
+                               is_transactional=transactional, last_offset_delta=produced - 1)
     if topic.compression is Codec.NONE:
         # One produce request with several uncompressed messages: one append, one entry per message.
         return b"".join(encode_legacy_message(r.offset, r.key, r.value, magic=topic.magic,

@@ -19,7 +19,7 @@ broker would change and what it would keep.
 4. The log end offset, the recovery point, the log start offset and the high watermark that
    follow (every segment and snapshot goes when the log start offset is past the log end), the
    leader-epoch entries the broker truncates, the producer snapshots, and the transactions left
-   open (kdump.broker.producer_replay).
+   open (kdump.broker.unified_log.replay_transactions).
 
 Recovering a segment (LogSegment.recover) keeps the batches before the first one that fails
 ``ensureValid`` (framing, size, CRC) and rebuilds the segment's indexes.
@@ -31,7 +31,6 @@ import os
 from dataclasses import dataclass, field
 
 from kdump.broker.overflow_split import SplitFailure, split_pieces
-from kdump.broker.producer_replay import SegmentPart, TransactionEffect, replay_transactions
 from kdump.broker.recovery import (
     WHOLE,
     DeletedSegment,
@@ -40,6 +39,13 @@ from kdump.broker.recovery import (
     deleted_segment,
     next_offset,
     recover_segment,
+)
+from kdump.broker.unified_log import (
+    SegmentPart,
+    TransactionEffect,
+    high_watermark,
+    log_start_offset,
+    replay_transactions,
 )
 from kdump.errors import KdumpError
 from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_offset_checkpoint
@@ -274,13 +280,12 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
         # one at the new log end.
         snapshots = [(-1, p) for _, p in snapshots]
     first_base = kept[0][0] if kept else plan.log_start_checkpoint
-    plan.log_start_offset = max(plan.log_start_checkpoint, first_base)
+    plan.log_start_offset = log_start_offset(plan.log_start_checkpoint, first_base)
     if state.clean_shutdown and not emptied:
         plan.new_recovery_point = plan.log_end_offset
     else:
         plan.new_recovery_point = min(plan.recovery_point, plan.log_end_offset)
-    if plan.high_watermark_checkpoint is not None:
-        plan.high_watermark = min(max(plan.high_watermark_checkpoint, plan.log_start_offset), plan.log_end_offset)
+    plan.high_watermark = high_watermark(plan.high_watermark_checkpoint, plan.log_start_offset, plan.log_end_offset)
     _truncate_epochs(epochs, plan.log_end_offset, plan.log_start_checkpoint)
     plan.kept_segments = kept
     plan.epochs = epochs

@@ -18,6 +18,7 @@ import os
 
 from kdump.broker.broker_files import BrokerStateObserver, PartitionOffsets, write_offset_checkpoints
 from kdump.broker.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan
+from kdump.broker.unified_log import load_from_snapshot
 from kdump.format.batch import Batch
 from kdump.format.checkpoint import encode_leader_epoch_checkpoint
 from kdump.log.atomic import staged_directory, write_new_file
@@ -62,6 +63,11 @@ def _write_partition(plan: PartitionPlan, directory: str, interval: int, max_ind
     os.mkdir(directory)
     recovered = {r.base_offset: r for r in plan.recovered}
     observer = BrokerStateObserver(snapshots=False)
+    # LogLoader.recoverSegment rebuilds producer state from the latest snapshot before the segment.
+    replay_from = 0
+    if recovered:
+        replay_from, entries = load_from_snapshot(plan.path, plan.log_start_checkpoint, min(recovered))
+        observer.producers.load_snapshot(entries)
     for base, source in plan.kept_segments:
         recovery = recovered.get(base)
         log_name = segment_file_name(base, ".log")
@@ -75,7 +81,8 @@ def _write_partition(plan: PartitionPlan, directory: str, interval: int, max_ind
         with ReadOnlyFile(os.path.join(directory, log_name)) as log:
             batches = LogBatches(log, check_crc=False)
             for batch in batches:
-                observer.on_batch(batch._replace(position=0), batches.view(batch), base)
+                if batch.last_offset >= replay_from:
+                    observer.on_batch(batch._replace(position=0), batches.view(batch), base)
                 if chunks is not None:
                     chunks.add(batch)
                 elif builder is not None:

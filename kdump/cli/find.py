@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import click
 
+from kdump.broker.unified_log import log_start_offset
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, kafka_version_option, traceback_option
@@ -23,6 +24,7 @@ from kdump.render import log_json
 from kdump.render.dialect import parse_kafka_version
 from kdump.render.log_text import RecordTextOptions
 from kdump.render.times import TIME_INPUT_HELP, TimeStyle
+from kdump.verify.partition_check import LOG_START_CHECKPOINT, partition_checkpoints
 
 
 def _render_json(result: LookupResult, explain: bool) -> str:
@@ -35,6 +37,9 @@ def _render_json(result: LookupResult, explain: bool) -> str:
                                       result.batch, None)
         batch["records"] = [log_json.record_object(result.batch, result.record)]
         obj["batch"] = batch
+    if result.log_record is not None:
+        obj["logHolds"] = {"offset": result.log_record.offset, "timestamp": result.log_record.timestamp,
+                           "note": next(s.text for s in result.steps if s.kind == "note" and "offset" in s.fields)}
     if explain:
         obj["steps"] = [{"kind": s.kind, "text": s.text, **s.fields} for s in result.steps]
     return log_json.dumps(obj)
@@ -66,7 +71,13 @@ def find(partition_dir: str, offset: int | None, timestamp: int | None, count: i
         raise click.UsageError("give exactly one of --offset and --timestamp")
     dialect = parse_kafka_version(kafka_version)
     partition = read_partition_dir(partition_dir)
-    result = find_offset(partition, offset) if offset is not None else find_timestamp(partition, timestamp or 0)
+    checkpoint, _problems = partition_checkpoints(partition, {LOG_START_CHECKPOINT: "log start offset"}, {})
+    first_base = partition.segments[0].base_offset if partition.segments else None
+    log_start = log_start_offset(checkpoint.get("log start offset"), first_base)
+    if offset is not None:
+        result = find_offset(partition, offset, log_start)
+    else:
+        result = find_timestamp(partition, timestamp or 0, log_start)
     if json_output:
         click.echo(_render_json(result, explain))
     elif explain:
@@ -74,6 +85,8 @@ def find(partition_dir: str, offset: int | None, timestamp: int | None, count: i
             click.echo(f"{step.kind}: {step.text}")
     elif not result.found:
         click.echo(next((s.text for s in reversed(result.steps) if s.kind == "result"), "not found"))
+    if result.log_record is not None and not json_output and not explain:
+        click.echo("Note: " + next(s.text for s in result.steps if s.kind == "note" and "offset" in s.fields))
     if result.found and (count > 1 or not json_output):
         # The batch and ``count`` records from the one found, as ``kdump --files ... --offsets X.. --limit N``.
         assert result.segment is not None and result.batch is not None and result.record is not None

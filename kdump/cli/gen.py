@@ -120,6 +120,12 @@ def size_range(text: str, option: str) -> tuple[int, int]:
               help="Share of transactions that are aborted.")
 @click.option("--txn-batches", default=3, type=click.IntRange(1), show_default=True,
               help="Data batches per transaction.")
+@click.option("--empty-txn-ratio", default=0.0, type=click.FloatRange(0, 1), show_default=True,
+              help="Share of transactions followed by one that ends before sending data here (a marker alone).")
+@click.option("--epoch-bump-ratio", default=0.0, type=click.FloatRange(0, 1), show_default=True,
+              help="Share of aborts after which the producer gets a new epoch (sequences restart at 0).")
+@click.option("--compacted-ratio", default=0.0, type=click.FloatRange(0, 1), show_default=True,
+              help="Share of magic 2 data records removed as the log cleaner does (offset gaps in batches).")
 @click.option("--segment-bytes", default=16384, type=click.IntRange(14), show_default=True,
               help="segment.bytes: roll before a batch would take a segment past this.")
 @click.option("--segment-ms", default=7 * 24 * 3600 * 1000, type=click.IntRange(1), show_default=True,

@@ -29,7 +29,8 @@ def txn(path: str, hanging_only: bool, jobs: int, times: TimeStyle | None, json_
     """Transactions in a partition directory or a whole log.dirs.
 
     Exit status: 0; 1 when an error line was printed (a segment or .txnindex that could not be read
-    completely, an index entry no ABORT marker matches); 2 usage error or unreadable PATH; otherwise
+    completely, an aborted transaction with no .txnindex entry, an index entry no aborted transaction
+    matches: the errors verify reports); 2 usage error or unreadable PATH; otherwise
     3 when a transaction is still open at the log end (a hanging transaction holds the last stable
     offset and blocks read_committed consumers).
 

@@ -211,6 +211,13 @@ class LogBatches:
             err.position = batch.position
             raise
 
+    def record_count(self, batch: Batch) -> int:
+        """The records a batch holds: its header's count (v2), else its inner messages (a compressed v0/v1
+        wrapper, decompressed to count them), else 1 (a v0/v1 message)."""
+        if batch.records_count is not None:
+            return batch.records_count
+        return self.count_records(batch) if batch.codec_id else 1
+
     def records(self, batch: Batch) -> list[Record]:
         """The records of the batch just yielded; errors name file positions."""
         data = self.view(batch)

@@ -45,6 +45,7 @@ class LookupResult:
     batch: Batch | None = None
     records: list[Record] = field(default_factory=list)   # every record of the batch found
     record: Record | None = None          # the record the lookup answers with
+    log_record: Record | None = None      # the log's answer, when a wrong index entry makes the broker's differ
     steps: list[Step] = field(default_factory=list)
     bytes_read: int = 0                   # log bytes walked by the forward scan (whole batches)
     batches_scanned: int = 0
@@ -157,9 +158,15 @@ def _batch_step(result: LookupResult, batch: Batch, what: str) -> None:
                 last_offset=batch.last_offset)
 
 
-def find_offset(partition: PartitionDir, target: int) -> LookupResult:
-    """The record at ``target`` (or the next one after it, for compacted data) and how Kafka finds it."""
+def find_offset(partition: PartitionDir, target: int, log_start: int | None = None) -> LookupResult:
+    """The record at ``target`` (or the next one after it, for compacted data) and how Kafka finds it;
+    below ``log_start`` (the partition's log start offset, kdump.broker.unified_log) a fetch gets
+    OFFSET_OUT_OF_RANGE (UnifiedLog.read -> LocalLog.read checks the offset against the log start)."""
     result = LookupResult("offset", target)
+    if log_start is not None and target < log_start:
+        result.step("result", f"offset {target} is below the log start offset {log_start}: out of range (a "
+                              f"consumer gets OFFSET_OUT_OF_RANGE)", log_start_offset=log_start)
+        return result
     segments = _log_segments(partition)
     bases = [s.base_offset for s in segments]
     i = bisect.bisect_right(bases, target) - 1
@@ -225,11 +232,28 @@ def _largest_timestamp(seg: SegmentFiles) -> tuple[int, str]:
     return mtime, f"no time-index entry, so the .log's mtime {mtime}"
 
 
-def _time_index_offset(result: LookupResult, seg: SegmentFiles, target: int) -> int:
+@dataclass(frozen=True, slots=True)
+class TimeIndexChoice:
+    """TimeIndex.lookup(target) in one segment: the offset the broker starts from, and the entry before it
+    (the base offset for the first), where a scan that does not trust the chosen entry starts."""
+
+    offset: int
+    before: int
+    slot: int | None = None
+    timestamp: int | None = None
+    file: str | None = None
+
+    def describe(self) -> str:
+        assert self.file is not None and self.slot is not None
+        return (f"{self.file}: slot {self.slot} (position {self.slot * 12}) holds timestamp {self.timestamp} "
+                f"offset {self.offset}")
+
+
+def _time_index_offset(result: LookupResult, seg: SegmentFiles, target: int) -> TimeIndexChoice:
     """TimeIndex.lookup(target).offset: the offset of the largest entry <= ``target`` (the base offset if none)."""
     if seg.time_index is None:
         result.step("time-index", f"no {seg.base_offset:020d}.timeindex; use the base offset {seg.base_offset}")
-        return seg.base_offset
+        return TimeIndexChoice(seg.base_offset, seg.base_offset)
     with open_time_index(seg.time_index, seg.base_offset) as index:
         entry = index.lookup(target)
         if entry.slot >= 0:
@@ -237,40 +261,84 @@ def _time_index_offset(result: LookupResult, seg: SegmentFiles, target: int) -> 
                                       f"holds timestamp {entry.timestamp} offset {entry.offset} (largest "
                                       f"timestamp <= {target})", file=seg.time_index, slot=entry.slot,
                         timestamp=entry.timestamp, offset=entry.offset)
-        else:
-            result.step("time-index", f"{_name(seg.time_index)}: no entry <= {target} among {index.entries} "
-                                      f"entries; use (-1, base offset {seg.base_offset})",
-                        file=seg.time_index, slot=None, offset=seg.base_offset)
-        return entry.offset
+            before = index.entry(entry.slot - 1).offset if entry.slot > 0 else seg.base_offset
+            return TimeIndexChoice(entry.offset, min(before, entry.offset), entry.slot, entry.timestamp,
+                                   seg.time_index)
+        result.step("time-index", f"{_name(seg.time_index)}: no entry <= {target} among {index.entries} "
+                                  f"entries; use (-1, base offset {seg.base_offset})",
+                    file=seg.time_index, slot=None, offset=seg.base_offset)
+        return TimeIndexChoice(entry.offset, entry.offset)
+
+
+def skipped_by_time_entry(seg: SegmentFiles, log: ReadOnlyFile, choice: TimeIndexChoice, target: int,
+                          log_start: int, broker_position: int) -> tuple[Record, int] | None:
+    """The log's first record with a timestamp >= ``target`` that a broker's lookup skips because it
+    trusts a wrong time-index entry, if it skips one: before ``broker_position`` (where the broker starts,
+    from the offset index's entry for the time-index entry's offset), with a record whose timestamp is
+    above the entry's (an entry claims the largest timestamp up to its offset). Returns it and the
+    position to scan from instead (the offset index's for the entry before): about index.interval.bytes
+    are read."""
+    if choice.slot is None or choice.timestamp is None or choice.before >= choice.offset or seg.index is None:
+        return None
+    with open_offset_index(seg.index, seg.base_offset) as index:
+        entry = index.lookup(choice.before)
+    start = entry.position if entry.slot >= 0 else 0
+    if not 0 <= start < broker_position:
+        return None
+    first: Record | None = None
+    try:
+        batches = LogBatches(log, start, broker_position, check_crc=False)
+        for batch in batches:
+            if batch.max_timestamp < target:
+                continue
+            for group in batches.iter_records(batch):
+                for r in group:
+                    if r.offset >= max(choice.before, log_start) and r.timestamp >= target:
+                        first = first or r
+                        if r.timestamp > choice.timestamp:
+                            return first, start
+    except KdumpError:
+        return None     # the offset index entry does not hold either: no claim about the time index
+    return None
 
 
 def scan_start(seg: SegmentFiles, log: ReadOnlyFile, offset: int | None = None,
                timestamp: int | None = None) -> tuple[int, str | None]:
     """Where a scan for records at or after ``offset`` with timestamps >= ``timestamp`` starts in this
     segment, by Kafka's index lookups (as ``find``), and a note when an index could not be used (the
-    scan then starts at position 0, which is always right, only slower)."""
+    scan then starts at position 0, which is always right, only slower) or a time-index entry is wrong
+    (the scan starts at the entry before it, so it gives what the log holds)."""
     result = LookupResult("offset", seg.base_offset)
     target = seg.base_offset if offset is None else max(offset, seg.base_offset)
+    skipped_note = None
     try:
-        if timestamp is not None:
-            target = max(target, _time_index_offset(result, seg, timestamp))
-        position = _offset_index_position(result, seg, target, log)
+        choice = None if timestamp is None else _time_index_offset(result, seg, timestamp)
+        position = _offset_index_position(result, seg, target if choice is None else max(target, choice.offset), log)
+        skipped = None if choice is None or timestamp is None else \
+            skipped_by_time_entry(seg, log, choice, timestamp, target, position)
+        if choice is not None and skipped is not None:
+            skipped_note = (f"the time index entry {choice.describe()} skips offset {skipped[0].offset} (timestamp "
+                            f"{skipped[0].timestamp}): a broker's lookup trusts it and starts at offset "
+                            f"{choice.offset}; kdump starts at offset {choice.before} and prints what the log holds")
+            position = skipped[1]
     except KdumpError as err:
         return 0, f"its index cannot be used ({err.reason}); scanning from position 0"
     if seg.index is None:
-        return 0, "no .index beside it; scanning from position 0"
+        return 0, skipped_note or "no .index beside it; scanning from position 0"
     notes = [step.text for step in result.steps if step.kind == "note"]
-    return position, notes[0] if notes else None
+    return position, skipped_note or (notes[0] if notes else None)
 
 
-def find_timestamp(partition: PartitionDir, target: int) -> LookupResult:
-    """The first record with timestamp >= ``target``, found the way ListOffsets finds it."""
+def find_timestamp(partition: PartitionDir, target: int, log_start: int | None = None) -> LookupResult:
+    """The first record with timestamp >= ``target``, found the way ListOffsets finds it (at or after
+    ``log_start``, the partition's log start offset), and what the log holds when a wrong time-index
+    entry makes the broker answer another record (``log_record``, with a note step saying why)."""
     result = LookupResult("timestamp", target)
     segments = _log_segments(partition)
     if not segments:
         result.step("result", "no segments in this partition directory")
         return result
-    log_start = segments[0].base_offset  # kdump does not read log-start-offset-checkpoint
+    log_start = segments[0].base_offset if log_start is None else log_start
     chosen = None
     for seg in segments:
         largest, why = _largest_timestamp(seg)
@@ -286,10 +354,25 @@ def find_timestamp(partition: PartitionDir, target: int) -> LookupResult:
         result.step("segment", f"{_name(chosen.log)}: no segment's time index reaches {target}; the active "
                                f"segment's newest batches are not indexed yet, so scan it", file=chosen.log)
     seg = chosen
-    start_offset = max(_time_index_offset(result, seg, target), log_start)
-    if _scan_segment(result, seg, start_offset, lambda batches, b: _holding(batches, b, target, log_start),
-                     lambda b: f"maxTimestamp {b.max_timestamp}: the first batch holding a record with timestamp "
-                               f">= {target}"):
+    choice = _time_index_offset(result, seg, target)
+    start_offset = max(choice.offset, log_start)
+    steps = len(result.steps)
+    found = _scan_segment(result, seg, start_offset, lambda batches, b: _holding(batches, b, target, log_start),
+                          lambda b: f"maxTimestamp {b.max_timestamp}: the first batch holding a record with "
+                                    f"timestamp >= {target}")
+    assert seg.log is not None
+    broker_position = next((s.fields["position"] for s in result.steps[steps:] if s.kind == "start"), 0)
+    with ReadOnlyFile(seg.log) as log:
+        found_skipped = skipped_by_time_entry(seg, log, choice, target, log_start, broker_position)
+    skipped = None if found_skipped is None else found_skipped[0]
+    if skipped is not None and (result.record is None or result.record.offset > skipped.offset):
+        result.log_record = skipped
+        answer = "nothing" if result.record is None else f"offset {result.record.offset}"
+        result.step("note", f"the broker answers {answer} because it trusts the time index entry "
+                            f"{choice.describe()}; the log's first record with timestamp >= {target} is at offset "
+                            f"{skipped.offset} (timestamp {skipped.timestamp})", offset=skipped.offset,
+                    timestamp=skipped.timestamp, file=choice.file, slot=choice.slot)
+    if found:
         return result
     result.step("result", f"no record with timestamp >= {target} in {_name(seg.log)}")
     result.step("read", f"{result.batches_scanned} batches scanned, {result.bytes_read} bytes of log read",

@@ -66,7 +66,7 @@ def summary_lines(summary: PartitionSummary, times: TimeStyle = EPOCH) -> list[s
         lines.append("  " + segment_line(seg))
     for f in summary.findings:
         where = f" at offset {f.offset}" if f.offset is not None else ""
-        lines.append(f"  {f.severity}: {f.path}{where}: {f.text}")
+        lines.append(f"  {f.severity}: {f.file}{where}: {f.text}")
     return lines
 
 
@@ -87,7 +87,7 @@ def summary_renderable(summary: PartitionSummary, times: TimeStyle = EPOCH) -> G
         table.add_row(str(seg.base_offset), _range(seg.first_offset, seg.last_offset), str(seg.batches),
                       str(seg.records), str(seg.log_bytes), _sorted(seg.codecs), _sorted(seg.magics),
                       time_range(seg.min_timestamp, seg.max_timestamp, times))
-    styled = {"error": "bold red", "warning": "yellow", "info": "dim"}
+    styled = {"error": "bold red", "warning": "yellow", "note": "dim"}
     findings = [Text(f"  {f.severity}: {f.text}", style=styled.get(f.severity, "")) for f in summary.findings]
     return Group(Text(head[0], style="bold"), *(Text(line) for line in head[1:]), table, *findings)
 
@@ -111,6 +111,6 @@ def summary_object(summary: PartitionSummary) -> dict[str, Any]:
                       "maxTimestamp": s.max_timestamp, "invalidBytes": s.invalid_bytes,
                       "paddingBytes": s.padding_bytes}
                      for s in summary.segments],
-        "findings": [{"severity": f.severity, "path": f.path, "offset": f.offset, "text": f.text}
+        "findings": [{"severity": f.severity, "path": f.file, "offset": f.offset, "text": f.text}
                      for f in summary.findings],
     }

@@ -48,7 +48,7 @@ def txn_lines(report: TxnReport, times: TimeStyle | None = None) -> list[str]:
         lines.extend(f"    {_txn_line(t, times)}" for t in ordered)
     for finding in report.findings:
         where = f" at offset {finding.offset}" if finding.offset is not None else ""
-        lines.append(f"  {finding.severity}: {finding.path}{where}: {finding.text}")
+        lines.append(f"  {finding.severity}: {finding.file}{where}: {finding.text}")
     return lines
 
 
@@ -71,5 +71,5 @@ def report_object(report: TxnReport) -> dict[str, Any]:
             "txnIndex": [{"path": p, "producerId": e.producer_id, "firstOffset": e.first_offset,
                           "lastOffset": e.last_offset, "lastStableOffset": e.last_stable_offset}
                          for p, e in report.index_entries],
-            "findings": [{"severity": f.severity, "path": f.path, "offset": f.offset, "text": f.text}
+            "findings": [{"severity": f.severity, "path": f.file, "offset": f.offset, "text": f.text}
                          for f in report.findings]}

@@ -1,20 +1,23 @@
-"""What a check found about one file: a ``Finding`` of ``kdump verify``, a ``LogFinding`` of ``summary``/``txn``."""
+"""What a check found about one file: the one finding type of ``verify``, ``verify-index``, ``summary`` and ``txn``."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-Severity = Literal["error", "note"]
+Severity = Literal["error", "warning", "note"]
 ERROR: Severity = "error"
+WARNING: Severity = "warning"
 NOTE: Severity = "note"
 
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One line of ``kdump verify-index`` output.
+    """One line of ``kdump verify``/``verify-index`` output, or a finding of ``summary`` and ``txn``.
 
     ``error``: a lookup relying on this file would read out of bounds or return the wrong data.
+    ``warning``: ``summary`` and ``txn`` only: the partition works, but not as its files claim (a
+    hanging transaction, a checkpoint past the log end).
     ``note``: true and worth knowing, but a broker's lookups still work (padding, follower layouts,
     places where Kafka's own dump tool would report a mismatch).
     """
@@ -35,13 +38,3 @@ class Finding:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-@dataclass(frozen=True, slots=True)
-class LogFinding:
-    """Something ``kdump summary``/``kdump txn`` reports: severity is "error", "warning" or "info"."""
-
-    severity: str
-    path: str
-    offset: int | None
-    text: str

@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from kdump.broker.replay import ABORT as TXN_ABORT
-from kdump.broker.replay import COMMIT as TXN_COMMIT
-from kdump.broker.replay import TxnReplay, log_end_offset
+from kdump.broker.producer_state import CompletedTxn, ProducerStateManager
+from kdump.broker.unified_log import log_end_offset, log_start_offset
 from kdump.errors import InputError, KdumpError
 from kdump.format.checkpoint import (
     LEADER_EPOCH_CHECKPOINT_NAME,
@@ -26,7 +25,7 @@ from kdump.format.checkpoint import (
     parse_leader_epoch_checkpoint,
     parse_offset_checkpoint,
 )
-from kdump.format.snapshot import parse_producer_snapshot
+from kdump.format.snapshot import ProducerSnapshotEntry, parse_producer_snapshot
 from kdump.format.txnindex import parse_aborted_txns
 from kdump.log.logdir import PartitionDir
 from kdump.log.segment import read_small_file
@@ -34,13 +33,15 @@ from kdump.log.state_files import MAX_SNAPSHOT_BYTES
 from kdump.verify.findings import ERROR, NOTE, Finding
 from kdump.verify.segment_check import ABORT, BEGIN, SegmentFacts
 from kdump.verify.tiered_check import tiered_log_start
+from kdump.verify.txn_index import check_txn_index
 
 ReadSmall = Callable[[str], "bytes | None"]
 """Reads a small file whole; None when it does not exist."""
 
+LOG_START_CHECKPOINT = "log-start-offset-checkpoint"
 CHECKPOINTS = {"recovery-point-offset-checkpoint": "recovery point",
                "replication-offset-checkpoint": "high watermark",
-               "log-start-offset-checkpoint": "log start offset"}
+               LOG_START_CHECKPOINT: "log start offset"}
 
 
 def read_local(path: str) -> bytes | None:
@@ -57,7 +58,9 @@ class PartitionState:
     checkpoints: dict[str, int] = field(default_factory=dict)          # meaning -> offset
     epochs: list[EpochEntry] | None = None
     snapshots: list[tuple[str, int]] = field(default_factory=list)     # (path, offset) of readable ones
-    aborted: dict[tuple[int, int], tuple[str, int]] = field(default_factory=dict)  # (pid, last) -> (file, first)
+    # the latest readable snapshot at or below the first segment's base offset: (offset, its producers)
+    producer_snapshot: tuple[int, list[ProducerSnapshotEntry]] | None = None
+    aborted: dict[tuple[int, int], tuple[str, int, int]] = field(default_factory=dict)  # kdump.verify.txn_index
     findings: list[Finding] = field(default_factory=list)
 
 
@@ -107,7 +110,8 @@ def read_txn_indexes(partition: PartitionDir, read: ReadSmall, state: PartitionS
             continue
         try:
             for entry in parse_aborted_txns(read(seg.txn_index) or b"", seg.txn_index):
-                state.aborted[(entry.producer_id, entry.last_offset)] = (seg.txn_index, entry.first_offset)
+                state.aborted[(entry.producer_id, entry.last_offset)] = (seg.txn_index, entry.first_offset,
+                                                                         entry.last_stable_offset)
         except KdumpError as err:
             state.findings.append(_problem(err, "txn-index-unreadable", seg.txn_index))
 
@@ -123,14 +127,19 @@ def read_state(partition: PartitionDir, read: ReadSmall = read_local,
             state.epochs = list(parse_leader_epoch_checkpoint(read(epoch_path) or b"", epoch_path).entries)
         except KdumpError as err:
             state.findings.append(_problem(err, "checkpoint-unreadable", epoch_path))
+    first_base = partition.segments[0].base_offset if partition.segments else None
     for path in partition.snapshots:
         try:
-            parse_producer_snapshot(read(path) or b"")
+            entries = parse_producer_snapshot(read(path) or b"").entries
         except KdumpError as err:
             state.findings.append(_problem(err, "snapshot-unreadable", path, " (the broker discards it and rebuilds "
                                            "producer state by reading the log)"))
             continue
-        state.snapshots.append((path, int(os.path.basename(path).split(".", 1)[0])))
+        offset = int(os.path.basename(path).split(".", 1)[0])
+        state.snapshots.append((path, offset))
+        if first_base is not None and offset <= first_base and \
+                (state.producer_snapshot is None or offset > state.producer_snapshot[0]):
+            state.producer_snapshot = (offset, list(entries))
     read_txn_indexes(partition, read, state)
     return state
 
@@ -216,32 +225,33 @@ def _leader_epochs(path: str, entries: list[EpochEntry] | None, facts: Sequence[
                           f"checkpoint; the log's first batch of that epoch is at offset {first}", offset=first)
 
 
+def expected_aborts(before: PartitionState, facts: Sequence[SegmentFacts]) -> list[CompletedTxn]:
+    """The transactions the log's markers complete (kdump.broker.producer_state), replayed from the
+    segments' transaction events on top of the snapshot at the log's start (the events carry no epochs;
+    these rules need none)."""
+    state = ProducerStateManager()
+    start = 0
+    if before.producer_snapshot is not None:
+        start, entries = before.producer_snapshot
+        state.load_snapshot(entries)
+    completed = []
+    for seg in facts:
+        for kind, pid, offset in seg.txn_events:
+            if offset < start:
+                continue
+            if kind == BEGIN:
+                state.append_data_batch(pid, -1, offset, offset, is_transactional=True)
+            else:
+                txn = state.append_end_txn_marker(pid, -1, offset, is_abort=kind == ABORT)
+                if txn is not None:
+                    completed.append(txn)
+    return completed
+
+
 def _transactions(partition: PartitionDir, before: PartitionState, after: PartitionState,
                   facts: Sequence[SegmentFacts]) -> Iterator[Finding]:
     """Aborts replayed from the markers (as ProducerStateManager does) against the ``.txnindex`` entries."""
-    replay = TxnReplay()
-    for seg in facts:
-        for kind, pid, offset in seg.txn_events:
-            if kind == BEGIN:
-                replay.begin(pid, -1, offset)   # the events carry no epoch; these rules need none
-            else:
-                replay.end(pid, -1, offset, TXN_ABORT if kind == ABORT else TXN_COMMIT)
-    # (pid, marker offset) -> first offset
-    aborted = {(t.producer_id, t.last_offset): t.first_offset for t in replay.aborted}
-    log_start = next((f.first_offset for f in facts if f.first_offset is not None), None)
-    for (pid, last), first in aborted.items():
-        found = after.aborted.get((pid, last))
-        if found is None:
-            yield Finding(ERROR, "txn-index-missing", partition.path, f"the abort of producer {pid}'s transaction "
-                          f"(offsets {first}..{last}) has no .txnindex entry: read_committed consumers see its "
-                          f"records", offset=last)
-        elif found[1] != first and (log_start is None or found[1] >= log_start):
-            yield Finding(ERROR, "txn-index-range", found[0], f"the entry for producer {pid}'s abort at offset "
-                          f"{last} starts at {found[1]}; the log's transaction starts at {first}", offset=last)
-    for (pid, last), (path, first) in before.aborted.items():
-        if (pid, last) in aborted:
-            continue
-        if log_start is None or last < log_start:
-            continue  # the aborted records were deleted with their segments
-        yield Finding(ERROR, "txn-index-extra", path, f"entry for producer {pid} (offsets {first}..{last}) matches "
-                      f"no ABORT marker in the log", offset=last)
+    first_base = facts[0].base_offset if facts else None
+    start = log_start_offset(before.checkpoints.get("log start offset"), first_base)
+    yield from check_txn_index(partition.path, expected_aborts(before, facts), after.aborted,
+                               [f.base_offset for f in facts], start, before.aborted)

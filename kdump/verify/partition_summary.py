@@ -12,13 +12,13 @@ import os
 from dataclasses import dataclass, field
 
 from kdump.broker.recovery import offset_range_problem
-from kdump.broker.replay import log_end_offset, record_count
+from kdump.broker.unified_log import LogOffsetsSnapshot, log_end_offset
 from kdump.errors import KdumpError
 from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_partition_metadata
 from kdump.log.batches import LogBatches
 from kdump.log.logdir import PartitionDir
 from kdump.log.segment import ReadOnlyFile
-from kdump.verify.findings import LogFinding
+from kdump.verify.findings import ERROR, NOTE, WARNING, Finding, Severity
 from kdump.verify.partition_check import CheckpointCache, partition_checkpoints, read_local
 
 
@@ -56,12 +56,23 @@ class PartitionSummary:
     checkpoints: dict[str, int] = field(default_factory=dict)   # CHECKPOINT_MEANING name -> offset
     leader_epochs: list[EpochEntry] = field(default_factory=list)
     topic_id: str | None = None
-    findings: list[LogFinding] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def offsets(self) -> LogOffsetsSnapshot | None:
+        """What the partition's files say of its offsets (kdump.broker.unified_log); None without segments."""
+        if not self.segments:
+            return None
+        return LogOffsetsSnapshot.of(log_start_checkpoint=self.checkpoints.get("logStartOffset"),
+                                     first_segment_base=self.segments[0].base_offset,
+                                     log_end=log_end_offset(self.segments),
+                                     high_watermark_checkpoint=self.checkpoints.get("highWatermark"),
+                                     recovery_point=self.checkpoints.get("recoveryPoint"))
 
     @property
     def log_start_offset(self) -> int | None:
-        firsts = [s.first_offset for s in self.segments if s.first_offset is not None]
-        return min(firsts) if firsts else (self.segments[0].base_offset if self.segments else None)
+        offsets = self.offsets
+        return None if offsets is None else offsets.log_start_offset
 
     @property
     def log_end_offset(self) -> int | None:
@@ -98,7 +109,7 @@ def _file_size(path: str | None) -> int:
         return 0
 
 
-def summarize_segment(base_offset: int, log_path: str, findings: list[LogFinding]) -> SegmentSummary:
+def summarize_segment(base_offset: int, log_path: str, findings: list[Finding]) -> SegmentSummary:
     seg = SegmentSummary(base_offset, log_path)
     try:
         with ReadOnlyFile(log_path) as log:
@@ -111,10 +122,10 @@ def summarize_segment(base_offset: int, log_path: str, findings: list[LogFinding
                     problem = None if out_of_range else offset_range_problem(batch, base_offset)
                     if problem is not None:  # reported once a segment: every later batch is likely the same
                         out_of_range = True
-                        findings.append(LogFinding("error", log_path, batch.base_offset, problem))
+                        findings.append(Finding(ERROR, "offset-range", log_path, problem, offset=batch.base_offset))
                     end = batch.end
                     seg.batches += 1
-                    seg.records += record_count(batches, batch)
+                    seg.records += batches.record_count(batch)
                     seg.first_offset = batch.base_offset if seg.first_offset is None else seg.first_offset
                     seg.last_offset = batch.last_offset
                     seg.magics.add(batch.magic)
@@ -130,12 +141,13 @@ def summarize_segment(base_offset: int, log_path: str, findings: list[LogFinding
                     seg.transactional_batches += batch.is_transactional
                     seg.control_batches += batch.is_control
             except KdumpError as err:
-                findings.append(LogFinding("error", log_path, err.position, f"stopped reading: {err.reason}"))
+                findings.append(Finding(ERROR, "unreadable", log_path, f"stopped reading: {err.reason}",
+                                        position=err.position))
             if batches.zero_padding_from is not None:
                 seg.padding_bytes = seg.log_bytes - batches.zero_padding_from
             seg.invalid_bytes = seg.log_bytes - seg.padding_bytes - end
     except KdumpError as err:
-        findings.append(LogFinding("error", log_path, None, err.reason))
+        findings.append(Finding(ERROR, "unreadable", log_path, err.reason))
     return seg
 
 
@@ -149,7 +161,7 @@ class CheckpointsRead:
     """What the log dir's checkpoints say of one partition, read before its segments."""
 
     values: dict[str, int] = field(default_factory=dict)
-    findings: list[LogFinding] = field(default_factory=list)   # a bad checkpoint, told with the first partition
+    findings: list[Finding] = field(default_factory=list)   # a bad checkpoint, told with the first partition
 
 
 def read_partition_checkpoints(partition: PartitionDir, cache: CheckpointCache) -> CheckpointsRead:
@@ -159,7 +171,8 @@ def read_partition_checkpoints(partition: PartitionDir, cache: CheckpointCache) 
     live partition's high watermark is never past the log end kdump then reads.
     """
     values, problems = partition_checkpoints(partition, CHECKPOINT_MEANING, cache)
-    return CheckpointsRead(values, [LogFinding("error", path, None, _problem_text(err)) for path, err in problems])
+    return CheckpointsRead(values, [Finding(ERROR, "checkpoint-unreadable", path, _problem_text(err))
+                                    for path, err in problems])
 
 
 def summarize_segments(partition: PartitionDir, checkpoints: CheckpointsRead) -> PartitionSummary:
@@ -169,8 +182,8 @@ def summarize_segments(partition: PartitionDir, checkpoints: CheckpointsRead) ->
     summary.checkpoints.update(checkpoints.values)
     for files in partition.segments:
         if files.log is None:
-            summary.findings.append(LogFinding("warning", files.paths()[0], None,
-                                            "index files without a .log (Kafka deletes such orphans at start-up)"))
+            summary.findings.append(Finding(WARNING, "orphan-index", files.paths()[0],
+                                                 "index files without a .log (Kafka deletes such orphans at start-up)"))
             continue
         seg = summarize_segment(files.base_offset, files.log, summary.findings)
         seg.index_bytes = _file_size(files.index)
@@ -196,46 +209,46 @@ def _partition_files(partition: PartitionDir, summary: PartitionSummary) -> None
             else:
                 summary.topic_id = parse_partition_metadata(data, path).topic_id
         except KdumpError as err:
-            summary.findings.append(LogFinding("error", path, None, _problem_text(err)))
+            summary.findings.append(Finding(ERROR, "checkpoint-unreadable", path, _problem_text(err)))
 
 
-def compare_checkpoints(summary: PartitionSummary) -> list[LogFinding]:
+def compare_checkpoints(summary: PartitionSummary) -> list[Finding]:
     """What the checkpoints claim versus the log end offset found on disk."""
     leo = summary.log_end_offset
-    start = summary.log_start_offset
-    out: list[LogFinding] = []
+    out: list[Finding] = []
     if leo is None:
         return out
+
+    def add(severity: Severity, check: str, offset: int, text: str, path: str = summary.path) -> None:
+        out.append(Finding(severity, check, path, text, offset=offset))
+
     hw = summary.checkpoints.get("highWatermark")
     if hw is not None:
         if hw > leo:
-            out.append(LogFinding("warning", summary.path, hw,
-                                  f"high watermark {hw} is above the log end offset {leo}: "
-                                  f"committed data is missing from this replica"))
+            add(WARNING, "checkpoint-past-log", hw, f"high watermark {hw} is above the log end offset {leo}: "
+                f"committed data is missing from this replica")
         elif hw < leo:
-            out.append(LogFinding("info", summary.path, hw, f"{leo - hw} offset(s) above the high watermark {hw} "
-                                                         f"(not yet committed when it was checkpointed)"))
+            add(NOTE, "above-high-watermark", hw, f"{leo - hw} offset(s) above the high watermark {hw} "
+                f"(not yet committed when it was checkpointed)")
     rp = summary.checkpoints.get("recoveryPoint")
     if rp is not None:
         if rp > leo:
-            out.append(LogFinding("warning", summary.path, rp,
-                                  f"recovery point {rp} is above the log end offset {leo}"))
+            add(WARNING, "checkpoint-past-log", rp, f"recovery point {rp} is above the log end offset {leo}")
         elif rp < leo:
-            out.append(LogFinding("info", summary.path, rp, f"offsets {rp}..{leo - 1} were not known to be flushed; "
-                                                         f"an unclean start-up recovers from the recovery point"))
+            add(NOTE, "unflushed", rp, f"offsets {rp}..{leo - 1} were not known to be flushed; "
+                f"an unclean start-up recovers from the recovery point")
     ls = summary.checkpoints.get("logStartOffset")
-    if ls is not None and start is not None:
+    if ls is not None and summary.segments:
         if ls > leo:
-            out.append(LogFinding("warning", summary.path, ls,
-                                  f"log start offset {ls} is above the log end offset {leo}"))
-        elif ls < (summary.segments[0].base_offset if summary.segments else ls):
-            out.append(LogFinding("warning", summary.path, ls, f"log start offset {ls} is below the first segment's "
-                                                            f"base offset {summary.segments[0].base_offset}"))
+            add(WARNING, "checkpoint-past-log", ls, f"log start offset {ls} is above the log end offset {leo}")
+        elif ls < summary.segments[0].base_offset:
+            add(WARNING, "log-start-below-segments", ls, f"log start offset {ls} is below the first segment's "
+                f"base offset {summary.segments[0].base_offset}")
     if summary.leader_epochs and summary.leader_epochs[-1].start_offset > leo:
-        out.append(LogFinding("warning", summary.path, summary.leader_epochs[-1].start_offset,
-                           f"latest leader epoch {summary.leader_epochs[-1].epoch} starts after the log end offset"))
+        add(WARNING, "leader-epoch-past-log", summary.leader_epochs[-1].start_offset,
+            f"latest leader epoch {summary.leader_epochs[-1].epoch} starts after the log end offset")
     for seg in summary.segments:
         if seg.invalid_bytes:
-            out.append(LogFinding("warning", seg.path, seg.log_bytes - seg.invalid_bytes,
-                               f"{seg.invalid_bytes} invalid byte(s) at the end of the segment"))
+            add(WARNING, "invalid-bytes", seg.log_bytes - seg.invalid_bytes,
+                f"{seg.invalid_bytes} invalid byte(s) at the end of the segment", seg.path)
     return out

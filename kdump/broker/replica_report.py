@@ -106,14 +106,24 @@ class PartitionReport:
         return self.verdict in ("data-loss", "diverged")
 
 
-def analyze(paths: Iterable[str], options: ReplicasOptions,
-            counter: ReadCounter | None = None) -> Iterator[PartitionReport]:
-    """Every partition found under ``paths``, analysed (see the module docstring)."""
+PartitionWork = tuple[str, int, list[Replica], "ClusterMetadata | None", set[int], ReplicasOptions]
+"""The arguments of ``analyze_partition`` for one partition (picklable: a Spark task gets them)."""
+
+
+def plan_partitions(paths: Iterable[str], options: ReplicasOptions) -> list[PartitionWork]:
+    """Discover the replicas under ``paths``, replay the metadata, and group them by partition."""
     found = discover(paths, topic=options.topic, partition=options.partition)
     metadata = newest_metadata(found.metadata_dirs, options.release) if found.metadata_dirs else None
     unclean = {d.broker for d in found.log_dirs if d.broker is not None and not d.state.clean_shutdown}
-    for topic, number, members in group_partitions(found.replicas):
-        yield analyze_partition(topic, number, members, metadata, unclean, options, counter)
+    return [(topic, number, members, metadata, unclean, options)
+            for topic, number, members in group_partitions(found.replicas)]
+
+
+def analyze(paths: Iterable[str], options: ReplicasOptions,
+            counter: ReadCounter | None = None) -> Iterator[PartitionReport]:
+    """Every partition found under ``paths``, analysed in turn (see the module docstring)."""
+    for work in plan_partitions(paths, options):
+        yield analyze_partition(*work, counter=counter)
 
 
 def analyze_partition(topic: str, number: int, members: list[Replica], metadata: ClusterMetadata | None,
@@ -126,6 +136,13 @@ def analyze_partition(topic: str, number: int, members: list[Replica], metadata:
     if found is not None:
         report.topic_id, report.registration = found
         report.compacted = metadata is not None and metadata.compacted(topic)
+    elif metadata is not None:
+        # The cluster no longer (or never) has this partition: every copy on disk is a stray.
+        for replica in members:
+            if replica.state is None:
+                replica.partition = _restated(replica, "stray")
+        report.notes.append(f"the cluster metadata ({metadata.source}) has no partition {topic}-{number}: "
+                            f"the replicas on disk are strays (a deleted topic, or one moved away)")
     _match_topic_ids(report)
     report.compacted = report.compacted or any(r.cleaner_offset is not None for r in report.live)
     _metadata_notes(report)
@@ -317,4 +334,5 @@ def _records_in(base: int, last: int, count: int, low: int, high: int) -> int:
     return min(count, min(last, high) - max(base, low) + 1)
 
 
-__all__ = ["Divergence", "PartitionReport", "ReplicasOptions", "Truncation", "analyze", "analyze_partition"]
+__all__ = ["Divergence", "PartitionReport", "PartitionWork", "ReplicasOptions", "Truncation", "analyze",
+           "analyze_partition", "plan_partitions"]

@@ -70,6 +70,7 @@ class Replica:
     batch_epochs: list[EpochEntry] = field(default_factory=list)      # where each epoch's batches start
     cache: LeaderEpochFileCache = field(default_factory=LeaderEpochFileCache)
     log_start_offset: int = 0
+    log_start_checkpoint: int = 0
     log_end_offset: int = 0
     first_batch_offset: int | None = None
     high_watermark: int | None = None
@@ -187,7 +188,8 @@ def read_replica_files(replica: Replica) -> None:
     replica.recovery_point = state.recovery_points.get(key)
     replica.cleaner_offset = replica.log_dir.cleaner_offsets.get(key)
     first_base = pdir.segments[0].base_offset if pdir.segments else 0
-    replica.log_start_offset = max(state.log_start_offsets.get(key, 0), first_base)
+    replica.log_start_checkpoint = state.log_start_offsets.get(key, 0)
+    replica.log_start_offset = max(replica.log_start_checkpoint, first_base)
 
 
 def scan_replica(replica: Replica, counter: ReadCounter | None = None) -> None:
@@ -237,7 +239,7 @@ def scan_replica(replica: Replica, counter: ReadCounter | None = None) -> None:
     last_base = segments[-1].base_offset if segments else replica.log_start_offset
     replica.log_end_offset = last_base if last_end is None else max(last_end, last_base)
     cache.truncate_from_end(replica.log_end_offset)
-    cache.truncate_from_start(replica.log_start_offset)
+    cache.truncate_from_start(replica.log_start_checkpoint)   # LogLoader: the checkpoint's value
     replica.cache = cache
     first_unstable = min(open_txns.values()) if open_txns else None
     hw = replica.committed_end

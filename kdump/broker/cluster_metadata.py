@@ -192,14 +192,15 @@ def replay_metadata(pdir: PartitionDir, release: tuple[int, int] | None = None) 
     return metadata
 
 
-def newest_metadata(dirs: Iterable[PartitionDir], release: tuple[int, int] | None = None) -> ClusterMetadata | None:
-    """The copy that reaches furthest (controllers' and brokers' copies lag each other)."""
-    best: ClusterMetadata | None = None
-    for pdir in dirs:
-        metadata = replay_metadata(pdir, release)
-        if best is None or metadata.end_offset > best.end_offset:
-            best = metadata
-    return best
+def replay_all(dirs: Iterable[PartitionDir], release: tuple[int, int] | None = None) -> list[ClusterMetadata]:
+    """Every copy replayed, the one that reaches furthest first (controllers' and brokers' copies lag
+    each other; copies of several clusters may be given together)."""
+    return sorted((replay_metadata(pdir, release) for pdir in dirs), key=lambda m: -m.end_offset)
+
+
+def metadata_for(copies: list[ClusterMetadata], topic: str) -> ClusterMetadata | None:
+    """The furthest copy that knows ``topic``, else the furthest copy (which then lacks the topic)."""
+    return next((m for m in copies if m.topic_id(topic) is not None), copies[0] if copies else None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from kdump.broker.cluster_metadata import ClusterMetadata, PartitionRegistration, newest_metadata, predict_leader
+from kdump.broker.cluster_metadata import (
+    ClusterMetadata,
+    PartitionRegistration,
+    metadata_for,
+    predict_leader,
+    replay_all,
+)
 from kdump.broker.follower_truncation import LogView, TruncationPlan, leader_view, plan_truncation
 from kdump.broker.replica_divergence import PairResult, common_end, compare_replicas
 from kdump.broker.replicas import Replica, discover, group_partitions, scan_replica
@@ -113,9 +119,9 @@ PartitionWork = tuple[str, int, list[Replica], "ClusterMetadata | None", set[int
 def plan_partitions(paths: Iterable[str], options: ReplicasOptions) -> list[PartitionWork]:
     """Discover the replicas under ``paths``, replay the metadata, and group them by partition."""
     found = discover(paths, topic=options.topic, partition=options.partition)
-    metadata = newest_metadata(found.metadata_dirs, options.release) if found.metadata_dirs else None
+    copies = replay_all(found.metadata_dirs, options.release)
     unclean = {d.broker for d in found.log_dirs if d.broker is not None and not d.state.clean_shutdown}
-    return [(topic, number, members, metadata, unclean, options)
+    return [(topic, number, members, metadata_for(copies, topic), unclean, options)
             for topic, number, members in group_partitions(found.replicas)]
 
 

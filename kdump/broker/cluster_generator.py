@@ -28,6 +28,7 @@ Scenarios (brokers 1..N; R = records):
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 from collections.abc import Iterator
@@ -169,11 +170,17 @@ def _finish(part: PartitionSpec, *, keep_hw: set[int] = frozenset(),  # type: ig
 
 
 def _value(topic: str, partition: int, offset: int, epoch: int, size: int) -> bytes:
+    """``size`` bytes naming the record's offset and epoch (so leaders of different epochs write
+    different bytes), padded with the epoch's filler."""
     head = f"{topic}-{partition} offset {offset} epoch {epoch} ".encode()
     if size <= len(head):
-        return head[:size] if size else b""
-    filler = random.Random(f"{topic}/{partition}/{offset}/{epoch}").randbytes(8).hex().encode()
-    return (head + filler * (size // len(filler) + 1))[:size]
+        return head[:size]
+    return head + _filler(topic, partition, epoch, size)[:size - len(head)]
+
+
+@functools.lru_cache(maxsize=64)
+def _filler(topic: str, partition: int, epoch: int, size: int) -> bytes:
+    return random.Random(f"{topic}/{partition}/{epoch}").randbytes(size // 2 + 1).hex().encode()
 
 
 def run_batches(spec: ClusterGenSpec, partition: int, run: Run,

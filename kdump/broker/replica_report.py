@@ -170,12 +170,25 @@ def analyze_partition(topic: str, number: int, members: list[Replica], metadata:
             truncation = Truncation(follower, report.leader, plan)
             _count_loss(truncation, live, index, lead, pairs, ends, counter)
             report.truncations.append(truncation)
+    _unclean_notes(report)
     for replica in report.replicas:
         for problem in replica.log_dir.problems:
             if problem not in report.notes:
                 report.notes.append(problem)
         report.notes.extend(f"broker {replica.label}: {p}" for p in replica.problems + replica.epoch_problems)
     return report
+
+
+def _unclean_notes(report: PartitionReport) -> None:
+    """An unclean election: a leader outside the ISR (and ELR), or one that lacks committed records."""
+    part, leader = report.registration, report.leader_broker
+    if part is not None and leader is not None and part.isr and leader not in part.isr \
+            and leader not in (part.elr or []):
+        report.notes.append(f"broker {leader} is not in the ISR {part.isr}: its election is unclean")
+    committed = sum(t.committed_records_lost for t in report.truncations)
+    if committed:
+        report.notes.append(f"the leader lacks {committed} record(s) a replica had committed (below its "
+                            f"high watermark): the unclean election loses them")
 
 
 def _match_topic_ids(report: PartitionReport) -> None:

@@ -155,6 +155,11 @@ def partition_renderable(report: PartitionReport) -> Any:
     parts: list[Any] = [table]
     for d in report.divergences:
         parts.append(Text(f"  brokers {broker_id(d.first)} and {broker_id(d.second)} diverge at offset {d.offset}"))
+    for t in report.truncations:
+        if t.plan.rounds:
+            parts.append(Text(f"  broker {broker_id(t.follower)} truncates to {t.plan.truncate_to} in "
+                              f"{t.plan.rounds} round(s): {t.records_truncated} record(s) removed, "
+                              f"{t.records_lost} lost, {t.committed_records_lost} of them committed"))
     parts.extend(Text(f"  note: {n}") for n in report.notes)
     parts.append(Text(verdict_line(report), style="bold"))
     return Group(*parts)

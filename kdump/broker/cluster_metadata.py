@@ -211,16 +211,20 @@ class Election:
 
 def predict_leader(part: PartitionRegistration, unclean_shutdown: set[int]) -> Election:
     """Who the controller elects for a leaderless partition once its brokers are back (module docstring)."""
-    if part.leader != NO_LEADER:
+    # Without ELR in the metadata version, handleBrokerUncleanShutdown does nothing.
+    unclean_shutdown = set() if part.elr is None else unclean_shutdown
+    if part.leader != NO_LEADER and part.leader not in unclean_shutdown:
         return Election(part.leader, f"the metadata names broker {part.leader} leader")
     isr = [b for b in part.isr if b not in unclean_shutdown]
     elr = [b for b in (part.elr or []) if b not in unclean_shutdown]
     dropped = sorted((set(part.isr) | set(part.elr or [])) & unclean_shutdown)
     note = (f"; broker(s) {', '.join(map(str, dropped))} shut down uncleanly and leave the ISR/ELR when they "
             f"register") if dropped else ""
+    if part.leader != NO_LEADER:
+        note += f"; the leader, broker {part.leader}, among them"
     for broker in part.replicas:
         if broker in isr:
-            return Election(broker, f"the first replica in the ISR {part.isr} (leader -1){note}")
+            return Election(broker, f"the first replica in the ISR {part.isr} with no leader{note}")
     if not isr:
         for broker in part.replicas:
             if broker in elr:

@@ -245,8 +245,9 @@ def _choose_leader(report: PartitionReport, unclean: set[int], options: Replicas
     elif part is not None:
         election = predict_leader(part, unclean)
         report.leader_broker, report.leader_why = election.leader, election.why
-        report.leader_source = "metadata" if part.leader >= 0 else "elected"
-        report.leader_epoch = part.leader_epoch if part.leader >= 0 else part.leader_epoch + 1
+        same = election.leader == part.leader and part.leader >= 0
+        report.leader_source = "metadata" if same else "elected"
+        report.leader_epoch = part.leader_epoch if same else part.leader_epoch + 1
     elif live:
         best = max(live, key=lambda r: (r.cache.latest_epoch if r.cache.latest_epoch is not None else -1,
                                         r.log_end_offset))

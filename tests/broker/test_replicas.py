@@ -122,6 +122,10 @@ def test_predict_leader_with_elr() -> None:
     assert predict_leader(part, {2}).leader == 3
     assert predict_leader(PartitionRegistration([1, 2, 3], [3], -1, 4, 9, elr=[2]), set()).leader == 3
     assert predict_leader(PartitionRegistration([1, 2], [], -1, 4, 9, elr=[], last_known_elr=[]), set()).leader is None
+    # A leader back from an unclean shutdown leaves the ISR: the next ISR member leads.
+    assert predict_leader(PartitionRegistration([1, 2, 3], [1, 2], 1, 4, 9, elr=[]), {1}).leader == 2
+    # Without ELR in the metadata (3.x), an unclean shutdown changes nothing.
+    assert predict_leader(PartitionRegistration([1, 2, 3], [1, 2], 1, 4, 9), {1}).leader == 1
 
 
 @pytest.mark.parametrize("release", ["4.3.0", "3.9.2"])

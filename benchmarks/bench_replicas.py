@@ -3,7 +3,8 @@
 Generates three brokers' replicas of one partition, --size-mib MiB each (default 1024), with
 ``kdump gen --brokers 3 --replica-scenario unclean`` (kdump.broker.cluster_generator: batches of
 --records-per-batch records of --value-bytes bytes, about 16 KiB like a producer's default
-batch.size, segments of 1 GiB), then times (wall clock, warm page cache, best of --repeat):
+batch.size, segments of 1 GiB), then times (wall clock, best of --repeat; warm page cache, or with
+--cold each run after the logs' pages were dropped with posix_fadvise DONTNEED):
 
   plain read:     every .log read whole, 1 MiB at a time (the bytes any full comparison reads)
   header scan:    LogBatches(check_crc=False) over every .log (what a framing-only walk reads)
@@ -11,7 +12,7 @@ batch.size, segments of 1 GiB), then times (wall clock, warm page cache, best of
                   bytes counted by kdump.log.headers.ReadCounter
 
     python benchmarks/bench_replicas.py --size-mib 1024
-    python benchmarks/bench_replicas.py --size-mib 64      # a quick run
+    python benchmarks/bench_replicas.py --size-mib 64 --cold   # a quick run, reading the disk
 """
 
 from __future__ import annotations
@@ -63,10 +64,22 @@ def replicas(root: str) -> int:
     return counter.bytes_read
 
 
-def best(func: Callable[[str], int], root: str, repeat: int) -> tuple[float, int]:
+def drop_cache(root: str) -> None:
+    """Ask the kernel to forget the logs' pages (POSIX_FADV_DONTNEED), so the next run reads the disk."""
+    for path in logs(root):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
+def best(func: Callable[[str], int], root: str, repeat: int, cold: bool) -> tuple[float, int]:
     times = []
     result = 0
     for _ in range(repeat):
+        if cold:
+            drop_cache(root)
         start = time.perf_counter()
         result = func(root)
         times.append(time.perf_counter() - start)
@@ -79,6 +92,7 @@ def main() -> None:
     parser.add_argument("--records-per-batch", type=int, default=100)
     parser.add_argument("--value-bytes", type=int, default=150)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cold", action="store_true", help="drop the logs from the page cache before each run")
     parser.add_argument("--dir", default=None, help="where to generate (default: a temporary directory)")
     args = parser.parse_args()
     record_bytes = args.value_bytes + 20
@@ -93,7 +107,7 @@ def main() -> None:
         print(f"generated 3 replicas, {result.bytes_written / 2**20:.0f} MiB in all, "
               f"in {time.perf_counter() - start:.1f} s")
         for name, func in (("plain read", plain_read), ("header scan", header_scan), ("kdump replicas", replicas)):
-            seconds, read = best(func, root, args.repeat)
+            seconds, read = best(func, root, args.repeat, args.cold)
             print(f"{name:15s} {seconds:8.3f} s  {read / 2**20:10.2f} MiB read")
     finally:
         shutil.rmtree(parent, ignore_errors=True)

@@ -5,7 +5,8 @@ core/src/main/scala/kafka/cluster/Partition.scala (``readRecords``) of Kafka 3.9
 truncation happens on the fetch response (KIP-595's ``lastFetchedEpoch``, used since IBP 2.7):
 
 1. The follower fetches from its log end offset with ``lastFetchedEpoch`` = its cache's latest epoch
-   (``partitionFetchState``; without any epoch it truncates to the fetch offset: nothing).
+   (``partitionFetchState``); a follower whose cache has no epoch starts from its high watermark
+   (ReplicaManager.initialFetchOffset) and truncates there (``truncateToHighWatermark``).
 2. The leader answers ``endOffsetFor(lastFetchedEpoch)`` from its cache (kdump.broker.leader_epoch_cache)
    with its current leader epoch assigned at its log end (Partition.makeLeader). An undefined answer,
    or a fetch offset below the leader's log start, is OFFSET_OUT_OF_RANGE; an answer whose epoch is
@@ -40,6 +41,7 @@ class LogView:
     log_start_offset: int
     log_end_offset: int
     cache: LeaderEpochFileCache
+    high_watermark: int | None = None     # as loaded: within [log start, log end]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,10 +101,14 @@ def plan_truncation(follower: LogView, leader: LogView) -> TruncationPlan:
     for _ in range(MAX_ROUNDS):
         fetch_epoch = cache.latest_epoch
         if fetch_epoch is None:
-            # No epoch (an empty log, or one written before epochs): the Truncating state truncates to the
-            # initial fetch offset, the log end: nothing.
-            plan.steps.append(TruncationStep(fetch_offset, None, None, None, None,
-                                             "no leader epoch: fetches from its log end"))
+            # No epoch (an empty cache): ReplicaManager.initialFetchOffset is the high watermark and the
+            # Truncating state truncates there (truncateToHighWatermark), then fetches without epochs.
+            hw = follower.high_watermark if follower.high_watermark is not None else leo
+            target = min(hw, leo) if not plan.steps else leo
+            plan.steps.append(TruncationStep(fetch_offset, None, None, None, target if target < leo else None,
+                                             "no leader epoch: truncates to its high watermark"))
+            truncate(target)
+            fetch_offset = leo
             break
         epoch, end = leader.cache.end_offset_for(fetch_epoch, leader.log_end_offset)
         if end == UNDEFINED_EPOCH_OFFSET or epoch == UNDEFINED_EPOCH or fetch_offset < leader.log_start_offset:

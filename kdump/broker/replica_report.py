@@ -166,7 +166,8 @@ def analyze_partition(topic: str, number: int, members: list[Replica], metadata:
         for index, follower in enumerate(live):
             if index == lead:
                 continue
-            plan = plan_truncation(LogView(follower.log_start_offset, follower.log_end_offset, follower.cache), view)
+            plan = plan_truncation(LogView(follower.log_start_offset, follower.log_end_offset, follower.cache,
+                                           follower.committed_end), view)
             truncation = Truncation(follower, report.leader, plan)
             _count_loss(truncation, live, index, lead, pairs, ends, counter)
             report.truncations.append(truncation)

@@ -62,3 +62,11 @@ def test_follower_ahead_of_a_leader_with_the_same_epoch_truncates_to_its_log_end
 def test_empty_follower_has_no_epoch_and_truncates_nothing() -> None:
     leader = leader_view(0, 80, view(0, 80, (0, 0)).cache, 1)
     assert plan_truncation(view(0, 0), leader).truncate_to == 0
+
+
+def test_follower_without_epochs_truncates_to_its_high_watermark() -> None:
+    # ReplicaManager.initialFetchOffset: no latest epoch -> the high watermark; Truncating state ->
+    # AbstractFetcherThread.truncateToHighWatermark truncates there.
+    leader = leader_view(0, 80, view(0, 80, (0, 0)).cache, 1)
+    follower = LogView(0, 70, LeaderEpochFileCache(), high_watermark=50)
+    assert plan_truncation(follower, leader).truncate_to == 50

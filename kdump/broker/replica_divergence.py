@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from kdump.broker.replicas import Replica
+from kdump.broker.replicas import Replica, ReplicaScan
 from kdump.errors import KdumpError
 from kdump.format.batch import Batch
 from kdump.log.batches import iter_records_at
@@ -64,20 +64,32 @@ def _same(a: Batch, b: Batch) -> bool:
         (b.last_offset, b.partition_leader_epoch, b.crc, b.size)
 
 
-def compare_replicas(replicas: Sequence[Replica], *, compacted: bool,
-                     counter: ReadCounter | None = None) -> list[PairResult]:
-    """Every pair's first divergence (see the module docstring)."""
+def _fed(replica: Replica, scan: ReplicaScan | None, counter: ReadCounter | None) -> Iterator[SegmentHeader]:
+    """The replica's headers, each also given to ``scan``; a read error ends the walk (told to ``scan``)."""
+    where = replica.partition.path
+    try:
+        for header in partition_headers(replica.partition.segments, counter=counter):
+            where = header.path
+            if scan is not None:
+                scan.add(header)
+            yield header
+    except KdumpError as err:
+        if scan is not None:
+            scan.fail(where, err)
+
+
+def compare_replicas(replicas: Sequence[Replica], *, compacted: bool, counter: ReadCounter | None = None,
+                     scans: Sequence[ReplicaScan] | None = None) -> list[PairResult]:
+    """Every pair's first divergence (see the module docstring). With ``scans`` (one per replica) the
+    same walk also establishes each replica's state: every header is read to the end, once."""
     n = len(replicas)
     pairs = [PairResult(i, j) for i in range(n) for j in range(i + 1, n)]
-    if not pairs:
-        return pairs
-    walks: list[Iterator[SegmentHeader]] = [partition_headers(r.partition.segments, counter=counter)
-                                            for r in replicas]
-    current: list[SegmentHeader | None] = [_next(w) for w in walks]
+    walks: list[Iterator[SegmentHeader]] = [_fed(r, scans[i] if scans else None, counter)
+                                            for i, r in enumerate(replicas)]
+    current: list[SegmentHeader | None] = [_next(w) for w in walks] if pairs or scans else [None] * n
     previous_last = [-1] * n
     started = [False] * n
     cleaned = [(r.cleaner_offset or 0) if compacted else 0 for r in replicas]
-    ends = [r.log_end_offset for r in replicas]
 
     def diverge(pair: PairResult, offset: int, a: SegmentHeader | None, b: SegmentHeader | None) -> None:
         pair.diverged_at = pair.common_end = offset
@@ -127,6 +139,13 @@ def compare_replicas(replicas: Sequence[Replica], *, compacted: bool,
             previous_last[i] = head.batch.last_offset
             started[i] = True
             current[i] = _next(walks[i])
+    if scans:
+        for i, scan in enumerate(scans):
+            if current[i] is not None:
+                for _ in walks[i]:
+                    pass       # the rest of the replica, for its state only
+            scan.finish()
+    ends = [r.log_end_offset for r in replicas]
     for pair in pairs:
         if pair.diverged_at is None:
             pair.common_end = min(ends[pair.first], ends[pair.second])
@@ -134,10 +153,7 @@ def compare_replicas(replicas: Sequence[Replica], *, compacted: bool,
 
 
 def _next(walk: Iterator[SegmentHeader]) -> SegmentHeader | None:
-    try:
-        return next(walk, None)
-    except KdumpError:
-        return None   # scan_replica reports it; the replica is compared up to there
+    return next(walk, None)
 
 
 def common_end(pairs: Sequence[PairResult], a: int, b: int, ends: Sequence[int]) -> int:

@@ -24,7 +24,14 @@ from kdump.broker.cluster_metadata import (
 )
 from kdump.broker.follower_truncation import LogView, TruncationPlan, leader_view, plan_truncation
 from kdump.broker.replica_divergence import PairResult, common_end, compare_replicas
-from kdump.broker.replicas import Replica, discover, group_partitions, scan_replica
+from kdump.broker.replicas import (
+    Replica,
+    ReplicaScan,
+    discover,
+    group_partitions,
+    read_replica_files,
+    scan_replica,
+)
 from kdump.errors import KdumpError
 from kdump.log.batches import iter_records_at
 from kdump.log.headers import ReadCounter, SegmentHeader, partition_headers
@@ -136,7 +143,7 @@ def analyze_partition(topic: str, number: int, members: list[Replica], metadata:
                       unclean: set[int], options: ReplicasOptions,
                       counter: ReadCounter | None = None) -> PartitionReport:
     for replica in members:
-        scan_replica(replica, counter)
+        read_replica_files(replica)
     report = PartitionReport(topic, number, None, members)
     found = metadata.partition(topic, number) if metadata is not None else None
     if found is not None:
@@ -150,11 +157,17 @@ def analyze_partition(topic: str, number: int, members: list[Replica], metadata:
         report.notes.append(f"the cluster metadata ({metadata.source}) has no partition {topic}-{number}: "
                             f"the replicas on disk are strays (a deleted topic, or one moved away)")
     _match_topic_ids(report)
+    _mark_unassigned(report)
     report.compacted = report.compacted or any(r.cleaner_offset is not None for r in report.live)
+    live = report.live
+    # One walk over the live replicas' headers: their state and every pair's divergence.
+    pairs = compare_replicas(live, compacted=report.compacted, counter=counter,
+                             scans=[ReplicaScan(r) for r in live])
+    for replica in report.replicas:
+        if replica.state is not None:
+            scan_replica(replica, counter)
     _metadata_notes(report)
     _choose_leader(report, unclean, options)
-    live = report.live
-    pairs = compare_replicas(live, compacted=report.compacted, counter=counter)
     ends = [r.log_end_offset for r in live]
     for pair in pairs:
         if pair.diverged_at is not None:
@@ -208,8 +221,26 @@ def _restated(replica: Replica, state: str) -> PartitionDir:
     return replace(replica.partition, state=state)
 
 
+def _mark_unassigned(report: PartitionReport) -> None:
+    """A replica on a broker the metadata does not assign the partition to is a stray."""
+    part = report.registration
+    if part is None:
+        return
+    for replica in report.live:
+        if replica.broker is not None and replica.broker not in part.replicas:
+            replica.partition = _restated(replica, "stray")
+            report.notes.append(f"broker {replica.label}: the metadata does not assign this partition here "
+                                f"(replicas {part.replicas}): a stray replica")
+
+
 def _metadata_notes(report: PartitionReport) -> None:
     part = report.registration
+    for replica in report.replicas:
+        if replica.state == "future":
+            report.notes.append(f"broker {replica.label}: {replica.partition.path} is a -future replica (an "
+                                f"intra-broker move in progress); not compared")
+        elif replica.state == "delete":
+            report.notes.append(f"broker {replica.label}: {replica.partition.path} is marked for deletion")
     if part is None:
         return
     on_disk = {r.broker for r in report.live}
@@ -217,20 +248,10 @@ def _metadata_notes(report: PartitionReport) -> None:
         if broker not in on_disk:
             report.notes.append(f"the metadata assigns a replica to broker {broker}, which is not in the given dirs")
     for replica in report.live:
-        if replica.broker is not None and replica.broker not in part.replicas:
-            replica.partition = _restated(replica, "stray")
-            report.notes.append(f"broker {replica.label}: the metadata does not assign this partition here "
-                                f"(replicas {part.replicas}): a stray replica")
         latest = replica.cache.latest_epoch
         if latest is not None and latest > part.leader_epoch:
             report.notes.append(f"broker {replica.label}: its leader epoch {latest} runs ahead of the metadata's "
                                 f"leader epoch {part.leader_epoch}")
-    for replica in report.replicas:
-        if replica.state == "future":
-            report.notes.append(f"broker {replica.label}: {replica.partition.path} is a -future replica (an "
-                                f"intra-broker move in progress); not compared")
-        elif replica.state == "delete":
-            report.notes.append(f"broker {replica.label}: {replica.partition.path} is marked for deletion")
 
 
 def _choose_leader(report: PartitionReport, unclean: set[int], options: ReplicasOptions) -> None:

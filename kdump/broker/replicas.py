@@ -35,7 +35,7 @@ from kdump.format.checkpoint import (
     parse_partition_metadata,
     parse_properties,
 )
-from kdump.log.headers import ReadCounter, partition_headers
+from kdump.log.headers import ReadCounter, SegmentHeader, partition_headers
 from kdump.log.logdir import PartitionDir, walk_partitions
 from kdump.log.segment import read_small_file
 
@@ -192,59 +192,79 @@ def read_replica_files(replica: Replica) -> None:
     replica.log_start_offset = max(replica.log_start_checkpoint, first_base)
 
 
+class ReplicaScan:
+    """What one walk over a replica's batch headers establishes (offsets, counts, the epochs batches
+    carry, open transactions, the leader epoch cache the broker holds after loading), fed a header at
+    a time so the divergence walk (kdump.broker.replica_divergence) can feed it too."""
+
+    def __init__(self, replica: Replica) -> None:
+        self.replica = replica
+        segments = replica.partition.segments
+        self.cache = LeaderEpochFileCache(replica.checkpoint_epochs)
+        self.recovering_from: int | None = None
+        if not replica.clean_shutdown:
+            point = replica.recovery_point if replica.recovery_point is not None else 0
+            # LogLoader.recoverLog recovers every segment from the one holding the recovery point.
+            holding = [s.base_offset for s in segments if s.base_offset <= point]
+            self.recovering_from = holding[-1] if holding else (segments[0].base_offset if segments else 0)
+        self.open_txns: dict[int, int] = {}
+        self.last_end: int | None = None
+        self.previous_epoch = -1
+
+    def add(self, header: SegmentHeader) -> None:
+        replica, batch, cache = self.replica, header.batch, self.cache
+        replica.batches += 1
+        replica.bytes += batch.size
+        replica.records += batch.records_count if batch.records_count is not None else 1
+        if replica.first_batch_offset is None:
+            replica.first_batch_offset = batch.base_offset
+        self.last_end = batch.last_offset + 1
+        epoch = batch.partition_leader_epoch
+        if batch.magic >= 2 and epoch >= 0:
+            if epoch > self.previous_epoch:
+                replica.batch_epochs.append(EpochEntry(epoch, batch.base_offset))
+            elif epoch < self.previous_epoch:
+                replica.epoch_problems.append(f"batch at offset {batch.base_offset} carries epoch {epoch}, "
+                                              f"below the {self.previous_epoch} of an earlier batch")
+            self.previous_epoch = max(self.previous_epoch, epoch)
+            if self.recovering_from is not None and batch.base_offset >= self.recovering_from and \
+                    (cache.latest_epoch is None or epoch > cache.latest_epoch):
+                cache.assign(epoch, batch.base_offset)   # LogSegment.recover
+        if batch.is_transactional and batch.producer_id >= 0:
+            if batch.is_control:
+                self.open_txns.pop(batch.producer_id, None)
+            else:
+                self.open_txns.setdefault(batch.producer_id, batch.base_offset)
+
+    def fail(self, where: str, err: KdumpError) -> None:
+        self.replica.problems.append(f"{where}: position {err.position}: {err.reason} "
+                                     f"(the replica is read up to there)")
+
+    def finish(self) -> None:
+        replica, segments, cache = self.replica, self.replica.partition.segments, self.cache
+        # The active segment's next offset (an empty last segment: its base offset).
+        last_base = segments[-1].base_offset if segments else replica.log_start_offset
+        replica.log_end_offset = last_base if self.last_end is None else max(self.last_end, last_base)
+        cache.truncate_from_end(replica.log_end_offset)
+        cache.truncate_from_start(replica.log_start_checkpoint)   # LogLoader: the checkpoint's value
+        replica.cache = cache
+        first_unstable = min(self.open_txns.values()) if self.open_txns else None
+        hw = replica.committed_end
+        replica.last_stable_offset = hw if first_unstable is None else min(first_unstable, hw)
+        replica.epoch_problems.extend(compare_epoch_chains(replica))
+
+
 def scan_replica(replica: Replica, counter: ReadCounter | None = None) -> None:
-    """One walk over the replica's batch headers: offsets, counts, the epochs batches carry, open
-    transactions, and the leader epoch cache the broker would hold after loading."""
-    read_replica_files(replica)
-    segments = replica.partition.segments
-    cache = LeaderEpochFileCache(replica.checkpoint_epochs)
-    recovering_from: int | None = None
-    if not replica.clean_shutdown:
-        point = replica.recovery_point if replica.recovery_point is not None else 0
-        # LogLoader.recoverLog recovers every segment from the one holding the recovery point.
-        holding = [s.base_offset for s in segments if s.base_offset <= point]
-        recovering_from = holding[-1] if holding else (segments[0].base_offset if segments else 0)
-    open_txns: dict[int, int] = {}
-    last_end: int | None = None
-    previous_epoch = -1
+    """Walk the replica's batch headers once through a ``ReplicaScan`` (its files read already)."""
+    scan = ReplicaScan(replica)
     where = replica.partition.path
     try:
-        for header in partition_headers(segments, counter=counter):
-            batch, where = header.batch, header.path
-            replica.batches += 1
-            replica.bytes += batch.size
-            replica.records += batch.records_count if batch.records_count is not None else 1
-            if replica.first_batch_offset is None:
-                replica.first_batch_offset = batch.base_offset
-            last_end = batch.last_offset + 1
-            epoch = batch.partition_leader_epoch
-            if batch.magic >= 2 and epoch >= 0:
-                if epoch > previous_epoch:
-                    replica.batch_epochs.append(EpochEntry(epoch, batch.base_offset))
-                elif epoch < previous_epoch:
-                    replica.epoch_problems.append(f"batch at offset {batch.base_offset} carries epoch {epoch}, "
-                                                  f"below the {previous_epoch} of an earlier batch")
-                previous_epoch = max(previous_epoch, epoch)
-                if recovering_from is not None and batch.base_offset >= recovering_from and \
-                        (cache.latest_epoch is None or epoch > cache.latest_epoch):
-                    cache.assign(epoch, batch.base_offset)   # LogSegment.recover
-            if batch.is_transactional and batch.producer_id >= 0:
-                if batch.is_control:
-                    open_txns.pop(batch.producer_id, None)
-                else:
-                    open_txns.setdefault(batch.producer_id, batch.base_offset)
+        for header in partition_headers(replica.partition.segments, counter=counter):
+            where = header.path
+            scan.add(header)
     except KdumpError as err:
-        replica.problems.append(f"{where}: position {err.position}: {err.reason} (the replica is read up to there)")
-    # The active segment's next offset (an empty last segment: its base offset).
-    last_base = segments[-1].base_offset if segments else replica.log_start_offset
-    replica.log_end_offset = last_base if last_end is None else max(last_end, last_base)
-    cache.truncate_from_end(replica.log_end_offset)
-    cache.truncate_from_start(replica.log_start_checkpoint)   # LogLoader: the checkpoint's value
-    replica.cache = cache
-    first_unstable = min(open_txns.values()) if open_txns else None
-    hw = replica.committed_end
-    replica.last_stable_offset = hw if first_unstable is None else min(first_unstable, hw)
-    replica.epoch_problems.extend(compare_epoch_chains(replica))
+        scan.fail(where, err)
+    scan.finish()
 
 
 def compare_epoch_chains(replica: Replica) -> list[str]:
@@ -286,5 +306,5 @@ def group_partitions(replicas: Iterable[Replica]) -> Iterator[tuple[str, int, li
         yield topic, number, members
 
 
-__all__ = ["CLEAN_SHUTDOWN_FILE", "Discovery", "LogDir", "Replica", "compare_epoch_chains", "discover",
-           "group_partitions", "read_replica_files", "scan_replica"]
+__all__ = ["CLEAN_SHUTDOWN_FILE", "Discovery", "LogDir", "Replica", "ReplicaScan", "compare_epoch_chains",
+           "discover", "group_partitions", "read_replica_files", "scan_replica"]

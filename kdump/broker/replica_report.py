@@ -115,6 +115,11 @@ class PartitionReport:
         return "consistent"
 
     @property
+    def read_errors(self) -> list[str]:
+        """Segments that could not be read to their end (the replica is compared up to there)."""
+        return [e for r in self.replicas for e in r.read_errors]
+
+    @property
     def problems(self) -> bool:
         return self.verdict in ("data-loss", "diverged")
 

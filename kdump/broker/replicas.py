@@ -82,6 +82,7 @@ class Replica:
     bytes: int = 0
     epoch_problems: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    read_errors: list[str] = field(default_factory=list)   # "<file>: position <n>: <reason>"
 
     @property
     def broker(self) -> int | None:
@@ -210,6 +211,7 @@ class ReplicaScan:
         self.open_txns: dict[int, int] = {}
         self.last_end: int | None = None
         self.previous_epoch = -1
+        self.failed = False
 
     def add(self, header: SegmentHeader) -> None:
         replica, batch, cache = self.replica, header.batch, self.cache
@@ -237,13 +239,16 @@ class ReplicaScan:
                 self.open_txns.setdefault(batch.producer_id, batch.base_offset)
 
     def fail(self, where: str, err: KdumpError) -> None:
-        self.replica.problems.append(f"{where}: position {err.position}: {err.reason} "
-                                     f"(the replica is read up to there)")
+        self.failed = True
+        self.replica.read_errors.append(f"{where}: position {err.position}: {err.reason} "
+                                        f"(the replica is compared up to there)")
 
     def finish(self) -> None:
         replica, segments, cache = self.replica, self.replica.partition.segments, self.cache
         # The active segment's next offset (an empty last segment: its base offset).
         last_base = segments[-1].base_offset if segments else replica.log_start_offset
+        if self.failed:   # read up to a broken batch: its log ends there as far as kdump knows
+            last_base = segments[0].base_offset if segments else replica.log_start_offset
         replica.log_end_offset = last_base if self.last_end is None else max(self.last_end, last_base)
         cache.truncate_from_end(replica.log_end_offset)
         cache.truncate_from_start(replica.log_start_checkpoint)   # LogLoader: the checkpoint's value

@@ -29,10 +29,13 @@ def print_reports(reports: Iterable[PartitionReport], json_output: bool, paths: 
         from rich.console import Console
 
         console = Console()
-    seen = problems = False
+    seen = problems = errors = False
     for report in reports:
         seen = True
         problems = problems or report.problems
+        for error in report.read_errors:
+            errors = True
+            click.echo(f"Error: {error}", err=True)
         if json_output:
             click.echo(log_json.dumps(partition_object(report)))
         elif console is not None:
@@ -43,6 +46,8 @@ def print_reports(reports: Iterable[PartitionReport], json_output: bool, paths: 
     if not seen:
         raise InputError("no partition replicas found (log dirs, partition dirs or folders of log dirs)",
                          path=", ".join(paths))
+    if errors:
+        return ExitCode.PROBLEMS
     return ExitCode.REPLICAS_DIVERGE if problems else ExitCode.OK
 
 
@@ -73,8 +78,9 @@ def replicas(paths: tuple[str, ...], topic: str | None, partition: int | None, i
     __cluster_metadata is among the PATHs it is replayed for the leader, epoch, ISR and ELR.
     Batches are compared by their headers only (offsets, leader epoch, CRC).
 
-    Exit status: 0 the replicas agree (followers may lag), 3 replicas diverge or a follower would
-    drop records the leader lacks, 2 usage error or nothing readable found.
+    Exit status: 0 the replicas agree (followers may lag), 1 a segment could not be read to its end
+    (an Error: line says where; the replica is compared up to there), 3 replicas diverge or a
+    follower would drop records the leader lacks, 2 usage error or nothing readable found.
     """
     options = replicas_options(topic, partition, if_leader, explain, kafka_version)
     raise SystemExit(print_reports(analyze(paths, options), json_output, paths))

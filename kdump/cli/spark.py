@@ -325,8 +325,9 @@ def replicas_command(paths: tuple[str, ...], topic: str | None, partition: int |
     """`kdump replicas PATHS` with one Spark task per partition: the same output and exit status.
 
     \b
-    Every executor must see PATHS at the same location. Exit status: 0 the replicas agree, 3 they
-    diverge or a follower would drop records the leader lacks, 2 usage error or nothing found.
+    Every executor must see PATHS at the same location. Exit status as `kdump replicas`: 0 the
+    replicas agree, 1 a segment could not be read to its end, 3 they diverge or a follower would
+    drop records the leader lacks, 2 usage error, PySpark not installed or nothing found.
     """
     from kdump.cli.replicas import print_reports, replicas_options
 

@@ -359,10 +359,11 @@ def _count_loss(t: Truncation, live: Sequence[Replica], index: int, lead: int, p
                 if b.is_transactional:
                     transactional.add(b.producer_id)
             t.control_batches_lost += b.is_control
-            if len(producers) > MAX_LISTED_PRODUCERS:
+            if len(producers) > MAX_LISTED_PRODUCERS:      # memory stays flat: the lowest ids are listed
                 producers = set(sorted(producers)[:MAX_LISTED_PRODUCERS])
+                transactional &= producers
     except KdumpError:
-        pass   # scan_replica reported it
+        pass   # the replica's scan reported it (an Error: line)
     t.producers, t.transactional_producers = sorted(producers), sorted(transactional)
 
 

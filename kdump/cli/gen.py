@@ -11,6 +11,7 @@ from typing import TypeVar
 
 import click
 
+from kdump.broker.cluster_generator import SCENARIOS, ClusterGenSpec, generate_cluster
 from kdump.broker.generator import (
     DEFAULT_START_TIME,
     KEY_PATTERNS,
@@ -142,6 +143,12 @@ def size_range(text: str, option: str) -> tuple[int, int]:
 @click.option("--log-preallocate", is_flag=True,
               help="With --preallocate: the active .log is zero-padded to --segment-bytes too (preallocate=true).")
 @click.option("--seed", default=0, type=int, show_default=True, help="Same seed, same bytes.")
+@click.option("--brokers", default=None, type=click.IntRange(2), metavar="N",
+              help="Write OUTDIR/broker-1 ... broker-N: N brokers' log dirs for the first of --topics, "
+                   "one replica per broker, as --replica-scenario says (see `kdump replicas`).")
+@click.option("--replica-scenario", type=click.Choice(SCENARIOS), default="agree", show_default=True,
+              help="With --brokers: agree, lagging, unclean (an unclean election), multi-round (KIP-279 "
+                   "truncation), retention (a follower behind the leader's log start), compacted.")
 @click.option("--force", is_flag=True,
               help="Replace OUTDIR if it is empty or an earlier kdump gen output (once the new one is complete).")
 @click.option("--traceback", is_flag=True, help="Show Python tracebacks for errors (debugging).")
@@ -149,7 +156,7 @@ def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str,
         idempotent: str | None, transactional: str | None, preallocate: str | None, key_size: str,
         value_size: str, start_time: int, segment_bytes: int, segment_ms: int, index_interval_bytes: int,
         max_index_bytes: int, index_rule: str, log_preallocate: bool, force: bool, traceback: bool,
-        **rest: object) -> None:
+        brokers: int | None, replica_scenario: str, **rest: object) -> None:
     """Write a sample Kafka log.dirs at OUTDIR: segments, indexes, snapshots, checkpoints.
 
     \b
@@ -172,6 +179,13 @@ def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str,
             if problem is not None:
                 raise UsageError(f"Topic name is invalid: {problem}")
         counts = per_topic(partitions, names, int, 1, "--partitions")
+        if brokers is not None:
+            _gen_cluster(outdir, ClusterGenSpec(names[0], brokers, counts[names[0]], replica_scenario,
+                                                int(rest["records"]),  # type: ignore[call-overload]
+                                                int(rest["records_per_batch"]),  # type: ignore[call-overload]
+                                                value_range[1], seed=int(rest["seed"]),  # type: ignore[call-overload]
+                                                log=log), force)
+            return
         codecs = per_topic(compression, names, lambda v: _CODECS[v.lower()], Codec.NONE, "--compression")
         magics = per_topic(magic, names, int, 2, "--magic")
         ts_types = per_topic(timestamp_type, names, lambda v: _TS_TYPES[v.lower()], TimestampType.CREATE_TIME,
@@ -192,3 +206,9 @@ def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str,
         raise Interrupted("interrupted; nothing was written") from None
     click.echo(f"wrote {result.records} records in {result.segments} segments of {result.partitions} "
                f"partitions to {result.outdir}")
+
+
+def _gen_cluster(outdir: str, spec: ClusterGenSpec, force: bool) -> None:
+    result = generate_cluster(outdir, spec, force=force)
+    click.echo(f"wrote {result.brokers} brokers' log dirs ({spec.scenario}) of {result.partitions} "
+               f"partition(s), {result.bytes_written} bytes, to {result.outdir}")

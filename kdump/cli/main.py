@@ -28,6 +28,7 @@ SUBCOMMANDS: dict[str, str] = {
     "txn": "kdump.cli.txn:txn",
     "partition-for": "kdump.cli.partition_for:partition_for",
     "recover": "kdump.cli.recover:recover",
+    "replicas": "kdump.cli.replicas:replicas",
     "spark": "kdump.cli.spark:spark",
     "completion": "kdump.cli.completion:completion",
     "tiered": "kdump.cli.tiered:tiered",

@@ -23,6 +23,7 @@ from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, option_stack
 from kdump.cli.recover import exit_status, report
 from kdump.errors import InputError, KdumpError, UsageError
+from kdump.render.dialect import DEFAULT_KAFKA_VERSION
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -306,3 +307,35 @@ def recover_command(paths: tuple[str, ...], settings: SessionSettings, json_outp
         results = plan_log_dirs(session, list(paths))
     report(results, json_output, paths)  # the output and exit status of kdump recover
     raise SystemExit(exit_status(results))
+
+
+@spark.command("replicas")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.option("--topic", default=None, help="Only this topic.")
+@click.option("--partition", type=click.IntRange(min=0), default=None, help="Only this partition number.")
+@click.option("--if-leader", "if_leader", type=int, default=None, metavar="BROKER",
+              help="Predict the followers' truncation as if BROKER leads.")
+@click.option("--explain", is_flag=True, help="Show each divergence's two batches.")
+@click.option("--kafka-version", default=DEFAULT_KAFKA_VERSION, show_default=True, metavar="V",
+              help="The cluster's Kafka release (its __cluster_metadata record definitions).")
+@session_options
+@json_option
+def replicas_command(paths: tuple[str, ...], topic: str | None, partition: int | None, if_leader: int | None,
+                     explain: bool, kafka_version: str, settings: SessionSettings, json_output: bool) -> None:
+    """`kdump replicas PATHS` with one Spark task per partition: the same output and exit status.
+
+    \b
+    Every executor must see PATHS at the same location. Exit status as `kdump replicas`: 0 the
+    replicas agree, 1 a segment could not be read to its end, 3 they diverge or a follower would
+    drop records the leader lacks, 2 usage error, PySpark not installed or nothing found.
+    """
+    from kdump.cli.replicas import print_reports, replicas_options
+
+    options = replicas_options(topic, partition, if_leader, explain, kafka_version)
+    try:
+        from kdump.spark.replicas import analyze_on_spark
+    except ImportError:
+        raise UsageError(MISSING) from None
+    with spark_session(settings, "kdump spark replicas") as session:
+        reports = analyze_on_spark(session, list(paths), options)
+    raise SystemExit(print_reports(reports, json_output, paths))

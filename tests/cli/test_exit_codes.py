@@ -113,6 +113,10 @@ CASES: dict[tuple[str, int], Callable[[Path], int]] = {
     ("kdump recover", 0): lambda tmp: _code("recover", str(PLAIN)),
     ("kdump recover", 1): lambda tmp: _code("recover", str(_corrupt_partition(tmp))),
     ("kdump recover", 2): lambda tmp: _code("recover", str(tmp / "missing")),
+    ("kdump replicas", 0): lambda tmp: _code("replicas", str(_cluster(tmp, "agree"))),
+    ("kdump replicas", 1): lambda tmp: _code("replicas", str(_cluster(tmp, "agree", broken=True))),
+    ("kdump replicas", 2): lambda tmp: _code("replicas", str(tmp)),     # an empty directory: no replica
+    ("kdump replicas", 3): lambda tmp: _code("replicas", str(_cluster(tmp, "unclean"))),
     ("kdump find", 0): lambda tmp: _code("find", str(PLAIN), "--offset", "37"),
     ("kdump find", 1): lambda tmp: _code("find", str(PLAIN), "--offset", "1000000"),
     ("kdump find", 2): lambda tmp: _code("find", str(tmp), "--offset", "0"),
@@ -149,6 +153,13 @@ CASES: dict[tuple[str, int], Callable[[Path], int]] = {
     ("kdump spark recover", 1): lambda tmp: _code("spark", "recover", str(_corrupt_partition(tmp)),
                                                   "--master", "local[2]"),
     ("kdump spark recover", 2): lambda tmp: _code("spark", "recover", str(tmp / "missing")),
+    ("kdump spark replicas", 0): lambda tmp: _code("spark", "replicas", str(_cluster(tmp, "agree")),
+                                                   "--master", "local[2]"),
+    ("kdump spark replicas", 1): lambda tmp: _code("spark", "replicas", str(_cluster(tmp, "agree", broken=True)),
+                                                   "--master", "local[2]"),
+    ("kdump spark replicas", 2): lambda tmp: _code("spark", "replicas", str(tmp / "missing")),
+    ("kdump spark replicas", 3): lambda tmp: _code("spark", "replicas", str(_cluster(tmp, "unclean")),
+                                                   "--master", "local[2]"),
 }
 
 
@@ -157,6 +168,19 @@ def _tiered(tmp: Path, damaged: bool = False) -> list[str]:
     if damaged:
         tiered.remote_log(1).unlink()
     return [str(tiered.log_dir), "--remote", str(tiered.remote_root)]
+
+
+def _cluster(tmp: Path, scenario: str, *, broken: bool = False) -> Path:
+    from kdump.broker.cluster_generator import ClusterGenSpec, generate_cluster
+
+    generate_cluster(str(tmp / scenario), ClusterGenSpec("t", 3, 1, scenario, 40, value_bytes=8))
+    if broken:   # a size field of 5 (below Kafka's 14) where broker 1's second batch starts
+        log = tmp / scenario / "broker-1" / "t-0" / "00000000000000000000.log"
+        data = bytearray(log.read_bytes())
+        second = 12 + int.from_bytes(data[8:12], "big")
+        data[second + 8:second + 12] = (5).to_bytes(4, "big")
+        log.write_bytes(bytes(data))
+    return tmp / scenario
 
 
 def _bytes_file(tmp: Path, name: str, data: bytes) -> str:
@@ -222,6 +246,8 @@ ARGS = {
     "kdump spark verify": ["spark", "verify", "unused"],
     "kdump spark export": ["spark", "export", "unused", "--to", "unused"],
     "kdump spark recover": ["spark", "recover", str(PLAIN)],
+    "kdump replicas": ["replicas", str(PLAIN)],
+    "kdump spark replicas": ["spark", "replicas", str(PLAIN)],
 }
 
 

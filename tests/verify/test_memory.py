@@ -79,7 +79,7 @@ def verify_deep_peak_mib(path: Path) -> float:
     return int(kib) / 1024
 
 
-@pytest.mark.parametrize("codec", [Codec.NONE, Codec.GZIP])
+@pytest.mark.parametrize("codec", [Codec.NONE, Codec.GZIP], ids=["none", "gzip"])
 def test_deep_memory_does_not_grow_with_the_records_of_one_batch(tmp_path: Path, codec: Codec) -> None:
     # 2.5 M records of 7 bytes in one batch: uncompressed (17.5 MB, past the 16 MiB a window holds, so
     # read a window at a time) or gzip (a few KB in the window). Holding the batch's records as one

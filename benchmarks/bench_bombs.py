@@ -1,15 +1,17 @@
-"""Peak memory of `kdump --files X.log` on hostile compressed batches ("bombs") and an ordinary big one.
+"""Peak memory of `kdump --files X.log` and `kdump verify --deep X.log` on hostile compressed batches
+("bombs") and an ordinary big one.
 
 Shapes (one batch per segment file):
   tiny      --records tiny records (7 bytes each, all alike): a few KB of zstd for 20 M records
   value     one record whose value is --value-mib MiB of zeros: ~60 KB of zstd for 2 GiB
-  ordinary  --ordinary-records distinct small records (~1.5 MB of zstd for 2 M)
-For every shape, codec and command (--deep-iteration, --print-data-log, --json) a fresh
+  ordinary  --ordinary-records distinct small records (~1.5 MB of zstd for 2 M; ~48 MB with codec none)
+For every shape, codec (none: uncompressed) and command (--deep-iteration, --print-data-log, --json,
+verify: `kdump verify --deep`) a fresh
 `kdump` process writes to /dev/null and reports its peak RSS (VmHWM; not ru_maxrss, which a child
 inherits from its parent), with its exit status and wall time.
 
 Usage: python benchmarks/bench_bombs.py [--shapes tiny,value,ordinary] [--codecs zstd,gzip,snappy,lz4]
-       [--commands deep,print,json] [--records 20000000] [--value-mib 2047] [--dir /tmp/kdump-bombs]
+       [--commands deep,print,json,verify] [--records 20000000] [--value-mib 2047] [--dir /tmp/kdump-bombs]
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from kdump.format.crc import crc32c
 from kdump.format.varint import encode_varint, encode_varlong
 
 TINY_RECORD = b"\x0c\x00\x00\x00\x01\x01\x00"  # length 6, attributes, ts 0, offset 0, key null, value null, 0 headers
-COMMANDS = {"deep": ["--deep-iteration"], "print": ["--print-data-log"], "json": ["--deep-iteration", "--json"]}
+COMMANDS = {"deep": ["--deep-iteration"], "print": ["--print-data-log"], "json": ["--deep-iteration", "--json"],
+            "verify": ["verify", "--deep", "--jobs", "1"]}
 
 
 def batch_bytes(compressed: bytes, codec: Codec, count: int, last_offset_delta: int) -> bytes:
@@ -46,6 +49,8 @@ def batch_bytes(compressed: bytes, codec: Codec, count: int, last_offset_delta: 
 
 def compress_stream(codec: Codec, pieces: Iterator[bytes]) -> bytes:
     """Compress a stream too large to hold, framed as Kafka's producer frames it."""
+    if codec is Codec.NONE:
+        return b"".join(pieces)
     if codec is Codec.ZSTD:
         cobj = zstandard.ZstdCompressor(level=3, write_content_size=False).compressobj()
         out = [cobj.compress(p) for p in pieces]
@@ -120,12 +125,14 @@ def write_segment(directory: str, name: str, data: bytes) -> str:
 
 
 def peak_rss(path: str, flags: list[str]) -> tuple[float, int, float, str]:
-    """(VmHWM in MiB, exit status, seconds, last stderr line) of a fresh `kdump --files path flags`."""
-    code = ("import sys; from kdump.cli.main import main; sys.argv=['kdump','--files',%r]+%r\n"
+    """(VmHWM in MiB, exit status, seconds, last stderr line) of a fresh `kdump --files path flags`
+    (of `kdump flags path` when ``flags`` name a subcommand)."""
+    argv = [*flags, path] if flags[0] == "verify" else ["--files", path, *flags]
+    code = ("import sys; from kdump.cli.main import main; sys.argv=['kdump']+%r\n"
             "try:\n main()\nexcept SystemExit as e: status = e.code\nexcept MemoryError: status = 'MemoryError'\n"
             "else: status = 0\n"
             "print(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1], status,"
-            " file=sys.stderr)" % (path, flags))
+            " file=sys.stderr)" % (argv,))
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - start

@@ -187,7 +187,7 @@ def verify_command(paths: tuple[str, ...], settings: SessionSettings, deep: bool
     except ImportError:
         raise UsageError(MISSING) from None
     targets = plan_targets(list(paths))     # before Spark starts: a wrong path fails at once
-    if not targets:
+    if not any(targets.values()):
         raise InputError("no partition directories or segment files found: nothing was checked",
                          path=", ".join(paths))
     with spark_session(settings, "kdump spark verify") as session:
@@ -213,9 +213,10 @@ def _counts(result: VerifyResult) -> VerifyCounts:
 
 def render_json_lines(result: VerifyResult, *, errors_only: bool = False) -> str:
     """What ``kdump verify --json`` writes: one object per finding, then the summary object."""
-    from kdump.render.verify_text import finding_json, summary_json
+    from kdump.render.verify_text import finding_json, summary_json, unreadable_json
 
     lines = [finding_json(f) for f in result.findings if f.is_error or not errors_only]
+    lines.extend(unreadable_json(path, why) for path, why in result.failures)
     lines.append(summary_json(_counts(result), "verify"))
     return "\n".join(lines)
 
@@ -239,6 +240,7 @@ def render_summary(result: VerifyResult, *, errors_only: bool = False) -> str:
            for r in [header, *lines]]
     for group in result.groups:
         out.extend(text_lines(group, errors_only=errors_only))
+    out.extend(f"Error: {why}" for _, why in result.failures)
     out.append(summary_line(_counts(result), "verify"))
     return "\n".join(out)
 

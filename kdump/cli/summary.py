@@ -1,24 +1,22 @@
 """``kdump summary PATH``: per partition segments, offsets, sizes, counts, codecs, producers, checkpoints.
 
-Partitions are summarised ``--jobs`` at a time in worker processes; the log dir's checkpoints are
-read here, before each partition's segments.
+Partitions are summarised ``--jobs`` at a time in worker processes (``cli.walk``); the log dir's
+checkpoints are read here, before each partition's segments.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 
 import click
 
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option
-from kdump.cli.parallel import WorkerPool, jobs_option
-from kdump.cli.progress import ProgressBar, wants_progress
+from kdump.cli.parallel import jobs_option
 from kdump.cli.time_options import time_style_options
-from kdump.log.logdir import PartitionDir, log_bytes
-from kdump.log.remote_layout import walk_any
+from kdump.cli.walk import Walk
+from kdump.log.logdir import PartitionDir
 from kdump.render import log_json
 from kdump.render.summary_table import PartitionRow, partition_row, partitions_table
 from kdump.render.summary_text import summary_lines, summary_object, summary_renderable
@@ -38,10 +36,8 @@ def _summarize(work: _Work) -> PartitionSummary:
     return summarize_segments(*work)
 
 
-def _work(path: str) -> Iterator[_Work]:
-    cache: CheckpointCache = {}
-    for partition in walk_any(path):   # remote stores (tiered storage) too
-        yield partition, read_partition_checkpoints(partition, cache)
+def _with_checkpoints(cache: CheckpointCache, partition: PartitionDir) -> _Work:
+    return partition, read_partition_checkpoints(partition, cache)
 
 
 @click.command("summary", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
@@ -66,14 +62,12 @@ def summary(path: str, plain: bool, detail: bool, jobs: int, times: TimeStyle | 
         from rich.console import Console
 
         console = Console()
-    show = wants_progress(json_output)
-    total = log_bytes(s for p in walk_any(path) for s in p.segments) if show else None
     rows: list[PartitionRow] = []
     errors = False
-    with WorkerPool(jobs) as pool, ProgressBar(total, "summary", show=show) as bar:
-        for (partition, _), result in pool.ordered_map(_summarize, _work(path)):
-            assert result is not None
-            bar.advance(log_bytes(partition.segments))
+    cache: CheckpointCache = {}
+    with Walk("summary", (path,), jobs=jobs, json_output=json_output) as walk:
+        bar = walk.bar
+        for _, result in walk.partitions(_summarize, lambda partition: _with_checkpoints(cache, partition)):
             errors = errors or any(f.severity == "error" for f in result.findings)
             if json_output:
                 click.echo(log_json.dumps(summary_object(result)))

@@ -9,10 +9,9 @@ import click
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option
-from kdump.cli.parallel import WorkerPool, jobs_option
-from kdump.cli.progress import ProgressBar, wants_progress
+from kdump.cli.parallel import jobs_option
 from kdump.cli.time_options import time_style_options
-from kdump.log.logdir import log_bytes, walk_partitions
+from kdump.cli.walk import Walk
 from kdump.render import log_json
 from kdump.render.times import TimeStyle
 from kdump.render.txn_text import report_object, txn_lines
@@ -37,17 +36,13 @@ def txn(path: str, hanging_only: bool, jobs: int, times: TimeStyle | None, json_
     --time-format/--tz add each transaction's time span to the text (JSON keeps milliseconds).
     """
     hanging = errors = False
-    show = wants_progress(json_output)
-    total = log_bytes(s for p in walk_partitions(path) for s in p.segments) if show else None
-    with WorkerPool(jobs) as pool, ProgressBar(total, "txn", show=show) as bar:
-        for partition, report in pool.ordered_map(analyze_transactions, walk_partitions(path)):
-            assert report is not None
-            bar.advance(log_bytes(partition.segments))
+    with Walk("txn", (path,), jobs=jobs, json_output=json_output) as walk:
+        for _, report in walk.partitions(analyze_transactions):
             hanging = hanging or bool(report.open)
             errors = errors or any(f.severity == "error" for f in report.findings)
             if hanging_only and not report.open:
                 continue
-            bar.clear_for(sys.stdout)
+            walk.bar.clear_for(sys.stdout)
             if json_output:
                 click.echo(log_json.dumps(report_object(report)))
             else:

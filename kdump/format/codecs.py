@@ -137,25 +137,38 @@ def _one_line(err: BaseException) -> str:
 
 # --- gzip --------------------------------------------------------------------------------------
 
+_GZIP_INPUT = 1 << 16
+"""Compressed bytes handed to zlib per call: zlib copies what a call leaves unread (``unconsumed_tail``),
+so handing it the whole batch copied the rest of the batch on every output chunk."""
+
+
 def _gzip_chunks(data: Buffer, chunk_size: int) -> Iterator[bytes]:
-    rest: Buffer = data
+    view = memoryview(data).cast("B")
+    size = len(view)
+    start = 0
     while True:
         # wbits 31: gzip wrapper, checks the CRC-32 and ISIZE trailer. max_length bounds each
         # output; the input it did not reach waits in unconsumed_tail.
         member = zlib.decompressobj(31)
-        pending: Buffer = rest
+        fed = start
+        pending: Buffer = b""
         while not member.eof:
-            out = member.decompress(pending, chunk_size)
+            if not pending:
+                if fed >= size:
+                    raise CodecError("gzip: truncated data (no complete gzip member)")
+                pending = view[fed:fed + _GZIP_INPUT]
+                fed += len(pending)
             left = len(pending)
+            out = member.decompress(pending, chunk_size)
             pending = member.unconsumed_tail
             if out:
                 yield out
-            elif not member.eof and (not pending or len(pending) == left):
+            elif not member.eof and pending and len(pending) == left:
                 raise CodecError("gzip: truncated data (no complete gzip member)")
-        rest = member.unused_data
+        start = fed - len(member.unused_data)
         # KafkaGZIPInputStream goes on while the rest starts with a well-formed member header
         # and silently ignores anything else.
-        if not rest or not _gzip_header_complete(rest):
+        if start >= size or not _gzip_header_complete(bytes(view[start:])):
             return
 
 

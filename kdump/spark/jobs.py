@@ -1,10 +1,10 @@
 """The ``kdump spark`` jobs: verify every segment in parallel, export records to Parquet.
 
-``verify`` runs kdump's one rules engine (``kdump.verify.engine``), split the way it splits itself:
-the driver reads each partition's own files first (``begin_partition``), one task per segment runs
-``check_segment`` (``mapInArrow`` over pickled work, so it runs on Spark 3.3+ too), and the driver
-applies the partition rules to the facts the tasks return (``finish_partition``). The findings are
-those of ``kdump verify`` on the same paths, in the same order.
+``verify`` runs kdump's one verify driver (``kdump.verify.driver.verify_paths``) with Spark as its
+worker pool: the driver reads each partition's own files, one task per segment runs ``check_run``
+(``mapInArrow`` over pickled work, so it runs on Spark 3.3+ too), and the driver applies the partition
+rules to the facts the tasks return. The findings are those of ``kdump verify`` on the same paths, in
+the same order.
 
 Local paths are read with ``ReadOnlyFile`` as ``kdump verify`` reads them; s3://, gs:// and hdfs://
 locations through ``ArrowFile``, the same bounded reads over ``pyarrow.fs``.
@@ -13,7 +13,7 @@ locations through ``ArrowFile``, the same bounded reads over ``pyarrow.fs``.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -23,19 +23,10 @@ import pyarrow as pa
 from kdump.log.logdir import PartitionDir, SegmentFiles
 from kdump.spark.discovery import find_segments
 from kdump.spark.files import open_any, read_small_file
-from kdump.verify.engine import (
-    ALL,
-    Options,
-    Tally,
-    begin_partition,
-    check_segment,
-    finish_partition,
-    nothing_checked,
-    plan,
-)
+from kdump.verify.driver import OrderedMap, Report, SegmentChecked, Target, verify_paths
+from kdump.verify.engine import ALL, Options, Tally, nothing_checked, plan
 from kdump.verify.findings import Finding
-from kdump.verify.partition_check import PartitionState, read_local
-from kdump.verify.segment_check import SegmentFacts
+from kdump.verify.partition_check import read_local
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -52,21 +43,15 @@ def read_any(location: str) -> bytes | None:
         return None
 
 
-Target = tuple[PartitionDir | None, list[tuple[SegmentFiles, bool]]]
+def plan_any(path: str) -> Iterator[Target]:
+    """What ``kdump verify`` would check for ``path``: partitions (local: ``engine.plan``) or single segments.
+    Remote locations are grouped into partitions by their parent directory."""
+    return plan(path) if "://" not in path else _remote_partitions(path)
 
 
-def plan_targets(paths: list[str]) -> list[Target]:
-    """What ``kdump verify`` would check for ``paths``: partitions (local: kdump.log.logdir's walk) or single
-    segments. Remote locations are grouped into partitions by their parent directory."""
-    targets: list[Target] = []
-    for path in paths:
-        for target in plan(path) if "://" not in path else _remote_partitions(path):
-            if isinstance(target, PartitionDir):
-                last = len(target.segments) - 1
-                targets.append((target, [(seg, i == last) for i, seg in enumerate(target.segments)]))
-            else:
-                targets.append((None, [target]))
-    return targets
+def plan_targets(paths: list[str]) -> dict[str, list[Target]]:
+    """``plan_any`` of every path, listed once (before Spark starts, so a wrong path fails at once)."""
+    return {path: list(plan_any(path)) for path in paths}
 
 
 def _remote_partitions(location: str) -> Iterator[PartitionDir]:
@@ -112,11 +97,17 @@ def run_tasks(spark: SparkSession, func: Callable[..., Result], work: dict[Key, 
     return dict(pickle.loads(row.work) for row in frame.mapInArrow(run, spark_struct(WORK_SCHEMA)).collect())
 
 
-def check_one_segment(seg: SegmentFiles, active: bool, options: Options) -> tuple[list[Finding], SegmentFacts, Tally]:
-    """One task of ``verify``: the findings and facts of one segment, and what it looked at."""
-    tally = Tally()
-    findings, facts = check_segment(seg, active, options, tally, open_any)
-    return findings, facts, tally
+def spark_map(spark: SparkSession) -> OrderedMap:
+    """An ``ordered_map`` for ``verify_paths`` whose work runs in Spark tasks (all of it in one job)."""
+
+    def ordered_map(func: Callable[[Any], Any], items: Iterable[Any], *,
+                    is_work: Callable[[Any], bool] | None = None) -> Iterator[tuple[Any, Any]]:
+        listed = list(items)
+        done = run_tasks(spark, func, {i: (item,) for i, item in enumerate(listed) if is_work is None or is_work(item)})
+        for i, item in enumerate(listed):
+            yield item, done.get(i)
+
+    return ordered_map
 
 
 @dataclass
@@ -135,6 +126,7 @@ class VerifyResult:
     groups: list[list[Finding]] = field(default_factory=list)   # per partition (or single segment)
     rows: list[SegmentRow] = field(default_factory=list)
     tally: Tally = field(default_factory=Tally)
+    failures: list[tuple[str, str]] = field(default_factory=list)   # (path, why) of paths not checked
 
     @property
     def findings(self) -> list[Finding]:
@@ -158,32 +150,21 @@ class VerifyResult:
 
 
 def verify(spark: SparkSession, paths: list[str], options: Options = Options(scope=ALL), *,
-           targets: list[Target] | None = None) -> VerifyResult:
+           targets: dict[str, list[Target]] | None = None) -> VerifyResult:
     """``kdump verify`` of ``paths`` (``targets``: their ``plan_targets``), one Spark task per segment."""
     result = VerifyResult()
-    targets = plan_targets(paths) if targets is None else targets
-    cache: dict[str, object] = {}
-    states: list[PartitionState | None] = [
-        begin_partition(part, options, result.tally, read_any, cache) if part is not None else None
-        for part, _ in targets]
-    done = run_tasks(spark, check_one_segment, {(t, s): (seg, active, options) for t, (_, segs) in enumerate(targets)
-                                                for s, (seg, active) in enumerate(segs)})
-    for t, (part, segs) in enumerate(targets):
-        facts_list = []
-        group: list[Finding] = []
-        result.groups.append(group)
-        for s, (seg, _) in enumerate(segs):
-            findings, facts, tally = done[(t, s)]
-            result.tally.merge(tally)
-            facts_list.append(facts)
-            group.extend(findings)
+    planned = plan_targets(paths) if targets is None else targets
+    for event in verify_paths(paths, options, result.tally, ordered_map=spark_map(spark), planner=planned.__getitem__,
+                              read=read_any, open_file=open_any, task_bytes=0):
+        if isinstance(event, SegmentChecked):
+            part, facts = event.partition, event.facts
             result.rows.append(SegmentRow(part.topic if part else "", part.partition if part else -1,
-                                          seg.base_offset, facts.size, facts.batches, facts.records,
-                                          sum(1 for f in findings if f.is_error)))
-        if part is not None:
-            state = states[t]
-            assert state is not None
-            group.extend(finish_partition(part, state, facts_list, options, read_any))
+                                          event.segment.base_offset, facts.size, facts.batches, facts.records,
+                                          sum(1 for f in event.findings if f.is_error)))
+        elif isinstance(event, Report):
+            result.groups.append(event.findings)
+        else:
+            result.failures.append((event.path, str(event.error)))
     return result
 
 

@@ -1,21 +1,20 @@
-"""The one way kdump checks a log: from paths to findings, for ``verify``, ``verify-index`` and Spark.
+"""The steps of checking a log, for ``verify``, ``verify-index`` and Spark (``kdump.verify.driver`` runs them).
 
 ``plan(path)`` says what a path names (partitions, or one segment named by a file); for a partition,
 ``begin_partition`` reads its own files, ``check_segment`` walks each segment and ``finish_partition``
 applies the partition rules. ``kdump verify-index`` runs the index rules only (``scope=INDEX``);
-``kdump verify`` runs all of them. Spark runs ``check_segment`` in its tasks and the partition steps on
-the driver, on the same inputs, so both give the same findings.
+``kdump verify`` runs all of them.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from kdump.errors import InputError, KdumpError
 from kdump.log.files import FileKind, base_offset_of, file_kind, sibling
-from kdump.log.logdir import PartitionDir, SegmentFiles
+from kdump.log.logdir import PartitionDir, SegmentFiles, log_bytes
 from kdump.log.remote_layout import walk_any
 from kdump.log.segment import FileChangedError, ReadOnlyFile
 from kdump.verify.findings import ERROR, NOTE, Finding
@@ -107,6 +106,19 @@ def plan(path: str) -> Iterator[PartitionDir | tuple[SegmentFiles, bool]]:
         yield segment_of_file(path)
         return
     yield from walk_any(os.path.abspath(path))  # '.' must show its real name; walk_any: remote stores too
+
+
+def planned_log_bytes(paths: Iterable[str]) -> int:
+    """The bytes of ``.log`` that ``plan`` finds under ``paths`` (a progress bar's total; a path that cannot
+    be walked counts 0, its error comes when it is checked)."""
+    total = 0
+    for path in paths:
+        try:
+            for target in plan(path):
+                total += log_bytes(target.segments if isinstance(target, PartitionDir) else (target[0],))
+        except KdumpError:
+            continue
+    return total
 
 
 _ATTEMPTS = 3

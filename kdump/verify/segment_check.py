@@ -34,6 +34,7 @@ from kdump.format.batch import (
 from kdump.format.control import ControlType, parse_control_record
 from kdump.format.crc import crc32, crc32c
 from kdump.format.index import OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE
+from kdump.format.records import Record
 from kdump.log.batches import LogBatches
 from kdump.log.indexes import OffsetIndex, TimeIndex
 from kdump.log.logdir import SegmentFiles
@@ -74,10 +75,8 @@ class SegmentFacts:
     txn_events: list[tuple[str, int, int]] = field(default_factory=list)
 
 
-def _control_outcome(records: list[Any]) -> str | None:
-    if not records:
-        return None
-    info = parse_control_record(records[0].key, records[0].value)
+def _control_outcome(record: Record) -> str | None:
+    info = parse_control_record(record.key, record.value)
     outcomes: dict[int, str] = {ControlType.ABORT: ABORT, ControlType.COMMIT: COMMIT}
     return outcomes.get(info.type_id)
 
@@ -242,17 +241,22 @@ class SegmentCheck:
             self.facts.txn_events.append((BEGIN, batch.producer_id, batch.base_offset))
         if not (self.deep or legacy_wrapper or marker) or not batch.is_valid:
             return (batch.records_count if batch.records_count is not None else 1), None
+        count = 0
+        outcome = None
         try:
-            records = batches.records(batch)
+            # A group at a time (an oversized batch is read from the file a window at a time), so
+            # memory does not grow with the records of one batch; only a marker's first is looked at.
+            for group in batches.iter_records(batch, values=False):
+                if marker and not count and group:
+                    outcome = _control_outcome(group[0])
+                count += len(group)
         except FileChangedError:
             raise
         except KdumpError as err:
             return (batch.records_count or 0), Finding(
                 ERROR, "records", self.seg.log or "", f"the batch's CRC is valid but its records cannot be "
                 f"decoded: {err.reason}", offset=batch.base_offset, position=batch.position)
-        if marker:
-            outcome = _control_outcome(records)
-            if outcome is not None:
-                open_txns.discard(batch.producer_id)
-                self.facts.txn_events.append((outcome, batch.producer_id, batch.base_offset))
-        return len(records), None
+        if outcome is not None:
+            open_txns.discard(batch.producer_id)
+            self.facts.txn_events.append((outcome, batch.producer_id, batch.base_offset))
+        return count, None

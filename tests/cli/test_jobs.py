@@ -120,7 +120,7 @@ def test_summary_and_txn_output_is_the_same_for_any_jobs(many: Path, command: li
 @pytest.mark.parametrize("task_bytes", [1, 5000, 1 << 40])
 def test_verify_output_does_not_depend_on_how_segments_are_grouped_into_tasks(
         many: Path, task_bytes: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("kdump.cli.verify_index._TASK_BYTES", task_bytes)   # one segment a task .. a partition
+    monkeypatch.setattr("kdump.verify.driver.TASK_BYTES", task_bytes)   # one segment a task .. a partition
     for paths in corpora(many)[:3]:
         _same_for_all_jobs("verify", *paths)
 

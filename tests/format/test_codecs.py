@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import random
 import struct
 import types
@@ -166,6 +167,13 @@ def test_gzip_concatenated_members() -> None:
         out.write(b"third")
     blob = compress(Codec.GZIP, b"first ") + kc.gzip_encode(b"second ") + named.getvalue()
     assert decompress(Codec.GZIP, blob) == b"first second third"
+
+
+def test_gzip_members_larger_than_the_input_zlib_is_handed_at_a_time() -> None:
+    # Input goes to zlib 64 KiB at a time: members (and the junk after them) that cross those slices.
+    first, second = os.urandom(150_000), os.urandom(70_000)
+    blob = compress(Codec.GZIP, first) + kc.gzip_encode(second) + b"junk after the members"
+    assert decompress(Codec.GZIP, memoryview(blob)) == gzip.decompress(blob[:-22]) == first + second
 
 
 def test_gzip_ignores_tail_that_is_not_a_member_header() -> None:

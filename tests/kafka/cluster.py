@@ -97,6 +97,7 @@ class Cluster:
     brokers: dict[int, Node] = field(init=False)
     _driver: subprocess.Popen[bytes] | None = None
     _pending: bytes = b""
+    _marks: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.controller = Node(self.lib, self.root / "controller", self.root / "work-controller", self.release,
@@ -244,7 +245,7 @@ class Cluster:
     def wait_partition(self, topic: str, partition: int, what: str, check: Callable[[Partition], bool],
                        timeout: float = 60) -> Partition:
         result = self.wait_for(f"{topic}-{partition}: {what}",
-                               lambda: (p := self.describe(topic)[partition]) if check(p) else None, timeout)
+                               lambda: p if check(p := self.describe(topic)[partition]) else None, timeout)
         assert isinstance(result, Partition)
         return result
 
@@ -261,8 +262,12 @@ class Cluster:
         return int(w[1]), int(w[2])
 
     # ----- what a broker did -----
+    def mark_logs(self) -> None:
+        """From now on log_lines() reads only what the brokers log after this point."""
+        self._marks = {n: len(b.output()) for n, b in self.brokers.items()}
+
     def log_lines(self, n: int, pattern: str) -> list[re.Match[str]]:
-        return list(re.finditer(pattern, self.brokers[n].output()))
+        return list(re.finditer(pattern, self.brokers[n].output()[self._marks.get(n, 0):]))
 
     def wait_log(self, n: int, pattern: str, timeout: float = 60) -> re.Match[str]:
         found = self.wait_for(f"broker {n} logs /{pattern}/", lambda: self.log_lines(n, pattern), timeout)

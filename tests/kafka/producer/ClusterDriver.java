@@ -144,7 +144,7 @@ public class ClusterDriver {
         p.put("acks", acks);
         p.put("enable.idempotence", "false");
         p.put("linger.ms", "5");
-        p.put("batch.size", "4096");
+        p.put("batch.size", "1024");
         p.put("max.in.flight.requests.per.connection", "1");
         p.put("delivery.timeout.ms", "30000");
         p.put("retry.backoff.ms", "200");

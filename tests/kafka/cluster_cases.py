@@ -12,7 +12,8 @@ restarted as few times as the cases need:
   copy 1    every broker's log dir, all brokers stopped: the input for cases 2 to 6.
   phase B   brokers 2, 3, 1 restarted in that order; the test waits until every replica is back in sync and
             reads what each broker did (its truncation log lines, leader-epoch-checkpoint, log end).
-  phase C   case 1's topic written in sync, brokers stopped cleanly one by one (3, 2, 1).
+  phase C   case 1's partitions back on their preferred leaders (1, 2, 3) and written in sync, brokers
+            stopped cleanly one by one (3, 2, 1), each stop moving leaderships.
   copy 2    the input for case 1.
 
 Expected values come from the brokers: the offsets the producer was acknowledged, the files Kafka wrote
@@ -187,8 +188,12 @@ def play(cluster: Cluster, work: Path) -> Run:
             r.log_bytes_after = log_bytes(c.brokers[n].log_dir, t.tp)
 
     # ----- phase C -----
-    for p in range(3):
+    for p, preferred in enumerate((1, 2, 3)):
+        # Each partition back on its preferred leader, so stopping the brokers one by one moves leaderships.
         c.wait_partition(C1, p, "every replica in sync", lambda p: set(p.isr) == {1, 2, 3}, timeout=90)
+        if c.describe(C1)[p].leader != preferred:
+            c.elect("preferred", C1, p)
+            c.wait_partition(C1, p, f"broker {preferred} leads", lambda p, n=preferred: p.leader == n)
         c.produce(C1, p, 40, "all", "second")
     for n in (3, 2, 1):
         c.stop_broker(n)

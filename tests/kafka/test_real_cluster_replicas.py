@@ -31,12 +31,14 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     work = tmp_path_factory.mktemp(f"cluster-{release}")
     cluster = Cluster(lib, release, work / "cluster")
     try:
-        cluster.start()
-        played = play(cluster, work)
+        try:
+            cluster.start()
+            played = play(cluster, work)
+        finally:
+            cluster.close()
+        yield played
     finally:
-        cluster.close()
-    yield played
-    shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def replicas(path: Path, topic: str, *options: str) -> tuple[int, list[dict[str, Any]]]:

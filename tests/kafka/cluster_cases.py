@@ -92,15 +92,16 @@ def play(cluster: Cluster, work: Path) -> Run:
     c.create_topic(C2, [(1, 2, 3)], **seg)
     c.create_topic(C3, [(1, 2)], **seg)
     c.create_topic(C4, [(1, 2, 3)], **seg)
-    c.create_topic(C5, [(1, 2, 3)], **seg, cleanup_policy="compact", min_cleanable_dirty_ratio="0.99",
-                   delete_retention_ms="0", min_compaction_lag_ms="0")
+    # Nothing cleanable while the records are younger than a day: no broker cleans until told to.
+    c.create_topic(C5, [(1, 2, 3)], **seg, cleanup_policy="compact", min_cleanable_dirty_ratio="0.01",
+                   delete_retention_ms="0", min_compaction_lag_ms="86400000")
     c.create_topic(C6, [(1, 2, 3)], **seg)
     for topic in (C2, C3, C4, C6):
         c.produce(topic, 0, INITIAL, "all", "in-sync")
     for p in range(3):
         c.produce(C1, p, 40, "all", "first")
-    for round_ in range(4):  # 10 keys written 4 times: three of every four records are cleanable
-        _, last5 = c.produce(C5, 0, INITIAL, "all", f"k{round_}")
+    for _ in range(4):  # keys key-0..9 written 4 times: three of every four records are cleanable
+        _, last5 = c.produce(C5, 0, INITIAL, "all", "key")
     truths = {t: Truth(t) for t in (C2, C3, C4, C5, C6)}
     truths[C5].log_end_before = dict.fromkeys((1, 2, 3), last5 + 1)
 
@@ -111,7 +112,7 @@ def play(cluster: Cluster, work: Path) -> Run:
     c.wait_for(f"{C4} log start past broker 3's end", lambda: c.offsets(C4, 0)[0] > INITIAL, timeout=60)
     truths[C4].log_end_before = {1: last + 1, 2: last + 1, 3: INITIAL}
     # case 5: brokers 1 and 2 clean their replicas; 3 keeps every record.
-    c.call("alter", C5, "min.cleanable.dirty.ratio=0.01")
+    c.call("alter", C5, "min.compaction.lag.ms=0")
     for n in (1, 2):
         c.wait_for(f"broker {n} cleaned {C5}", lambda n=n: _cleaned(c.brokers[n].log_dir, C5), timeout=60)
     # case 6: the partition leaves broker 3 while it is down: its dir there becomes a stray.

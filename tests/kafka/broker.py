@@ -61,7 +61,12 @@ def free_port() -> int:
 
 
 def _die_with_parent() -> None:
-    # Runs in the child between fork and exec: SIGKILL the JVM when the Python process exits.
+    # Runs in the child between fork and exec: default signal dispositions and an empty signal mask (a
+    # signal the test runner ignores or blocks would stay so across exec), and SIGKILL the JVM when the
+    # Python process exits.
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
     PR_SET_PDEATHSIG = 1
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
@@ -117,6 +122,8 @@ class Broker:
     port: int = 0
     controller_port: int = 0
     process: subprocess.Popen[bytes] | None = None
+    # The root log level of broker.out; the cluster tests read the INFO lines of the replica fetcher.
+    log_level = "WARN"
 
     @property
     def bootstrap(self) -> str:
@@ -150,13 +157,13 @@ class Broker:
             config = self.work_dir / "log4j2.properties"
             config.write_text(
                 "appender.out.type=Console\nappender.out.name=OUT\nappender.out.layout.type=PatternLayout\n"
-                "appender.out.layout.pattern=[%d] %p %m (%c)%n\nrootLogger.level=WARN\n"
+                f"appender.out.layout.pattern=[%d] %p %m (%c)%n\nrootLogger.level={self.log_level}\n"
                 "rootLogger.appenderRef.out.ref=OUT\n"
             )
             return [f"-Dlog4j2.configurationFile={config}"]
         config = self.work_dir / "log4j.properties"
         config.write_text(
-            "log4j.rootLogger=WARN, out\nlog4j.appender.out=org.apache.log4j.ConsoleAppender\n"
+            f"log4j.rootLogger={self.log_level}, out\nlog4j.appender.out=org.apache.log4j.ConsoleAppender\n"
             "log4j.appender.out.layout=org.apache.log4j.PatternLayout\n"
             "log4j.appender.out.layout.ConversionPattern=[%d] %p %m (%c)%n\n"
         )
@@ -182,8 +189,7 @@ class Broker:
             raise BrokerError("broker already running")
         self.work_dir.mkdir(parents=True, exist_ok=True)
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        # New ports on every start: a restarted broker must not wait for the old one's sockets.
-        self.port, self.controller_port = free_port(), free_port()
+        self._pick_ports()
         self._write_properties()
         if not (self.log_dir / "meta.properties").exists():
             self._format_storage(timeout)
@@ -197,6 +203,10 @@ class Broker:
             )
         self._wait_serving(timeout)
         return self
+
+    def _pick_ports(self) -> None:
+        # New ports on every start: a restarted broker must not wait for the old one's sockets.
+        self.port, self.controller_port = free_port(), free_port()
 
     def _wait_serving(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout

@@ -1,0 +1,206 @@
+"""The replica cases of `kdump replicas` played on one real cluster (tests/kafka/cluster.py), with the
+brokers' own record of what then happened.
+
+One timeline serves every case, each on its own topic, so the cluster's brokers are stopped, killed and
+restarted as few times as the cases need:
+
+  phase A   all three brokers up: every topic created and written in sync; broker 3 stopped (case 4's
+            leader deletes by retention past its end, case 5's other replicas clean, case 6 reassigned
+            away from it); broker 2 stopped (cases 2 and 3 get acks=1 writes on broker 1 alone); then
+            broker 1 killed and 2 elected uncleanly (case 2 and 3), 2 killed and 1 elected uncleanly
+            (case 3), 1 killed and 2 back (case 3 elected uncleanly again, case 2 cleanly); 2 stopped.
+  copy 1    every broker's log dir, all brokers stopped: the input for cases 2 to 6.
+  phase B   brokers 2, 3, 1 restarted in that order; the test waits until every replica is back in sync and
+            reads what each broker did (its truncation log lines, leader-epoch-checkpoint, log end).
+  phase C   case 1's partitions back on their preferred leaders (1, 2, 3) and written in sync, brokers
+            stopped cleanly one by one (3, 2, 1), each stop moving leaderships.
+  copy 2    the input for case 1.
+
+Expected values come from the brokers: the offsets the producer was acknowledged, the files Kafka wrote
+and the lines it logged; never from kdump.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cluster import Cluster, high_watermark, leader_epochs, read_checkpoint
+
+C1, C2, C3, C4, C5, C6 = "in-sync", "unclean", "kip279", "retention", "compacted", "stray"
+INITIAL = 10  # records every case topic gets while all replicas are in sync
+ACKS1 = 7  # case 2: acks=1 records only broker 1 ever holds
+LATER = 12  # case 2: records broker 2 takes after its unclean election
+# "Truncating partition T-P with TruncationState(offset=N, completed=B)" (AbstractFetcherThread)
+TRUNCATING = r"Truncating partition {tp} with TruncationState\(offset=(\d+), completed=(\w+)\)"
+# A follower behind the leader's log start (AbstractFetcherThread.fetchOffsetAndTruncate ->
+# truncateFullyAndStartAt): "Truncate fully and reset fetch offset" in 4.x, "Reset fetch offset" in 3.x.
+RESET = (r"(?:Truncate fully and reset fetch offset|Reset fetch offset) for partition {tp} from (\d+) to "
+         r"(?:the )?current leader(?: \d+)?'s start offset (\d+)")
+
+
+@dataclass
+class Replica:
+    """What the broker did with one replica when it rejoined (phase B)."""
+
+    truncations: list[tuple[int, bool]] = field(default_factory=list)  # TruncationState lines, in order
+    reset: tuple[int, int] | None = None  # (its log end, the leader's start) of a full truncation
+    epochs_after: list[tuple[int, int]] = field(default_factory=list)
+    log_bytes_after: bytes = b""  # its .log files end to end, once back in the ISR
+
+
+@dataclass
+class Truth:
+    """One case's partition: the broker-made facts the test compares kdump's prediction with."""
+
+    topic: str
+    partition: int = 0
+    leader: int = -1  # the leader when the replicas rejoined (phase B)
+    log_end_before: dict[int, int] = field(default_factory=dict)  # from the producer's acknowledged offsets
+    high_watermark_before: dict[int, int | None] = field(default_factory=dict)  # replication-offset-checkpoint
+    epochs_before: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    log_end_after: int = -1
+    replicas: dict[int, Replica] = field(default_factory=dict)
+
+    @property
+    def tp(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+
+@dataclass
+class Run:
+    release: str
+    copy1: Path  # cases 2 to 6
+    copy2: Path  # case 1
+    truths: dict[str, Truth]
+    case1_partitions: int = 3
+    stray_gone: bool = False  # case 6: broker 3 removed its stray replica dir when it came back
+    notes: list[str] = field(default_factory=list)
+
+
+def log_bytes(log_dir: Path, tp: str) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted((log_dir / tp).glob("*.log")))
+
+
+def play(cluster: Cluster, work: Path) -> Run:
+    """Play every case on a started cluster; return the copies and the brokers' facts."""
+    c = cluster
+    seg = c.segment_config(4096)
+    # ----- phase A -----
+    c.create_topic(C1, [(1, 2, 3), (2, 3, 1), (3, 1, 2)], **seg)
+    c.create_topic(C2, [(1, 2, 3)], **seg)
+    c.create_topic(C3, [(1, 2)], **seg)
+    c.create_topic(C4, [(1, 2, 3)], **seg)
+    # Nothing cleanable while the records are younger than a day: no broker cleans until told to.
+    c.create_topic(C5, [(1, 2, 3)], **seg, cleanup_policy="compact", min_cleanable_dirty_ratio="0.01",
+                   delete_retention_ms="0", min_compaction_lag_ms="86400000")
+    c.create_topic(C6, [(1, 2, 3)], **seg)
+    for topic in (C2, C3, C4, C6):
+        c.produce(topic, 0, INITIAL, "all", "in-sync")
+    for p in range(3):
+        c.produce(C1, p, 40, "all", "first")
+    for _ in range(4):  # keys key-0..9 written 4 times: three of every four records are cleanable
+        _, last5 = c.produce(C5, 0, INITIAL, "all", "key")
+    truths = {t: Truth(t) for t in (C2, C3, C4, C5, C6)}
+    truths[C5].log_end_before = dict.fromkeys((1, 2, 3), last5 + 1)
+
+    c.stop_broker(3)
+    # case 4: the leader (1) and follower 2 delete by retention everything broker 3 holds.
+    _, last = c.produce(C4, 0, 60, "all", "after-3-left")
+    c.call("alter", C4, "retention.bytes=6000")
+    c.wait_for(f"{C4} log start past broker 3's end", lambda: c.offsets(C4, 0)[0] > INITIAL, timeout=60)
+    truths[C4].log_end_before = {1: last + 1, 2: last + 1, 3: INITIAL}
+    # case 5: brokers 1 and 2 clean their replicas; 3 keeps every record.
+    c.call("alter", C5, "min.compaction.lag.ms=0")
+    for n in (1, 2):
+        c.wait_for(f"broker {n} cleaned {C5}", lambda n=n: _cleaned(c.brokers[n].log_dir, C5), timeout=60)
+    # case 6: the partition leaves broker 3 while it is down: its dir there becomes a stray.
+    c.call("reassign", C6, 0, "1,2")
+    c.wait_partition(C6, 0, "replicas 1,2", lambda p: p.replicas == (1, 2))
+
+    c.stop_broker(2)
+    c.wait_partition(C2, 0, "ISR [1]", lambda p: p.isr == (1,))
+    _, last1 = c.produce(C2, 0, ACKS1, "1", "only-on-1")
+    c.produce(C3, 0, 5, "1", "e0-only-on-1")
+    # The old leader's own high watermark covers its acks=1 records (an ISR of one commits them): wait
+    # until its replication-offset-checkpoint says so, then crash it.
+    c.wait_for("broker 1 checkpointed its high watermark",
+               lambda: high_watermark(c.brokers[1].log_dir, C2, 0) == last1 + 1, timeout=30)
+    c.kill_broker(1)
+    c.start_broker(2)
+    for topic in (C2, C3):
+        c.wait_partition(topic, 0, "no leader", lambda p: p.leader == -1)
+        c.elect("unclean", topic, 0)
+        c.wait_partition(topic, 0, "broker 2 leads", lambda p: p.leader == 2)
+    _, last2 = c.produce(C2, 0, LATER, "1", "after-unclean")
+    c.produce(C3, 0, 10, "1", "l1-on-2")
+    truths[C2].log_end_before = {1: last1 + 1, 2: last2 + 1, 3: INITIAL}
+
+    # case 3: a second and a third unclean election, alternating between brokers 1 and 2.
+    c.kill_broker(2)
+    c.start_broker(1)
+    c.wait_partition(C3, 0, "no leader", lambda p: p.leader == -1)
+    c.elect("unclean", C3, 0)
+    c.wait_partition(C3, 0, "broker 1 leads", lambda p: p.leader == 1)
+    _, f_last = c.produce(C3, 0, 5, "1", "f1-on-1")
+    c.kill_broker(1)
+    c.start_broker(2)
+    c.wait_partition(C3, 0, "no leader", lambda p: p.leader == -1)
+    c.elect("unclean", C3, 0)
+    c.wait_partition(C3, 0, "broker 2 leads", lambda p: p.leader == 2)
+    _, l_last = c.produce(C3, 0, 3, "1", "l2-on-2")
+    truths[C3].log_end_before = {1: f_last + 1, 2: l_last + 1}
+    c.wait_partition(C2, 0, "broker 2 leads again", lambda p: p.leader == 2)
+    c.stop_broker(2)
+
+    # ----- copy 1 -----
+    copy1 = c.copy_log_dirs(work / "copy1")
+    for truth in truths.values():
+        for n in (1, 2, 3):
+            d = copy1 / f"broker-{n}"
+            if (d / truth.tp).exists():
+                truth.epochs_before[n] = leader_epochs(d, truth.topic, 0)
+                truth.high_watermark_before[n] = high_watermark(d, truth.topic, 0)
+
+    # ----- phase B -----
+    c.mark_logs()
+    for n in (2, 3, 1):
+        c.start_broker(n)
+    run = Run(c.release, copy1, work / "copy2", truths)
+    for topic in (C2, C3, C4, C5):
+        t = truths[topic]
+        part = c.wait_partition(topic, 0, "every replica back in sync",
+                                lambda p: p.leader >= 0 and set(p.isr) == set(p.replicas), timeout=90)
+        t.leader = part.leader
+        t.log_end_after = c.offsets(topic, 0)[1]
+    run.stray_gone = bool(c.wait_for("broker 3 dropped its stray replica",
+                                     lambda: not (c.brokers[3].log_dir / f"{C6}-0").exists(), timeout=60))
+    for t in truths.values():
+        for n in (1, 2, 3):
+            if not (c.brokers[n].log_dir / t.tp).exists():
+                continue
+            r = t.replicas[n] = Replica()
+            r.truncations = [(int(m[1]), m[2] == "true")
+                             for m in c.log_lines(n, TRUNCATING.format(tp=re.escape(t.tp)))]
+            resets = c.log_lines(n, RESET.format(tp=re.escape(t.tp)))
+            r.reset = (int(resets[-1][1]), int(resets[-1][2])) if resets else None
+            r.epochs_after = leader_epochs(c.brokers[n].log_dir, t.topic, 0)
+            r.log_bytes_after = log_bytes(c.brokers[n].log_dir, t.tp)
+
+    # ----- phase C -----
+    for p, preferred in enumerate((1, 2, 3)):
+        # Each partition back on its preferred leader, so stopping the brokers one by one moves leaderships.
+        c.wait_partition(C1, p, "every replica in sync", lambda p: set(p.isr) == {1, 2, 3}, timeout=90)
+        if c.describe(C1)[p].leader != preferred:
+            c.elect("preferred", C1, p)
+            c.wait_partition(C1, p, f"broker {preferred} leads", lambda p, n=preferred: p.leader == n)
+        c.produce(C1, p, 40, "all", "second")
+    for n in (3, 2, 1):
+        c.stop_broker(n)
+    c.copy_log_dirs(run.copy2)
+    return run
+
+
+def _cleaned(log_dir: Path, topic: str) -> bool:
+    return any(row[0] == topic and int(row[2]) > 0 for row in read_checkpoint(log_dir / "cleaner-offset-checkpoint"))

@@ -50,6 +50,7 @@ from kdump.broker.unified_log import (
 from kdump.errors import KdumpError
 from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_offset_checkpoint
 from kdump.log.files import segment_base_offset
+from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.log.logdir import is_partition_dir, parse_partition_dir_name
 from kdump.log.segment import ReadOnlyFile, read_small_file
 from kdump.log.state_files import read_aborted_txns
@@ -215,8 +216,10 @@ def _read_epochs(plan: PartitionPlan) -> list[EpochEntry]:
         return []
 
 
-def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
-    """What loading ``path`` (a partition dir of the log dir ``state``) does."""
+def plan_partition(path: str, state: LogDirState,
+                   index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES) -> PartitionPlan:
+    """What loading ``path`` (a partition dir of the log dir ``state``) does, for a topic whose
+    ``index.interval.bytes`` is ``index_interval_bytes`` (recovery's index appends depend on it)."""
     parsed = parse_partition_dir_name(os.path.basename(os.path.normpath(path)))
     if parsed is None:
         raise KdumpError("not a partition directory (expected <topic>-<partition>)", path=path)
@@ -255,12 +258,14 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
             segments.append((offset, files[name]))
     while True:
         try:
-            kept, recoveries = _load_segments(plan, state, segments, files, epochs)
+            kept, recoveries = _load_segments(plan, state, segments, files, epochs, index_interval_bytes)
             break
         except SegmentOverflow as overflow:
             if not _split(plan, segments, overflow):
                 return plan
             epochs[:] = original_epochs
+    if plan.refused_file is not None and plan.refused_file in {log for _, log in segments}:
+        return plan
     if kept:
         base, log = kept[-1]
         plan.log_end_offset = recoveries[base].next_offset if base in recoveries else \
@@ -317,7 +322,7 @@ def _kept_and_lost(plan: PartitionPlan, recoveries: dict[int, SegmentRecovery]) 
 
 
 def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple[int, str]], files: dict[str, str],
-                   epochs: list[EpochEntry]) -> tuple[list[tuple[int, str]], dict[int, SegmentRecovery]]:
+                   epochs: list[EpochEntry], interval: int) -> tuple[list[tuple[int, str]], dict[int, SegmentRecovery]]:
     """LogLoader.loadSegmentFiles then recoverLog: the segments kept and those recovered (by base)."""
     plan.recovered, plan.rebuilt_indexes, plan.deleted_segments = [], [], []
     spans = plan.split_spans
@@ -333,7 +338,12 @@ def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple
             if problem is not None:
                 why = f"its transaction index fails the sanity check ({problem})"
         if why is not None:
-            recoveries[base] = recover_segment(base, log, why, epochs, spans.get(base, WHOLE))
+            recoveries[base] = recover_segment(base, log, why, epochs, spans.get(base, WHOLE), interval)
+            if recoveries[base].invalid_offset is not None:
+                # LogLoader.loadSegmentFiles does not catch it: UnifiedLog.create fails, and
+                # LogManager.loadLogs rethrows it from its loading thread (the broker does not start).
+                plan.refuse(log, f"{why}, and its recovery fails: {recoveries[base].invalid_offset} (the loading "
+                                 f"thread dies and the broker does not start)")
             plan.recovered.append(recoveries[base])
             plan.rebuilt_indexes.append((log, why))
     plan.log_end_offset_before = next_offset(segments[-1][1], segments[-1][0], spans.get(segments[-1][0], WHOLE)) \
@@ -351,7 +361,7 @@ def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple
                 continue
             recovery = recoveries[base] = recover_segment(base, log, "unflushed: at or above the recovery point "
                                                            f"{plan.recovery_point} and no clean shutdown", epochs,
-                                                           spans.get(base, WHOLE))
+                                                           spans.get(base, WHOLE), interval)
             plan.recovered.append(recovery)
             plan.rebuilt_indexes.append((log, "recovered"))
             if recovery.truncated_bytes:

@@ -115,6 +115,7 @@ class PartitionPlan:
     high_watermark: int | None = None
     transactions: TransactionEffect = field(default_factory=TransactionEffect)
     split_spans: dict[int, tuple[int, int]] = field(default_factory=dict)  # split piece base -> bytes of its file
+    dir_state: str | None = None              # None, or "future", "stray", "delete" (the dir name's suffix)
     refused_file: str | None = None           # the broker cannot load this partition because of this file
     refused_reason: str | None = None         # (it takes the log dir offline, or fails to start)
 
@@ -223,13 +224,19 @@ def plan_partition(path: str, state: LogDirState,
     parsed = parse_partition_dir_name(os.path.basename(os.path.normpath(path)))
     if parsed is None:
         raise KdumpError("not a partition directory (expected <topic>-<partition>)", path=path)
-    topic, partition, _ = parsed
+    topic, partition, dir_state = parsed
     key = (topic, partition)
+    # A -future or -stray dir is the same partition: the log dir's checkpoints key it by topic and partition.
     plan = PartitionPlan(topic, partition, os.path.abspath(path), state.clean_shutdown,
                          state.recovery_points.get(key, 0), state.log_start_offsets.get(key, 0),
-                         state.high_watermarks.get(key))
+                         state.high_watermarks.get(key), dir_state=dir_state)
     if state.refusal is not None:
         plan.refuse(*state.refusal)
+        return plan
+    if dir_state == "delete":
+        # LogLoader.load skips recoverLog for a -delete dir; LogManager.loadLog hands it to the deleter.
+        plan.file_changes.append(FileChange(plan.path, "delete", "the dir of a deleted partition: loaded without "
+                                            "recovery and deleted after file.delete.delay.ms"))
         return plan
     files: dict[str, str] = {}
     for name in sorted(os.listdir(path)):
@@ -402,19 +409,24 @@ def _truncate_epochs(epochs: list[EpochEntry], end_offset: int, start_offset: in
 
 def partition_dirs(log_dir: str, state: LogDirState) -> list[str]:
     """The partition dirs a broker loads from ``log_dir``, in topic and partition order (notes in ``state``
-    say what is left out)."""
+    say what is left out).
+
+    LogManager.loadLogs (kafka/log/LogManager.scala, 4.3.0) loads every directory but the tiered-storage
+    index cache and the KRaft metadata log: ``-future`` (a replica being moved here) and ``-stray`` dirs
+    are loaded and recovered like any log, ``-delete`` dirs are loaded without recovery and deleted.
+    """
     partitions = []
     for name in os.listdir(log_dir):
         parsed = parse_partition_dir_name(name)
         full = os.path.join(log_dir, name)
-        if parsed is None or not os.path.isdir(full) or parsed[2] is not None:
+        if parsed is None or not os.path.isdir(full):
             continue
         if parsed[0] == METADATA_TOPIC:
             # KafkaMetadataLog loads the KRaft log with its own rules (snapshots, the quorum's epoch).
             state.notes.append(f"{full}: the KRaft metadata log is loaded by the raft layer; not planned here")
             continue
-        partitions.append((parsed[0], parsed[1], full))
-    return [full for _, _, full in sorted(partitions)]
+        partitions.append((parsed[0], parsed[1], parsed[2] or "", full))
+    return [full for *_, full in sorted(partitions)]
 
 
 def recover_targets(path: str) -> tuple[LogDirState, list[str]]:

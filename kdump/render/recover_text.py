@@ -8,6 +8,9 @@ from typing import Any
 from kdump.broker.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan
 from kdump.broker.recovery import SegmentRecovery
 
+_DIR_KINDS = {"future": ", the future replica of a move between log dirs", "stray": ", a stray replica",
+              "delete": ", a deleted partition"}
+
 
 def log_dir_lines(state: LogDirState) -> list[str]:
     if state.clean_shutdown:
@@ -47,7 +50,8 @@ def _loss(r: SegmentRecovery) -> str:
 
 
 def plan_lines(plan: PartitionPlan) -> list[str]:
-    lines = [f"Partition {plan.topic}-{plan.partition} ({plan.path})"]
+    kind = _DIR_KINDS.get(plan.dir_state or "", "")
+    lines = [f"Partition {plan.topic}-{plan.partition}{kind} ({plan.path})"]
     hw = "none" if plan.high_watermark_checkpoint is None else str(plan.high_watermark_checkpoint)
     lines.append(f"  checkpoints: recovery point {plan.recovery_point}, log start offset {plan.log_start_checkpoint}, "
                  f"high watermark {hw}")
@@ -56,6 +60,8 @@ def plan_lines(plan: PartitionPlan) -> list[str]:
         lines.append(f"  {change.action} {basename(change.path)}{target}: {change.why}")
     if plan.refused is not None:
         lines.append(f"  REFUSED: {plan.refused}")
+        return lines
+    if plan.dir_state == "delete":
         return lines
     for r in plan.recovered:
         lines.append(f"  recover {basename(r.log)}: {r.why}")
@@ -101,6 +107,7 @@ def plan_lines(plan: PartitionPlan) -> list[str]:
 def plan_object(plan: PartitionPlan) -> dict[str, Any]:
     return {
         "type": "partition", "topic": plan.topic, "partition": plan.partition, "path": plan.path,
+        "dirState": plan.dir_state,
         "cleanShutdown": plan.clean_shutdown, "recoveryPoint": plan.recovery_point,
         "logStartOffsetCheckpoint": plan.log_start_checkpoint,
         "highWatermarkCheckpoint": plan.high_watermark_checkpoint,

@@ -162,3 +162,40 @@ def test_swapped_batches_in_a_segment_without_index_stop_the_loading(loader_orac
     result = run_kdump("recover", str(ours), "--index-interval-bytes", "512")
     assert result.exit_code == 2, result.stdout + result.stderr
     assert "InvalidOffsetException" in result.stderr and "does not start" in result.stderr
+
+
+# -- case 7: replicas being moved, deleted partitions ---------------------------------------------
+
+FUTURE = f"{PART}.{'ab' * 16}-future"
+DELETED = f"{PART}.{'cd' * 16}-delete"
+
+
+def _cut_last_batch(partition_dir: Path) -> None:
+    active = max(partition_dir.glob("*.log"))
+    active.write_bytes(active.read_bytes()[:-20])
+
+
+def _future_and_deleted(log_dir: Path) -> None:
+    """The partition's dir becomes a -future dir (a replica being moved into this log dir) and a copy of
+    it a -delete dir; the last batch of both is cut, and nothing was flushed (recovery point 0)."""
+    shutil.copytree(log_dir / PART, log_dir / DELETED)
+    (log_dir / PART).rename(log_dir / FUTURE)
+    for name in (FUTURE, DELETED):
+        _cut_last_batch(log_dir / name)
+    _set_checkpoint(log_dir, "recovery-point-offset-checkpoint", 0)
+
+
+def test_future_dirs_are_recovered_and_deleted_dirs_are_not(loader_oracle: LoaderOracle, big_batches: Path,
+                                                            tmp_path: Path) -> None:
+    """LogManager.loadLogs loads every dir of a log dir: a -future one is recovered like any log
+    (LogLoader.recoverLog), a -delete one is loaded without recovery and handed to the deleter."""
+    plan, loaded = check_against_oracle(loader_oracle, big_batches, tmp_path, _future_and_deleted, dir_name=FUTURE)
+    assert plan["dirState"] == "future" and plan["losesData"]
+    assert loaded["logEndOffset"] == 195
+    objects = [json.loads(line) for line in run_kdump("recover", str(tmp_path / "ours"), "--json").stdout.splitlines()]
+    deleted = next(o for o in objects if o.get("dirState") == "delete")
+    assert deleted["recovered"] == [] and not deleted["losesData"]
+    assert not (tmp_path / "out" / DELETED).exists()
+    # The loader left the -delete dir's cut segment as it was: no recovery.
+    assert max((tmp_path / "theirs" / DELETED).glob("*.log")).stat().st_size == \
+        max((tmp_path / "ours" / DELETED).glob("*.log")).stat().st_size

@@ -36,7 +36,9 @@ from kdump.broker.recovery import (
     DeletedSegment,
     SegmentOverflow,
     SegmentRecovery,
+    UncheckedSegment,
     deleted_segment,
+    inspect_unrecovered,
     next_offset,
     recover_segment,
 )
@@ -51,6 +53,7 @@ from kdump.errors import KdumpError
 from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_offset_checkpoint
 from kdump.log.files import segment_base_offset
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
+from kdump.log.indexes import open_offset_index
 from kdump.log.logdir import is_partition_dir, parse_partition_dir_name
 from kdump.log.segment import ReadOnlyFile, read_small_file
 from kdump.log.state_files import read_aborted_txns
@@ -102,6 +105,7 @@ class PartitionPlan:
     recovered: list[SegmentRecovery] = field(default_factory=list)
     deleted_segments: list[DeletedSegment] = field(default_factory=list)
     rebuilt_indexes: list[tuple[str, str]] = field(default_factory=list)        # (segment log, why)
+    unchecked: list[UncheckedSegment] = field(default_factory=list)          # kept, not recovered, and damaged
     kept_segments: list[tuple[int, str]] = field(default_factory=list)         # (base, file to read it from)
     epochs: list[EpochEntry] = field(default_factory=list)                      # leader-epoch cache after loading
     epochs_removed: list[EpochEntry] = field(default_factory=list)
@@ -129,7 +133,16 @@ class PartitionPlan:
     @property
     def loses_data(self) -> bool:
         return any(r.lost_batches or (r.truncated_bytes and not r.zero_padding) for r in self.recovered) or \
-            bool(self.deleted_segments)
+            bool(self.deleted_segments) or self.committed_lost is not None
+
+    @property
+    def committed_lost(self) -> tuple[int, int] | None:
+        """The offsets the high watermark checkpoint proves were committed (below it) that the log no
+        longer holds after loading: from the new log end offset to the checkpoint's high watermark."""
+        hw = self.high_watermark_checkpoint
+        if hw is None or self.refused_file is not None or self.dir_state == "delete" or hw <= self.log_end_offset:
+            return None
+        return self.log_end_offset, hw - 1
 
 
 def read_log_dir_state(log_dir: str) -> LogDirState:
@@ -300,6 +313,7 @@ def plan_partition(path: str, state: LogDirState,
     plan.high_watermark = high_watermark(plan.high_watermark_checkpoint, plan.log_start_offset, plan.log_end_offset)
     _truncate_epochs(epochs, plan.log_end_offset, plan.log_start_checkpoint)
     plan.kept_segments = kept
+    plan.unchecked = _unchecked(plan, kept, recoveries, files, index_interval_bytes)
     plan.epochs = epochs
     plan.epochs_removed = [e for e in original_epochs if e not in epochs]
     plan.epochs_added = [e for e in epochs if e not in original_epochs]
@@ -309,6 +323,35 @@ def plan_partition(path: str, state: LogDirState,
         plan.snapshot_written = plan.log_end_offset
     plan.transactions = replay_transactions(*_kept_and_lost(plan, recoveries))
     return plan
+
+
+def _unchecked(plan: PartitionPlan, kept: list[tuple[int, str]], recoveries: dict[int, SegmentRecovery],
+               files: dict[str, str], interval: int) -> list[UncheckedSegment]:
+    """The kept segments the broker does not recover that hold damage or lack index entries.
+
+    LogLoader.recoverLog re-checks nothing after a clean shutdown and, after an unclean one, nothing
+    below the segment holding the recovery point; LogLoader.loadSegmentFiles only checks that the
+    .index exists and the .txnindex is sane. Damage there stays, and is served as it is.
+    """
+    bases = [b for b, _ in kept]
+    floor = max((b for b in bases if b <= plan.recovery_point), default=None)
+    found = []
+    for base, log in kept:
+        if base in recoveries or base in plan.split_spans:
+            continue
+        if plan.clean_shutdown:
+            why = "after a clean shutdown the broker re-checks no segment"
+        else:
+            why = f"below the recovery point {plan.recovery_point}, where recovery starts, nothing is re-checked"
+        segment = UncheckedSegment(base, log, why, plan.clean_shutdown and (floor is None or base >= floor))
+        index = files.get(f"{base:020d}.index")
+        if index is not None:
+            with open_offset_index(index, base) as entries:
+                segment.index_entries = entries.entries
+        inspect_unrecovered(segment, WHOLE, interval)
+        if segment.damage is not None or segment.missing_index_entries:
+            found.append(segment)
+    return found
 
 
 def _kept_and_lost(plan: PartitionPlan, recoveries: dict[int, SegmentRecovery]) \

@@ -168,6 +168,7 @@ class RecoveryIndexAppends:
         self.base_entry_position: int | None = None   # an entry at the base offset itself (truncateTo starts there)
         self.time_last: tuple[int, int] | None = None  # the time index's last entry (timestamp, offset)
         self.max_timestamp, self.offset_of_max_timestamp = -1, -1
+        self.entries = 0                                # offset index entries appended so far
 
     def add(self, batch: Batch, valid_bytes: int) -> str | None:
         """Feed one valid batch at ``valid_bytes`` (relative position); the reason an append throws, or None."""
@@ -179,6 +180,7 @@ class RecoveryIndexAppends:
                         f"is not above the previous entry's offset {self.last_offset}: OffsetIndex.append throws "
                         f"InvalidOffsetException")
             self.last_offset = batch.last_offset
+            self.entries += 1
             if batch.last_offset == self.base_offset:
                 self.base_entry_position = valid_bytes
             problem = self.time_append()
@@ -247,6 +249,41 @@ def recover_segment(base: int, log: str, why: str, epochs: list[EpochEntry], spa
             result.lost_batches, result.lost_records, result.lost_offsets, result.lost_producers = _count(
                 f, recovered.start + result.valid_bytes, recovered.start + result.size)
     return result
+
+
+@dataclass
+class UncheckedSegment:
+    """A segment the broker keeps without recovering it, and what recovering it would have found."""
+
+    base_offset: int
+    log: str
+    why: str                                   # why the broker does not recover it
+    rebuilt_by_unclean_restart: bool           # at or above the recovery point: an unclean restart would
+    damage: str | None = None                  # where and why LogSegment.recover would stop, if it would
+    index_entries: int | None = None           # the entries its .index holds (None: no .index)
+    rebuilt_entries: int = 0                   # the entries LogSegment.recover would write
+
+    @property
+    def missing_index_entries(self) -> bool:
+        return self.index_entries is not None and self.index_entries < self.rebuilt_entries
+
+
+def inspect_unrecovered(segment: UncheckedSegment, span: Span = WHOLE,
+                        index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES) -> UncheckedSegment:
+    """Walk a segment the broker will not recover as LogSegment.recover would (CRCs, index appends) and
+    fill in ``damage`` and ``rebuilt_entries``; a zero-padded tail is not damage."""
+    with ReadOnlyFile(segment.log) as f:
+        recovered = RecoveredBatches(f, *span)
+        appends = RecoveryIndexAppends(segment.base_offset, index_interval_bytes)
+        for batch in recovered:
+            problem = appends.add(batch, batch.position - recovered.start)
+            if problem is not None:
+                segment.damage = problem
+                return segment
+        if recovered.stopped is not None and recovered.zero_padding_from is None:
+            segment.damage = f"{recovered.stopped}: recovery would truncate it at position {recovered.valid_bytes}"
+        segment.rebuilt_entries = appends.entries
+    return segment
 
 
 def _count(log: ReadOnlyFile, start: int, end: int | None) -> tuple[int, int, tuple[int, int] | None, set[int]]:

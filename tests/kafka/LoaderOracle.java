@@ -7,7 +7,8 @@
 //   <path>[\t<key>=<value>]...
 // <path> is a log dir (every partition dir in it is loaded, as LogManager.loadLogs does), or with
 // `partition=true` one partition dir (its parent is the log dir). The log dir's recovery-point-offset-checkpoint and
-// log-start-offset-checkpoint are read with Kafka's OffsetCheckpointFile; the clean-shutdown marker
+// log-start-offset-checkpoint are read with Kafka's OffsetCheckpointFile (and the high watermark of
+// replication-offset-checkpoint is applied with UnifiedLog.updateHighWatermark, as Partition.createLog does); the clean-shutdown marker
 // .kafka_cleanshutdown decides hadCleanShutdown unless `clean=true|false` overrides it. Every other
 // key=value is a topic config (LogConfig), e.g. index.interval.bytes=512.
 //
@@ -109,11 +110,12 @@ public class LoaderOracle {
                 .append(",\"cleanShutdown\":").append(hadCleanShutdown);
         Map<TopicPartition, Long> recoveryPoints = readCheckpoint(logDir, "recovery-point-offset-checkpoint", sb);
         Map<TopicPartition, Long> logStarts = readCheckpoint(logDir, "log-start-offset-checkpoint", sb);
+        Map<TopicPartition, Long> highWatermarks = readCheckpoint(logDir, "replication-offset-checkpoint", sb);
         sb.append(",\"partitions\":[");
         LogConfig config = new LogConfig(props);
         for (int i = 0; i < dirs.size(); i++) {
             if (i > 0) sb.append(',');
-            sb.append(load(dirs.get(i), config, hadCleanShutdown, recoveryPoints, logStarts));
+            sb.append(load(dirs.get(i), config, hadCleanShutdown, recoveryPoints, logStarts, highWatermarks));
         }
         return sb.append("]}").toString();
     }
@@ -131,7 +133,8 @@ public class LoaderOracle {
     }
 
     private static String load(File dir, LogConfig config, boolean hadCleanShutdown,
-                               Map<TopicPartition, Long> recoveryPoints, Map<TopicPartition, Long> logStarts) {
+                               Map<TopicPartition, Long> recoveryPoints, Map<TopicPartition, Long> logStarts,
+                               Map<TopicPartition, Long> highWatermarks) {
         StringBuilder sb = new StringBuilder("{\"dir\":").append(str(dir.getName()));
         KafkaScheduler scheduler = new KafkaScheduler(1, true, "loader-oracle-");
         scheduler.startup();
@@ -146,6 +149,10 @@ public class LoaderOracle {
                     new BrokerTopicStats(), CLOCK_AT_ZERO, 900000,
                     new ProducerStateManagerConfig(Integer.MAX_VALUE, false), 600000,
                     new LogDirFailureChannel(1), hadCleanShutdown, Optional.empty());
+            if (highWatermarks.containsKey(tp)) {
+                // What Partition.createLog does with the replication-offset-checkpoint once the log is loaded.
+                sb.append(",\"highWatermark\":").append(log.updateHighWatermark(highWatermarks.get(tp)));
+            }
             sb.append(",\"logStartOffset\":").append(log.logStartOffset())
               .append(",\"logEndOffset\":").append(log.logEndOffset())
               .append(",\"recoveryPoint\":").append(log.recoveryPoint())

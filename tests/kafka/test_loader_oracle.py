@@ -199,3 +199,69 @@ def test_future_dirs_are_recovered_and_deleted_dirs_are_not(loader_oracle: Loade
     # The loader left the -delete dir's cut segment as it was: no recovery.
     assert max((tmp_path / "theirs" / DELETED).glob("*.log")).stat().st_size == \
         max((tmp_path / "ours" / DELETED).glob("*.log")).stat().st_size
+
+
+# -- case 6: losses against the high watermark, damage the broker does not re-check ----------------
+
+def test_a_torn_last_batch_is_tied_to_the_high_watermark(loader_oracle: LoaderOracle, big_batches: Path,
+                                                         tmp_path: Path) -> None:
+    """The replication-offset-checkpoint says 200: offsets 195..199 of the torn batch were committed."""
+    def damage(log_dir: Path) -> None:
+        _cut_last_batch(log_dir / PART)
+        _set_checkpoint(log_dir, "replication-offset-checkpoint", 200)
+
+    plan, loaded = check_against_oracle(loader_oracle, big_batches, tmp_path, damage)
+    assert loaded["logEndOffset"] == 195 and loaded["highWatermark"] == 195
+    assert plan["committedLost"] == [195, 199]
+    text = run_kdump("recover", str(tmp_path / "ours")).stdout
+    assert "verdict: DATA LOSS: 0 records in complete batches" in text
+    assert "high watermark: the checkpoint 200 proves offsets 195..199 were committed" in text
+
+
+def test_damage_below_the_recovery_point_is_not_rechecked(loader_oracle: LoaderOracle, big_batches: Path,
+                                                          tmp_path: Path) -> None:
+    """A CRC failure in the first segment, below the recovery point: recovery starts at the segment
+    holding the recovery point, so the broker keeps the damaged segment whole."""
+    first = sorted((big_batches / PART).glob("*.log"))[0]
+
+    def damage(log_dir: Path) -> None:
+        log = log_dir / PART / first.name
+        data = bytearray(log.read_bytes())
+        data[_batches(log)[2][0] + 70] ^= 0x01        # in the third batch's records: its CRC fails
+        log.write_bytes(bytes(data))
+        _set_checkpoint(log_dir, "recovery-point-offset-checkpoint", 100)
+
+    plan, loaded = check_against_oracle(loader_oracle, big_batches, tmp_path, damage)
+    assert loaded["segments"][0]["size"] == first.stat().st_size
+    assert [u["baseOffset"] for u in plan["unchecked"]] == [0]
+    assert "fails its CRC check" in plan["unchecked"][0]["damage"]
+    assert "below the recovery point 100" in run_kdump("recover", str(tmp_path / "ours")).stdout
+
+
+@pytest.mark.parametrize("clean", [True, False])
+def test_a_missing_index_entry_is_rebuilt_only_by_an_unclean_restart(loader_oracle: LoaderOracle, big_batches: Path,
+                                                                     tmp_path: Path, clean: bool) -> None:
+    """The second segment's .index loses its last entry. After a clean shutdown the broker keeps the index
+    as it is; after an unclean one it rebuilds it (every segment from the recovery point 0 on)."""
+    second = sorted((big_batches / PART).glob("*.index"))[1]
+
+    def damage(log_dir: Path) -> None:
+        index = log_dir / PART / second.name
+        index.write_bytes(index.read_bytes()[:-8])
+        _set_checkpoint(log_dir, "recovery-point-offset-checkpoint", 0)
+        if clean:
+            (log_dir / ".kafka_cleanshutdown").touch()
+
+    plan, _ = check_against_oracle(loader_oracle, big_batches, tmp_path, damage, "--index-interval-bytes", "512",
+                                   index_interval_bytes=512)
+    theirs = (tmp_path / "theirs" / PART / second.name).stat().st_size
+    assert theirs == second.stat().st_size - (8 if clean else 0)
+    assert (tmp_path / "out" / PART / second.name).stat().st_size == theirs
+    if clean:
+        unchecked = plan["unchecked"]
+        assert [(u["baseOffset"], u["indexEntries"], u["rebuiltByUncleanRestart"]) for u in unchecked] == \
+            [(int(second.name[:20]), theirs // 8, True)]
+        assert "a clean restart leaves the missing entries missing, an unclean one rebuilds the index" in \
+            run_kdump("recover", str(tmp_path / "ours"), "--index-interval-bytes", "512").stdout
+    else:
+        assert plan["unchecked"] == []

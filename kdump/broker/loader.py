@@ -310,6 +310,8 @@ def plan_partition(path: str, state: LogDirState,
         plan.new_recovery_point = plan.log_end_offset
     else:
         plan.new_recovery_point = min(plan.recovery_point, plan.log_end_offset)
+    # UnifiedLog's constructor (updateLogStartOffset, updateLocalLogStartOffset) lifts it to the log start.
+    plan.new_recovery_point = max(plan.new_recovery_point, plan.log_start_offset)
     plan.high_watermark = high_watermark(plan.high_watermark_checkpoint, plan.log_start_offset, plan.log_end_offset)
     _truncate_epochs(epochs, plan.log_end_offset, plan.log_start_checkpoint)
     plan.kept_segments = kept

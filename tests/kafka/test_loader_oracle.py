@@ -10,6 +10,7 @@ Needs java and mvn (skipped with the reason otherwise; failed under CI=true).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import struct
@@ -317,9 +318,11 @@ def test_a_log_start_offset_inside_the_first_segment_is_kept(loader_oracle: Load
 
 # The other commands' answers on the same inputs. Their logic belongs to the partition-state model
 # (kdump/broker/producer_state.py and unified_log.py, issue 21's "one model"), not to recover: until
-# it lands on this branch these are expected failures, each naming what kdump says instead.
+# that model is merged these are expected failures, each naming what kdump says instead (with it, they
+# pass: checked on a merge of both).
+WITHOUT_MODEL = importlib.util.find_spec("kdump.broker.unified_log") is None
 
-@pytest.mark.xfail(strict=True, reason="issue 21 case 1, owned by the model branch: kdump verify (and txn) "
+@pytest.mark.xfail(WITHOUT_MODEL, strict=True, reason="issue 21 case 1, owned by the model branch: kdump verify (and txn) "
                    "expect a .txnindex entry for an ABORT marker from a producer with no ongoing transaction "
                    "(verify exits 1: 'the abort of producer 5000's transaction (offsets 50..50) has no .txnindex "
                    "entry'), also on the recover --out copy, where Kafka's loader writes none")
@@ -332,7 +335,7 @@ def test_verify_agrees_with_the_loader_on_an_empty_abort(loader_oracle: LoaderOr
         assert result.exit_code == 0, result.stdout + result.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="issue 21 case 5, owned by the model branch: with log-start-offset-checkpoint "
+@pytest.mark.xfail(WITHOUT_MODEL, strict=True, reason="issue 21 case 5, owned by the model branch: with log-start-offset-checkpoint "
                    "45 and segments from 0, kdump summary says logStartOffset 0 and find --offset 44 prints the "
                    "record at offset 44, where Kafka's loader keeps log start offset 45 (OffsetOutOfRange below it)")
 def test_summary_and_find_agree_with_the_loader_on_the_log_start(loader_oracle: LoaderOracle, big_batches: Path,
@@ -366,7 +369,7 @@ def _after_retention(log_dir: Path, *, checkpointed: bool) -> None:
 
 
 @pytest.mark.parametrize("checkpointed", [
-    pytest.param(False, marks=pytest.mark.xfail(strict=True, reason=(
+    pytest.param(False, marks=pytest.mark.xfail(WITHOUT_MODEL, strict=True, reason=(
         "issue 21 case 1, owned by the model branch (producer state): recover --out replays the producer "
         "state from the first kept segment, so the aborted transaction of producer 1000 begun at offset 31 "
         "(in the deleted segment) gets the .txnindex entry firstOffset 41, where Kafka's loader starts from "

@@ -172,6 +172,7 @@ def test_swapped_batches_in_a_segment_without_index_stop_the_loading(loader_orac
 
 FUTURE = f"{PART}.{'ab' * 16}-future"
 DELETED = f"{PART}.{'cd' * 16}-delete"
+STRAY = f"{PART}.{'ef' * 16}-stray"
 
 
 def _cut_last_batch(partition_dir: Path) -> None:
@@ -181,10 +182,11 @@ def _cut_last_batch(partition_dir: Path) -> None:
 
 def _future_and_deleted(log_dir: Path) -> None:
     """The partition's dir becomes a -future dir (a replica being moved into this log dir) and a copy of
-    it a -delete dir; the last batch of both is cut, and nothing was flushed (recovery point 0)."""
+    it a -delete and a -stray dir; the last batch of each is cut, and nothing was flushed (recovery point 0)."""
     shutil.copytree(log_dir / PART, log_dir / DELETED)
+    shutil.copytree(log_dir / PART, log_dir / STRAY)
     (log_dir / PART).rename(log_dir / FUTURE)
-    for name in (FUTURE, DELETED):
+    for name in (FUTURE, DELETED, STRAY):
         _cut_last_batch(log_dir / name)
     _set_checkpoint(log_dir, "recovery-point-offset-checkpoint", 0)
 
@@ -200,6 +202,8 @@ def test_future_dirs_are_recovered_and_deleted_dirs_are_not(loader_oracle: Loade
     deleted = next(o for o in objects if o.get("dirState") == "delete")
     assert deleted["recovered"] == [] and not deleted["losesData"]
     assert not (tmp_path / "out" / DELETED).exists()
+    stray = next(o for o in objects if o.get("dirState") == "stray")
+    assert stray["logEndOffset"] == partition(loader_oracle.load(tmp_path / "theirs"), STRAY)["logEndOffset"] == 195
     # The loader left the -delete dir's cut segment as it was: no recovery.
     assert max((tmp_path / "theirs" / DELETED).glob("*.log")).stat().st_size == \
         max((tmp_path / "ours" / DELETED).glob("*.log")).stat().st_size

@@ -406,3 +406,24 @@ def test_a_log_start_past_the_log_end_empties_the_partition(loader_oracle: Loade
     plan, loaded = check_against_oracle(loader_oracle, big_batches, tmp_path, damage)
     assert loaded["logStartOffset"] == loaded["logEndOffset"] == loaded["recoveryPoint"] == 500
     assert plan["losesData"]
+
+
+@pytest.mark.parametrize("variant", [
+    ("--transactional", "--abort-ratio", "0.5", "--compression", "gzip", "--txn-batches", "4"),
+    ("--idempotent", "--compression", "zstd", "--records-per-batch", "7"),
+])
+def test_recovering_every_segment_of_a_healthy_partition_loses_nothing(
+        loader_oracle: LoaderOracle, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path,
+        variant: tuple[str, ...]) -> None:
+    """No clean-shutdown marker and recovery point 0: every segment is recovered and kept; the copy's
+    segments, .txnindex entries and leader epochs are the loader's."""
+    logs = _gen(tmp_path_factory.mktemp("healthy") / "logs", "--records", "400", "--segment-bytes", "4096",
+                "--index-interval-bytes", "512", *variant)
+    plan, loaded = check_against_oracle(
+        loader_oracle, logs, tmp_path, lambda log_dir: _set_checkpoint(log_dir, "recovery-point-offset-checkpoint", 0),
+        "--index-interval-bytes", "512", index_interval_bytes=512)
+    assert not plan["losesData"] and loaded["logEndOffset"] == plan["logEndOffsetBefore"]
+    copy = tmp_path / "out" / PART
+    for index in sorted((tmp_path / "theirs" / PART).glob("*.index")) + sorted(
+            (tmp_path / "theirs" / PART).glob("*.timeindex")):
+        assert (copy / index.name).read_bytes() == index.read_bytes(), index.name

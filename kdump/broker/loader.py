@@ -6,20 +6,25 @@ of 3.3.2, 3.6.0 and 3.9.0), read-only: nothing here changes a file; ``plan_parti
 broker would change and what it would keep.
 
 0. The log dir: an unparseable recovery-point or log-start checkpoint takes it offline (a refusal).
+   Every partition dir is loaded, ``-future`` and ``-stray`` ones too; ``-delete`` ones without
+   recovery, then deleted (LogManager.loadLogs).
 
 1. Temporary files: ``*.deleted`` (not KRaft ``.checkpoint.deleted``) and ``*.cleaned`` are deleted;
    a ``*.swap`` whose base offset is at or above the smallest ``.cleaned`` one belongs to an
    unfinished split and is deleted; the other swaps replace the segments in their offset range.
 2. Loading: an index file with no ``.log`` is deleted; a segment with no ``.index``, or whose
-   ``.txnindex`` fails its sanity check, is recovered whatever the shutdown was.
+   ``.txnindex`` fails its sanity check, is recovered whatever the shutdown was (an
+   InvalidOffsetException there stops the broker).
 3. Recovery (no clean-shutdown marker): every segment from the one holding the recovery point is
    recovered; the first one that loses bytes is truncated there and every later one is deleted.
+   One whose rebuilt index would go backwards (InvalidOffsetException) is truncated to its base offset.
+   The segments not recovered are walked too: damage or missing index entries there stay.
    A recovered segment whose offsets overflow its index is split (kdump.broker.overflow_split) and
    the loading starts again on the pieces.
-4. The log end offset, the recovery point, the log start offset and the high watermark that
-   follow (every segment and snapshot goes when the log start offset is past the log end), the
-   leader-epoch entries the broker truncates, the producer snapshots, and the transactions left
-   open (kdump.broker.unified_log.replay_transactions).
+4. The log end offset, the recovery point (lifted to the log start), the log start offset and the
+   high watermark that follow (every segment and snapshot goes when the log start offset is past
+   the log end), the leader-epoch entries the broker truncates, the producer snapshots, and the
+   transactions left open (kdump.broker.unified_log.replay_transactions).
 
 Recovering a segment (LogSegment.recover) keeps the batches before the first one that fails
 ``ensureValid`` (framing, size, CRC) and rebuilds the segment's indexes.

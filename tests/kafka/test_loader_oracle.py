@@ -10,7 +10,6 @@ Needs java and mvn (skipped with the reason otherwise; failed under CI=true).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import struct
@@ -320,18 +319,12 @@ def test_a_log_start_offset_inside_the_first_segment_is_kept(loader_oracle: Load
     assert loaded["logStartOffset"] == 45 and loaded["segments"][0]["baseOffset"] == 0
 
 
-# The other commands' answers on the same inputs. Their logic belongs to the partition-state model
-# (kdump/broker/producer_state.py and unified_log.py, issue 21's "one model"), not to recover: until
-# that model is merged these are expected failures, each naming what kdump says instead (with it, they
-# pass: checked on a merge of both).
-WITHOUT_MODEL = importlib.util.find_spec("kdump.broker.unified_log") is None
+# The other commands' answers on the same inputs, from the partition-state model (kdump/broker/
+# unified_log.py and producer_state.py), must be the loader's too.
 
-@pytest.mark.xfail(WITHOUT_MODEL, strict=True, reason="issue 21 case 1, owned by the model branch: kdump verify (and txn) "
-                   "expect a .txnindex entry for an ABORT marker from a producer with no ongoing transaction "
-                   "(verify exits 1: 'the abort of producer 5000's transaction (offsets 50..50) has no .txnindex "
-                   "entry'), also on the recover --out copy, where Kafka's loader writes none")
 def test_verify_agrees_with_the_loader_on_an_empty_abort(loader_oracle: LoaderOracle, empty_abort: Path,
                                                          tmp_path: Path) -> None:
+    """No .txnindex entry is expected for the empty abort, in the partition or in its recovered copy."""
     _, loaded = check_against_oracle(loader_oracle, empty_abort, tmp_path, lambda log_dir: None)
     assert all(not s["abortedTxns"] for s in loaded["segments"])
     for path in (tmp_path / "ours", tmp_path / "out"):
@@ -339,11 +332,9 @@ def test_verify_agrees_with_the_loader_on_an_empty_abort(loader_oracle: LoaderOr
         assert result.exit_code == 0, result.stdout + result.stderr
 
 
-@pytest.mark.xfail(WITHOUT_MODEL, strict=True, reason="issue 21 case 5, owned by the model branch: with log-start-offset-checkpoint "
-                   "45 and segments from 0, kdump summary says logStartOffset 0 and find --offset 44 prints the "
-                   "record at offset 44, where Kafka's loader keeps log start offset 45 (OffsetOutOfRange below it)")
 def test_summary_and_find_agree_with_the_loader_on_the_log_start(loader_oracle: LoaderOracle, big_batches: Path,
                                                                  tmp_path: Path) -> None:
+    """summary says the log starts at 45, and find --offset 44 finds nothing there (OffsetOutOfRange)."""
     _, loaded = check_against_oracle(
         loader_oracle, big_batches, tmp_path,
         lambda log_dir: _set_checkpoint(log_dir, "log-start-offset-checkpoint", 45))
@@ -372,13 +363,7 @@ def _after_retention(log_dir: Path, *, checkpointed: bool) -> None:
     _set_checkpoint(log_dir, "recovery-point-offset-checkpoint", 0)
 
 
-@pytest.mark.parametrize("checkpointed", [
-    pytest.param(False, marks=pytest.mark.xfail(WITHOUT_MODEL, strict=True, reason=(
-        "issue 21 case 1, owned by the model branch (producer state): recover --out replays the producer "
-        "state from the first kept segment, so the aborted transaction of producer 1000 begun at offset 31 "
-        "(in the deleted segment) gets the .txnindex entry firstOffset 41, where Kafka's loader starts from "
-        "the snapshot at 41 and writes firstOffset 31"))),
-    True])
+@pytest.mark.parametrize("checkpointed", [False, True])
 def test_a_transaction_begun_in_a_deleted_segment(loader_oracle: LoaderOracle, tmp_path_factory: pytest.TempPathFactory,
                                                   tmp_path: Path, checkpointed: bool) -> None:
     """Recovery rebuilds the producer state from the snapshot at the first kept segment

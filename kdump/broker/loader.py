@@ -6,20 +6,25 @@ of 3.3.2, 3.6.0 and 3.9.0), read-only: nothing here changes a file; ``plan_parti
 broker would change and what it would keep.
 
 0. The log dir: an unparseable recovery-point or log-start checkpoint takes it offline (a refusal).
+   Every partition dir is loaded, ``-future`` and ``-stray`` ones too; ``-delete`` ones without
+   recovery, then deleted (LogManager.loadLogs).
 
 1. Temporary files: ``*.deleted`` (not KRaft ``.checkpoint.deleted``) and ``*.cleaned`` are deleted;
    a ``*.swap`` whose base offset is at or above the smallest ``.cleaned`` one belongs to an
    unfinished split and is deleted; the other swaps replace the segments in their offset range.
 2. Loading: an index file with no ``.log`` is deleted; a segment with no ``.index``, or whose
-   ``.txnindex`` fails its sanity check, is recovered whatever the shutdown was.
+   ``.txnindex`` fails its sanity check, is recovered whatever the shutdown was (an
+   InvalidOffsetException there stops the broker).
 3. Recovery (no clean-shutdown marker): every segment from the one holding the recovery point is
    recovered; the first one that loses bytes is truncated there and every later one is deleted.
+   One whose rebuilt index would go backwards (InvalidOffsetException) is truncated to its base offset.
+   The segments not recovered are walked too: damage or missing index entries there stay.
    A recovered segment whose offsets overflow its index is split (kdump.broker.overflow_split) and
    the loading starts again on the pieces.
-4. The log end offset, the recovery point, the log start offset and the high watermark that
-   follow (every segment and snapshot goes when the log start offset is past the log end), the
-   leader-epoch entries the broker truncates, the producer snapshots, and the transactions left
-   open (kdump.broker.unified_log.replay_transactions).
+4. The log end offset, the recovery point (lifted to the log start), the log start offset and the
+   high watermark that follow (every segment and snapshot goes when the log start offset is past
+   the log end), the leader-epoch entries the broker truncates, the producer snapshots, and the
+   transactions left open (kdump.broker.unified_log.replay_transactions).
 
 Recovering a segment (LogSegment.recover) keeps the batches before the first one that fails
 ``ensureValid`` (framing, size, CRC) and rebuilds the segment's indexes.
@@ -36,7 +41,9 @@ from kdump.broker.recovery import (
     DeletedSegment,
     SegmentOverflow,
     SegmentRecovery,
+    UncheckedSegment,
     deleted_segment,
+    inspect_unrecovered,
     next_offset,
     recover_segment,
 )
@@ -50,6 +57,8 @@ from kdump.broker.unified_log import (
 from kdump.errors import KdumpError
 from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_offset_checkpoint
 from kdump.log.files import segment_base_offset
+from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
+from kdump.log.indexes import open_offset_index
 from kdump.log.logdir import is_partition_dir, parse_partition_dir_name
 from kdump.log.segment import ReadOnlyFile, read_small_file
 from kdump.log.state_files import read_aborted_txns
@@ -101,6 +110,7 @@ class PartitionPlan:
     recovered: list[SegmentRecovery] = field(default_factory=list)
     deleted_segments: list[DeletedSegment] = field(default_factory=list)
     rebuilt_indexes: list[tuple[str, str]] = field(default_factory=list)        # (segment log, why)
+    unchecked: list[UncheckedSegment] = field(default_factory=list)          # kept, not recovered, and damaged
     kept_segments: list[tuple[int, str]] = field(default_factory=list)         # (base, file to read it from)
     epochs: list[EpochEntry] = field(default_factory=list)                      # leader-epoch cache after loading
     epochs_removed: list[EpochEntry] = field(default_factory=list)
@@ -114,6 +124,7 @@ class PartitionPlan:
     high_watermark: int | None = None
     transactions: TransactionEffect = field(default_factory=TransactionEffect)
     split_spans: dict[int, tuple[int, int]] = field(default_factory=dict)  # split piece base -> bytes of its file
+    dir_state: str | None = None              # None, or "future", "stray", "delete" (the dir name's suffix)
     refused_file: str | None = None           # the broker cannot load this partition because of this file
     refused_reason: str | None = None         # (it takes the log dir offline, or fails to start)
 
@@ -127,7 +138,16 @@ class PartitionPlan:
     @property
     def loses_data(self) -> bool:
         return any(r.lost_batches or (r.truncated_bytes and not r.zero_padding) for r in self.recovered) or \
-            bool(self.deleted_segments)
+            bool(self.deleted_segments) or self.committed_lost is not None
+
+    @property
+    def committed_lost(self) -> tuple[int, int] | None:
+        """The offsets the high watermark checkpoint proves were committed (below it) that the log no
+        longer holds after loading: from the new log end offset to the checkpoint's high watermark."""
+        hw = self.high_watermark_checkpoint
+        if hw is None or self.refused_file is not None or self.dir_state == "delete" or hw <= self.log_end_offset:
+            return None
+        return self.log_end_offset, hw - 1
 
 
 def read_log_dir_state(log_dir: str) -> LogDirState:
@@ -215,18 +235,26 @@ def _read_epochs(plan: PartitionPlan) -> list[EpochEntry]:
         return []
 
 
-def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
-    """What loading ``path`` (a partition dir of the log dir ``state``) does."""
+def plan_partition(path: str, state: LogDirState,
+                   index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES) -> PartitionPlan:
+    """What loading ``path`` (a partition dir of the log dir ``state``) does, for a topic whose
+    ``index.interval.bytes`` is ``index_interval_bytes`` (recovery's index appends depend on it)."""
     parsed = parse_partition_dir_name(os.path.basename(os.path.normpath(path)))
     if parsed is None:
         raise KdumpError("not a partition directory (expected <topic>-<partition>)", path=path)
-    topic, partition, _ = parsed
+    topic, partition, dir_state = parsed
     key = (topic, partition)
+    # A -future or -stray dir is the same partition: the log dir's checkpoints key it by topic and partition.
     plan = PartitionPlan(topic, partition, os.path.abspath(path), state.clean_shutdown,
                          state.recovery_points.get(key, 0), state.log_start_offsets.get(key, 0),
-                         state.high_watermarks.get(key))
+                         state.high_watermarks.get(key), dir_state=dir_state)
     if state.refusal is not None:
         plan.refuse(*state.refusal)
+        return plan
+    if dir_state == "delete":
+        # LogLoader.load skips recoverLog for a -delete dir; LogManager.loadLog hands it to the deleter.
+        plan.file_changes.append(FileChange(plan.path, "delete", "the dir of a deleted partition: loaded without "
+                                            "recovery and deleted after file.delete.delay.ms"))
         return plan
     files: dict[str, str] = {}
     for name in sorted(os.listdir(path)):
@@ -255,12 +283,14 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
             segments.append((offset, files[name]))
     while True:
         try:
-            kept, recoveries = _load_segments(plan, state, segments, files, epochs)
+            kept, recoveries = _load_segments(plan, state, segments, files, epochs, index_interval_bytes)
             break
         except SegmentOverflow as overflow:
             if not _split(plan, segments, overflow):
                 return plan
             epochs[:] = original_epochs
+    if plan.refused_file is not None and plan.refused_file in {log for _, log in segments}:
+        return plan
     if kept:
         base, log = kept[-1]
         plan.log_end_offset = recoveries[base].next_offset if base in recoveries else \
@@ -285,9 +315,12 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
         plan.new_recovery_point = plan.log_end_offset
     else:
         plan.new_recovery_point = min(plan.recovery_point, plan.log_end_offset)
+    # UnifiedLog's constructor (updateLogStartOffset, updateLocalLogStartOffset) lifts it to the log start.
+    plan.new_recovery_point = max(plan.new_recovery_point, plan.log_start_offset)
     plan.high_watermark = high_watermark(plan.high_watermark_checkpoint, plan.log_start_offset, plan.log_end_offset)
     _truncate_epochs(epochs, plan.log_end_offset, plan.log_start_checkpoint)
     plan.kept_segments = kept
+    plan.unchecked = _unchecked(plan, kept, recoveries, files, index_interval_bytes)
     plan.epochs = epochs
     plan.epochs_removed = [e for e in original_epochs if e not in epochs]
     plan.epochs_added = [e for e in epochs if e not in original_epochs]
@@ -297,6 +330,35 @@ def plan_partition(path: str, state: LogDirState) -> PartitionPlan:
         plan.snapshot_written = plan.log_end_offset
     plan.transactions = replay_transactions(*_kept_and_lost(plan, recoveries))
     return plan
+
+
+def _unchecked(plan: PartitionPlan, kept: list[tuple[int, str]], recoveries: dict[int, SegmentRecovery],
+               files: dict[str, str], interval: int) -> list[UncheckedSegment]:
+    """The kept segments the broker does not recover that hold damage or lack index entries.
+
+    LogLoader.recoverLog re-checks nothing after a clean shutdown and, after an unclean one, nothing
+    below the segment holding the recovery point; LogLoader.loadSegmentFiles only checks that the
+    .index exists and the .txnindex is sane. Damage there stays, and is served as it is.
+    """
+    bases = [b for b, _ in kept]
+    floor = max((b for b in bases if b <= plan.recovery_point), default=None)
+    found = []
+    for base, log in kept:
+        if base in recoveries or base in plan.split_spans:
+            continue
+        if plan.clean_shutdown:
+            why = "after a clean shutdown the broker re-checks no segment"
+        else:
+            why = f"below the recovery point {plan.recovery_point}, where recovery starts, nothing is re-checked"
+        segment = UncheckedSegment(base, log, why, plan.clean_shutdown and (floor is None or base >= floor))
+        index = files.get(f"{base:020d}.index")
+        if index is not None:
+            with open_offset_index(index, base) as entries:
+                segment.index_entries = entries.entries
+        inspect_unrecovered(segment, WHOLE, interval)
+        if segment.damage is not None or segment.missing_index_entries:
+            found.append(segment)
+    return found
 
 
 def _kept_and_lost(plan: PartitionPlan, recoveries: dict[int, SegmentRecovery]) \
@@ -317,7 +379,7 @@ def _kept_and_lost(plan: PartitionPlan, recoveries: dict[int, SegmentRecovery]) 
 
 
 def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple[int, str]], files: dict[str, str],
-                   epochs: list[EpochEntry]) -> tuple[list[tuple[int, str]], dict[int, SegmentRecovery]]:
+                   epochs: list[EpochEntry], interval: int) -> tuple[list[tuple[int, str]], dict[int, SegmentRecovery]]:
     """LogLoader.loadSegmentFiles then recoverLog: the segments kept and those recovered (by base)."""
     plan.recovered, plan.rebuilt_indexes, plan.deleted_segments = [], [], []
     spans = plan.split_spans
@@ -333,7 +395,12 @@ def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple
             if problem is not None:
                 why = f"its transaction index fails the sanity check ({problem})"
         if why is not None:
-            recoveries[base] = recover_segment(base, log, why, epochs, spans.get(base, WHOLE))
+            recoveries[base] = recover_segment(base, log, why, epochs, spans.get(base, WHOLE), interval)
+            if recoveries[base].invalid_offset is not None:
+                # LogLoader.loadSegmentFiles does not catch it: UnifiedLog.create fails, and
+                # LogManager.loadLogs rethrows it from its loading thread (the broker does not start).
+                plan.refuse(log, f"{why}, and its recovery fails: {recoveries[base].invalid_offset} (the loading "
+                                 f"thread dies and the broker does not start)")
             plan.recovered.append(recoveries[base])
             plan.rebuilt_indexes.append((log, why))
     plan.log_end_offset_before = next_offset(segments[-1][1], segments[-1][0], spans.get(segments[-1][0], WHOLE)) \
@@ -351,7 +418,7 @@ def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple
                 continue
             recovery = recoveries[base] = recover_segment(base, log, "unflushed: at or above the recovery point "
                                                            f"{plan.recovery_point} and no clean shutdown", epochs,
-                                                           spans.get(base, WHOLE))
+                                                           spans.get(base, WHOLE), interval)
             plan.recovered.append(recovery)
             plan.rebuilt_indexes.append((log, "recovered"))
             if recovery.truncated_bytes:
@@ -392,19 +459,24 @@ def _truncate_epochs(epochs: list[EpochEntry], end_offset: int, start_offset: in
 
 def partition_dirs(log_dir: str, state: LogDirState) -> list[str]:
     """The partition dirs a broker loads from ``log_dir``, in topic and partition order (notes in ``state``
-    say what is left out)."""
+    say what is left out).
+
+    LogManager.loadLogs (kafka/log/LogManager.scala, 4.3.0) loads every directory but the tiered-storage
+    index cache and the KRaft metadata log: ``-future`` (a replica being moved here) and ``-stray`` dirs
+    are loaded and recovered like any log, ``-delete`` dirs are loaded without recovery and deleted.
+    """
     partitions = []
     for name in os.listdir(log_dir):
         parsed = parse_partition_dir_name(name)
         full = os.path.join(log_dir, name)
-        if parsed is None or not os.path.isdir(full) or parsed[2] is not None:
+        if parsed is None or not os.path.isdir(full):
             continue
         if parsed[0] == METADATA_TOPIC:
             # KafkaMetadataLog loads the KRaft log with its own rules (snapshots, the quorum's epoch).
             state.notes.append(f"{full}: the KRaft metadata log is loaded by the raft layer; not planned here")
             continue
-        partitions.append((parsed[0], parsed[1], full))
-    return [full for _, _, full in sorted(partitions)]
+        partitions.append((parsed[0], parsed[1], parsed[2] or "", full))
+    return [full for *_, full in sorted(partitions)]
 
 
 def recover_targets(path: str) -> tuple[LogDirState, list[str]]:

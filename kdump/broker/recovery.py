@@ -17,6 +17,7 @@ from kdump.errors import FormatError, KdumpError
 from kdump.format.batch import INT32_MAX, Batch
 from kdump.format.checkpoint import EpochEntry
 from kdump.log.batches import LogBatches
+from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.log.segment import ReadOnlyFile
 
 
@@ -101,6 +102,7 @@ class SegmentRecovery:
     lost_offsets: tuple[int, int] | None = None
     lost_producers: set[int] = field(default_factory=set)
     zero_padding: bool = False                # the truncated bytes are a zero-padded tail, not data
+    invalid_offset: str | None = None         # an index append threw InvalidOffsetException: why
 
     @property
     def truncated_bytes(self) -> int:
@@ -145,33 +147,143 @@ class SegmentOverflow(Exception):
         self.base, self.log, self.span, self.reason = base, log, span, reason
 
 
-def recover_segment(base: int, log: str, why: str, epochs: list[EpochEntry], span: Span = WHOLE) \
-        -> SegmentRecovery:
-    """LogSegment.recover: keep batches until one fails ensureValid; count what the rest holds."""
+class RecoveryIndexAppends:
+    """The offset and time index appends LogSegment.recover makes while it walks a segment, tracked to
+    find the one that throws InvalidOffsetException (LogSegment.java, OffsetIndex.append and
+    TimeIndex.maybeAppend, Kafka 4.3.0).
+
+    An offset entry (batch last offset, position) is appended when more than ``index.interval.bytes``
+    lie between the last entry's position and the batch (the first batch never gets one); it must be
+    above the previous entry's offset. A time entry (max timestamp so far, its batch's last offset) is
+    tried with each offset entry and once after the walk; its offset must not be below the previous
+    time entry's. Out-of-order batches break one of the two; LogLoader.recoverLog then truncates the
+    segment to its base offset (LogSegment.truncateTo) and deletes every later unflushed segment.
+    """
+
+    def __init__(self, base_offset: int, index_interval_bytes: int) -> None:
+        self.base_offset = base_offset
+        self.interval = index_interval_bytes
+        self.last_entry_position = 0
+        self.last_offset: int | None = None       # the offset index's last entry
+        self.base_entry_position: int | None = None   # an entry at the base offset itself (truncateTo starts there)
+        self.time_last: tuple[int, int] | None = None  # the time index's last entry (timestamp, offset)
+        self.max_timestamp, self.offset_of_max_timestamp = -1, -1
+        self.entries = 0                                # offset index entries appended so far
+
+    def add(self, batch: Batch, valid_bytes: int) -> str | None:
+        """Feed one valid batch at ``valid_bytes`` (relative position); the reason an append throws, or None."""
+        if batch.max_timestamp > self.max_timestamp:
+            self.max_timestamp, self.offset_of_max_timestamp = batch.max_timestamp, batch.last_offset
+        if valid_bytes - self.last_entry_position > self.interval:
+            if self.last_offset is not None and batch.last_offset <= self.last_offset:
+                return (f"the offset index entry for the batch at position {valid_bytes} (offset {batch.last_offset}) "
+                        f"is not above the previous entry's offset {self.last_offset}: OffsetIndex.append throws "
+                        f"InvalidOffsetException")
+            self.last_offset = batch.last_offset
+            self.entries += 1
+            if batch.last_offset == self.base_offset:
+                self.base_entry_position = valid_bytes
+            problem = self.time_append()
+            if problem is not None:
+                return problem
+            self.last_entry_position = valid_bytes
+        return None
+
+    def time_append(self) -> str | None:
+        """TimeIndex.maybeAppend(max timestamp so far, its offset); also called once after the walk."""
+        if self.time_last is not None and self.offset_of_max_timestamp < self.time_last[1]:
+            return (f"the time index entry for offset {self.offset_of_max_timestamp} is below the previous entry's "
+                    f"offset {self.time_last[1]}: TimeIndex.maybeAppend throws InvalidOffsetException")
+        if self.max_timestamp > (-1 if self.time_last is None else self.time_last[0]):
+            self.time_last = (self.max_timestamp, self.offset_of_max_timestamp)
+        return None
+
+
+def recover_segment(base: int, log: str, why: str, epochs: list[EpochEntry], span: Span = WHOLE,
+                    index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES) -> SegmentRecovery:
+    """LogSegment.recover: keep batches until one fails ensureValid; count what the rest holds.
+
+    When an index append throws InvalidOffsetException (``RecoveryIndexAppends``) the segment is
+    truncated to its base offset instead (LogLoader.recoverLog catches it, LogSegment.truncateTo) and
+    ``invalid_offset`` says why.
+    """
     result = SegmentRecovery(base, log, why)
     with ReadOnlyFile(log) as f:
         recovered = RecoveredBatches(f, *span)
         result.size = recovered.end - recovered.start
+        appends = RecoveryIndexAppends(base, index_interval_bytes)
         last = None
         for batch in recovered:
             if not fits_segment(base, batch.last_offset):
                 raise SegmentOverflow(base, log, span, f"the batch at position {batch.position - recovered.start} "
                                       f"holds offsets {batch.base_offset}..{batch.last_offset}, outside what an "
                                       f"index based at {base} can hold")
+            result.invalid_offset = appends.add(batch, batch.position - recovered.start)
+            if result.invalid_offset is not None:
+                break
             if batch.magic >= 2 and batch.partition_leader_epoch >= 0 and \
                     (not epochs or batch.partition_leader_epoch > epochs[-1].epoch):
                 assign_epoch(epochs, EpochEntry(batch.partition_leader_epoch, batch.base_offset))
             last = batch.last_offset
-        result.valid_bytes = recovered.valid_bytes
-        result.kept_batches = recovered.count
-        result.next_offset = base if last is None else last + 1
-        result.stopped = recovered.stopped
+        if result.invalid_offset is None:
+            result.invalid_offset = appends.time_append()
+        if result.invalid_offset is not None:
+            # LogSegment.truncateTo(base): the first batch at or after the index's entry for the base
+            # offset (position 0 without one) whose last offset reaches the base offset.
+            start = recovered.start + (appends.base_entry_position or 0)
+            cut = next((b.position for b in LogBatches(f, start, recovered.end, check_crc=False)
+                        if b.last_offset >= base), None)
+            result.valid_bytes = result.size if cut is None else cut - recovered.start
+            kept = _count(f, recovered.start, recovered.start + result.valid_bytes)
+            result.kept_batches = kept[0]
+            result.next_offset = base if kept[2] is None else kept[2][1] + 1
+            result.stopped = result.invalid_offset + "; the broker truncates the segment to its base offset"
+        else:
+            result.valid_bytes = recovered.valid_bytes
+            result.kept_batches = recovered.count
+            result.next_offset = base if last is None else last + 1
+            result.stopped = recovered.stopped
         if result.truncated_bytes:
-            result.zero_padding = recovered.zero_padding_from is not None
+            result.zero_padding = result.invalid_offset is None and recovered.zero_padding_from is not None
             # What the truncated bytes hold: the complete batches that frame after the stop point.
             result.lost_batches, result.lost_records, result.lost_offsets, result.lost_producers = _count(
                 f, recovered.start + result.valid_bytes, recovered.start + result.size)
     return result
+
+
+@dataclass
+class UncheckedSegment:
+    """A segment the broker keeps without recovering it, and what recovering it would have found."""
+
+    base_offset: int
+    log: str
+    why: str                                   # why the broker does not recover it
+    rebuilt_by_unclean_restart: bool           # at or above the recovery point: an unclean restart would
+    damage: str | None = None                  # where and why LogSegment.recover would stop, if it would
+    index_entries: int | None = None           # the entries its .index holds (None: no .index)
+    rebuilt_entries: int = 0                   # the entries LogSegment.recover would write
+
+    @property
+    def missing_index_entries(self) -> bool:
+        return self.index_entries is not None and self.index_entries < self.rebuilt_entries
+
+
+def inspect_unrecovered(segment: UncheckedSegment, span: Span = WHOLE,
+                        index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES) -> UncheckedSegment:
+    """Walk a segment the broker will not recover as LogSegment.recover would (CRCs, index appends) and
+    fill in ``damage`` and ``rebuilt_entries``; a zero-padded tail is not damage."""
+    with ReadOnlyFile(segment.log) as f:
+        recovered = RecoveredBatches(f, *span)
+        appends = RecoveryIndexAppends(segment.base_offset, index_interval_bytes)
+        for batch in recovered:
+            problem = appends.add(batch, batch.position - recovered.start)
+            if problem is not None:
+                segment.damage = problem
+                return segment
+        if recovered.stopped is not None and recovered.zero_padding_from is None:
+            segment.damage = f"{recovered.stopped}: recovery would truncate it at position {recovered.valid_bytes}"
+        segment.rebuilt_entries = appends.entries
+    return segment
 
 
 def _count(log: ReadOnlyFile, start: int, end: int | None) -> tuple[int, int, tuple[int, int] | None, set[int]]:

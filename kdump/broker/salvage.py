@@ -39,6 +39,7 @@ def write_recovered_copy(state: LogDirState, plans: list[PartitionPlan], out_dir
         meta = os.path.join(state.path, "meta.properties")
         if os.path.isfile(meta):
             _copy(meta, os.path.join(stage, "meta.properties"))
+        plans = [p for p in plans if p.dir_state != "delete"]   # the broker deletes those dirs
         for plan in plans:
             _write_partition(plan, os.path.join(stage, os.path.basename(plan.path)), index_interval_bytes,
                              max_index_bytes, split_indexed_per_batch)

@@ -58,7 +58,7 @@ def recover(paths: tuple[str, ...], out_dir: str | None, force: bool, index_inte
         for state, dirs in targets:
             plans = []
             for partition_dir in dirs:
-                plans.append(plan_partition(partition_dir, state))
+                plans.append(plan_partition(partition_dir, state, index_interval_bytes))
                 bar.advance(1)
             results.append((state, plans))
     report(results, json_output, paths)

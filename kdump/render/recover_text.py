@@ -8,6 +8,9 @@ from typing import Any
 from kdump.broker.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan
 from kdump.broker.recovery import SegmentRecovery
 
+_DIR_KINDS = {"future": ", the future replica of a move between log dirs", "stray": ", a stray replica",
+              "delete": ", a deleted partition"}
+
 
 def log_dir_lines(state: LogDirState) -> list[str]:
     if state.clean_shutdown:
@@ -47,7 +50,8 @@ def _loss(r: SegmentRecovery) -> str:
 
 
 def plan_lines(plan: PartitionPlan) -> list[str]:
-    lines = [f"Partition {plan.topic}-{plan.partition} ({plan.path})"]
+    kind = _DIR_KINDS.get(plan.dir_state or "", "")
+    lines = [f"Partition {plan.topic}-{plan.partition}{kind} ({plan.path})"]
     hw = "none" if plan.high_watermark_checkpoint is None else str(plan.high_watermark_checkpoint)
     lines.append(f"  checkpoints: recovery point {plan.recovery_point}, log start offset {plan.log_start_checkpoint}, "
                  f"high watermark {hw}")
@@ -56,6 +60,8 @@ def plan_lines(plan: PartitionPlan) -> list[str]:
         lines.append(f"  {change.action} {basename(change.path)}{target}: {change.why}")
     if plan.refused is not None:
         lines.append(f"  REFUSED: {plan.refused}")
+        return lines
+    if plan.dir_state == "delete":
         return lines
     for r in plan.recovered:
         lines.append(f"  recover {basename(r.log)}: {r.why}")
@@ -86,6 +92,7 @@ def plan_lines(plan: PartitionPlan) -> list[str]:
         lines.append(f"  open transaction lost: producer {pid} from offset {first} (all its batches are dropped)")
     if plan.transactions.lost_producers:
         lines.append(f"  producers with lost batches: {', '.join(map(str, sorted(plan.transactions.lost_producers)))}")
+    lines.extend(_unchecked_lines(plan))
     hw_after = "none" if plan.high_watermark is None else str(plan.high_watermark)
     lines.append(f"  after loading: log end offset {plan.log_end_offset} (now {plan.log_end_offset_before}), "
                  f"log start offset {plan.log_start_offset}, recovery point {plan.new_recovery_point}, "
@@ -95,12 +102,50 @@ def plan_lines(plan: PartitionPlan) -> list[str]:
     if plan.loses_data and plan.log_end_offset < plan.log_end_offset_before:
         lost += f", offsets {plan.log_end_offset}..{plan.log_end_offset_before - 1}"
     lines.append(f"  verdict: {lost}")
+    if plan.loses_data:
+        lines.append(f"    high watermark: {_against_high_watermark(plan)}")
     return lines
+
+
+def _unchecked_lines(plan: PartitionPlan) -> list[str]:
+    lines = []
+    for u in plan.unchecked:
+        name = basename(u.log)
+        if u.damage is not None:
+            lines.append(f"  not re-checked {name}: {u.damage}; {u.why}, so the broker keeps these bytes and "
+                         f"serves them as they are" + ("; an unclean restart would recover it"
+                                                       if u.rebuilt_by_unclean_restart else ""))
+        elif u.missing_index_entries:
+            how = ("a clean restart leaves the missing entries missing, an unclean one rebuilds the index"
+                   if u.rebuilt_by_unclean_restart else f"{u.why}, so no restart rebuilds it")
+            lines.append(f"  index of {name}: {u.index_entries} offset index entries where recovery writes "
+                         f"{u.rebuilt_entries}; {how}")
+    return lines
+
+
+def _against_high_watermark(plan: PartitionPlan) -> str:
+    """Which lost offsets the high watermark checkpoint says were committed (below it) and which not."""
+    hw = plan.high_watermark_checkpoint
+    if hw is None:
+        return "no high watermark checkpoint says whether the lost offsets were committed"
+    parts = []
+    committed = plan.committed_lost
+    if committed is not None:
+        part = (f"the checkpoint {hw} proves offsets {committed[0]}..{committed[1]} were committed (acknowledged to "
+                f"acks=all producers, readable by consumers)")
+        if hw > plan.log_end_offset_before:
+            part += f", {hw - plan.log_end_offset_before} of them past the last complete batch"
+        parts.append(part)
+    above = max(plan.log_end_offset, hw)
+    if plan.log_end_offset_before > above:
+        parts.append(f"offsets {above}..{plan.log_end_offset_before - 1} lie at or above {hw}: never committed")
+    return "; ".join(parts)
 
 
 def plan_object(plan: PartitionPlan) -> dict[str, Any]:
     return {
         "type": "partition", "topic": plan.topic, "partition": plan.partition, "path": plan.path,
+        "dirState": plan.dir_state,
         "cleanShutdown": plan.clean_shutdown, "recoveryPoint": plan.recovery_point,
         "logStartOffsetCheckpoint": plan.log_start_checkpoint,
         "highWatermarkCheckpoint": plan.high_watermark_checkpoint,
@@ -126,4 +171,8 @@ def plan_object(plan: PartitionPlan) -> dict[str, Any]:
         "logEndOffsetBefore": plan.log_end_offset_before, "logEndOffset": plan.log_end_offset,
         "logStartOffset": plan.log_start_offset, "recoveryPointAfter": plan.new_recovery_point,
         "highWatermark": plan.high_watermark, "refused": plan.refused, "losesData": plan.loses_data,
+        "committedLost": list(plan.committed_lost) if plan.committed_lost else None,
+        "unchecked": [{"log": u.log, "baseOffset": u.base_offset, "why": u.why, "damage": u.damage,
+                       "indexEntries": u.index_entries, "rebuiltIndexEntries": u.rebuilt_entries,
+                       "rebuiltByUncleanRestart": u.rebuilt_by_unclean_restart} for u in plan.unchecked],
     }

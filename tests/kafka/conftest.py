@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from broker import Broker, BrokerError
+from loader_oracle import RELEASE as ORACLE_RELEASE
+from loader_oracle import LoaderOracle
 from real_jars import kafka_lib
 
 
@@ -31,3 +33,11 @@ def start_broker(tmp_path: Path) -> Iterator[Callable[..., Broker]]:
             broker.stop(timeout=30)
         except BrokerError:
             pass  # stop() already killed it
+
+
+@pytest.fixture(scope="session")
+def loader_oracle() -> Iterator[LoaderOracle]:
+    """Kafka 4.3.0's UnifiedLog.create in one JVM for the whole session (tests/kafka/loader_oracle.py)."""
+    oracle = LoaderOracle(kafka_lib(ORACLE_RELEASE))
+    yield oracle
+    oracle.close()

@@ -43,6 +43,11 @@ TRACEBACK_HELP = "Show the Python traceback before an error line (debugging; eve
 _TRACEBACK = "kdump.traceback"   # ctx.meta key (meta is shared by a context and its subcommands')
 
 
+class _CtrlCWhileParsing(BaseException):
+    """Ctrl-C while click parses the command line or runs an eager option (--version): carried past
+    click's own handler, which would print an empty line before kdump's one line."""
+
+
 def _traceback_requested(ctx: click.Context | None) -> bool:
     """--traceback given to this command or to one it is a subcommand of."""
     if ctx is not None and ctx.meta.get(_TRACEBACK):
@@ -70,6 +75,13 @@ class ErrorBoundary(click.Command):
         if not any(param.name == "traceback" for param in self.params):
             self.params.append(click.Option(["--traceback"], is_flag=True, expose_value=False, is_eager=True,
                                             callback=_remember_traceback, help=TRACEBACK_HELP))
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except KeyboardInterrupt:
+            raise _CtrlCWhileParsing from None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -165,7 +177,7 @@ def run_standalone(call: Callable[[], Any]) -> int:
         except click.ClickException as err:
             err.show()
             code = err.exit_code
-        except (click.Abort, KeyboardInterrupt):
+        except (click.Abort, KeyboardInterrupt, _CtrlCWhileParsing):
             code = report_interrupt()
         if code == ExitCode.INTERRUPTED:
             report_interrupt()   # the command wrote its line already, or it was lost to a second Ctrl-C
@@ -173,7 +185,7 @@ def run_standalone(call: Callable[[], Any]) -> int:
         ignore_sigint()
     except OutputFailed as failure:
         code = _output_failed(failure)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _CtrlCWhileParsing):
         code = report_interrupt()
     ignore_sigint()
     return int(code)

@@ -40,7 +40,7 @@ SUBCOMMANDS: dict[str, tuple[str, str] | str] = {
     "replicas": ("kdump.cli.replicas:replicas", "Compare each partition's replicas across brokers' log dirs, offline."),
     "spark": ("kdump.cli.spark:spark", "Run verify, export or recover as Spark jobs."),
     "completion": ("kdump.cli.completion:completion", "Print the shell completion script (bash, zsh, fish)."),
-    "tiered": ("kdump.cli.tiered:tiered", "Tiered storage (KIP-405): remote segments, their metadata records and the local log."),
+    "tiered": ("kdump.cli.tiered:tiered", "Tiered storage (KIP-405): remote segments against their metadata."),
 }
 
 

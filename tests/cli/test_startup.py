@@ -59,9 +59,9 @@ def test_version_help_and_completion_import_no_subcommand_and_no_library(tmp_pat
                             "COMP_CWORD": "2"})):
         modules = loaded(tmp_path, *args, env=env)
         assert "kdump.cli.main" in modules, args
-        # verify shares verify-index's options and driver
-        others = SUBCOMMAND_MODULES - ({"kdump.cli.verify", "kdump.cli.verify_index"} if args[:1] == ["verify"]
-                                       else set())
+        # verify shares verify-index's options and driver, and checks tiered storage too
+        others = SUBCOMMAND_MODULES - ({"kdump.cli.verify", "kdump.cli.verify_index", "kdump.cli.tiered"}
+                                       if args[:1] == ["verify"] else set())
         assert not _under(modules, NEVER_AT_START | others), (args, env)
         if args != ["verify", "--help"]:
             assert not _under(modules, LIBRARY | {"kdump.format"}), (args, env)

@@ -51,10 +51,12 @@ with open(sys.argv[1], "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_R
 """
 
 
-def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall time and CPU time (user + system, from the child's rusage) of one whole process."""
+def run_once(argv: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:
+    """Wall time and CPU time (user + system, from the child's rusage) of one whole process.
+
+    ``cwd`` is not a checkout: `python -m` puts it first on sys.path, ahead of PYTHONPATH."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -98,12 +100,12 @@ def main() -> None:
         for name in ("version", "help", "verify-index", "shallow"):
             commands[f"{name} (before)"] = (commands[name][0], before_env)
     for argv, command_env in commands.values():   # warm the page cache and the .pyc files
-        run_once(argv, command_env)
+        run_once(argv, command_env, args.dir)
     walls: dict[str, list[float]] = {name: [] for name in commands}
     cpus: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(args.rounds):
         for name, (argv, command_env) in commands.items():
-            wall, cpu = run_once(argv, command_env)
+            wall, cpu = run_once(argv, command_env, args.dir)
             walls[name].append(wall)
             cpus[name].append(cpu)
     # On a quiet machine wall and CPU time agree; on a busy one CPU time is the stabler measure.

@@ -1,6 +1,6 @@
 """``python -m kdump`` runs the same command line as the ``kdump`` console script."""
 
-from kdump.cli.main import main
+from kdump.cli.entry import main
 
 if __name__ == "__main__":
     main()

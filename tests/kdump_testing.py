@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import pty
+import signal
 import subprocess
 import sys
 import tempfile
@@ -36,6 +37,18 @@ def run_kdump(*args: str, cwd: str | os.PathLike[str] | None = None) -> CliResul
     finally:
         os.chdir(old)
     return CliResult(result.exit_code, result.stdout, result.stderr)
+
+
+_SIGNALS_TESTS_SEND = (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGQUIT)
+
+
+def default_signals() -> None:
+    """``preexec_fn`` for a child a test signals: the default disposition and an unblocked mask for
+    every signal tests send. A suite started under ``nohup``, in a background job or by a runner that
+    ignores SIGINT passes those dispositions on through exec; the child must not inherit them."""
+    for signo in _SIGNALS_TESTS_SEND:
+        signal.signal(signo, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS_TESTS_SEND)
 
 
 _INDEX_FIXTURE_MAKER = Path(__file__).resolve().parents[1] / "fixtures" / "corrupt-index" / "make_fixtures.py"

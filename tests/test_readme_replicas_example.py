@@ -1,5 +1,5 @@
-"""README's worked `kdump replicas` example stays true: its commands are run here, in a fresh
-directory, and every command's output must be what README shows under it (exit status 3: data loss)."""
+"""docs/guide.md's worked `kdump replicas` example stays true: its commands are run here, in a fresh
+directory, and every command's output must be what the guide shows under it (exit status 3: data loss)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _example() -> list[tuple[str, list[str]]]:
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "guide.md").read_text()
     after = readme.split(f"`tests/{Path(__file__).name}` runs these", 1)[1]
     block = re.search(r"```console\n(.*?)\n```", after, flags=re.S)
     assert block is not None

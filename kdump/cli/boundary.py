@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -38,20 +39,49 @@ class OutputFailed(BaseException):
         self.cause = cause
 
 
+TRACEBACK_HELP = "Show the Python traceback before an error line (debugging; every command takes it)."
+_TRACEBACK = "kdump.traceback"   # ctx.meta key (meta is shared by a context and its subcommands')
+
+
+class _CtrlCWhileParsing(BaseException):
+    """Ctrl-C while click parses the command line or runs an eager option (--version): carried past
+    click's own handler, which would print an empty line before kdump's one line."""
+
+
 def _traceback_requested(ctx: click.Context | None) -> bool:
     """--traceback given to this command or to one it is a subcommand of."""
+    if ctx is not None and ctx.meta.get(_TRACEBACK):
+        return True
     while ctx is not None and not ctx.params.get("traceback"):
         ctx = ctx.parent
     return ctx is not None
 
 
+def _remember_traceback(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.meta[_TRACEBACK] = True
+
+
 class ErrorBoundary(click.Command):
     """Mixed into kdump's command and group classes; ``error_exit`` is the command's code for a
-    ``KdumpError`` that is not a usage error (1 where the command writes or dumps, 2 where it reads)."""
+    ``KdumpError`` that is not a usage error (1 where the command writes or dumps, 2 where it reads).
+
+    Every command takes ``--traceback`` (the internal-error line asks for it): one that does not
+    declare it gets an option that only the boundary reads."""
 
     def __init__(self, *args: Any, error_exit: ExitCode = ExitCode.UNREADABLE, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.error_exit = error_exit
+        if not any(param.name == "traceback" for param in self.params):
+            self.params.append(click.Option(["--traceback"], is_flag=True, expose_value=False, is_eager=True,
+                                            callback=_remember_traceback, help=TRACEBACK_HELP))
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except KeyboardInterrupt:
+            raise _CtrlCWhileParsing from None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -77,6 +107,8 @@ class ErrorBoundary(click.Command):
         message: BaseException | str = err
         if code is ExitCode.INTERNAL:
             message = f"internal error {type(err).__name__}: {err} (rerun with --traceback and report it)"
+        if code >= ExitCode.INTERRUPTED:   # Ctrl-C or a signal: the line is written once, whatever follows
+            _STATE.interrupt_reported = True
         write_error(message, traceback_of=err if _traceback_requested(ctx) else None)
         ctx.exit(code)
 
@@ -98,27 +130,64 @@ class KdumpGroup(ErrorBoundary, click.Group):
     command_class = KdumpCommand
 
 
+class _State:
+    interrupt_reported = False   # "Error: interrupted" (or a signal's line) was written
+    own_process = False          # running as the kdump process (not in a test runner's CliRunner)
+
+
+_STATE = _State()
+
+
+def report_interrupt() -> int:
+    """Ctrl-C: one ``Error: interrupted`` line however many times and wherever it arrived (a command,
+    click's parsing, the final flush), then 130. Later Ctrl-Cs are ignored: the run is ending."""
+    ignore_sigint()
+    if not _STATE.interrupt_reported:
+        _STATE.interrupt_reported = True
+        write_error("interrupted")
+    return ExitCode.INTERRUPTED
+
+
+def ignore_sigint() -> None:
+    """Let what remains (writing the last line, flushing, the interpreter's exit) finish undisturbed."""
+    if not _STATE.own_process:
+        return
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (ValueError, OSError):   # not the main thread: nothing to protect here
+        pass
+
+
 def run_standalone(call: Callable[[], Any]) -> int:
-    """Run click's non-standalone ``main`` and turn every way it can end into an exit code."""
+    """Run click's non-standalone ``main`` and turn every way it can end into an exit code.
+
+    Once the code is known, SIGINT is ignored: a Ctrl-C during the teardown (the last flush, workers
+    being reaped, the interpreter's exit) can neither print a traceback nor lose the run's last line.
+    """
+    _STATE.interrupt_reported = False
+    _STATE.own_process = sys.stdout is sys.__stdout__
     if sys.stdout is None:  # started with stdout closed (`kdump ... >&-`)
         write_error("standard output is closed")
         return ExitCode.OUTPUT
-    _guard_stdout()
     try:
+        _guard_stdout()
         try:
             result = call()
             code = result if isinstance(result, int) else ExitCode.OK
         except click.ClickException as err:
             err.show()
             code = err.exit_code
-        except (click.Abort, KeyboardInterrupt):
-            write_error("interrupted")
-            code = ExitCode.INTERRUPTED
+        except (click.Abort, KeyboardInterrupt, _CtrlCWhileParsing):
+            code = report_interrupt()
+        if code == ExitCode.INTERRUPTED:
+            report_interrupt()   # the command wrote its line already, or it was lost to a second Ctrl-C
         sys.stdout.flush()
+        ignore_sigint()
     except OutputFailed as failure:
         code = _output_failed(failure)
-    except KeyboardInterrupt:
-        code = ExitCode.INTERRUPTED
+    except (KeyboardInterrupt, _CtrlCWhileParsing):
+        code = report_interrupt()
+    ignore_sigint()
     return int(code)
 
 

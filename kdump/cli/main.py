@@ -1,38 +1,66 @@
 """``kdump``: Kafka's ``kafka-dump-log.sh`` options at the top level, extra tools as subcommands.
 
 ``kdump --files A,B [...]`` behaves like DumpLogSegments; ``kdump gen``, ``kdump verify-index``
-and the other subcommands are kdump's own. Subcommand modules are imported only when used, so a
-plain dump starts fast (start-up time dominates a dump of a small file).
+and the other subcommands are kdump's own. Start-up is most of a small run's time (a CI loop calls
+``kdump verify-index`` once per segment), so this module imports only click and the top-level
+options: each subcommand's module is imported when that subcommand runs, the dump machinery when
+``--files`` is given, and ``--help``, ``--version`` and shell completion import neither
+(tests/cli/test_startup.py checks which modules each loads).
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
+from typing import TYPE_CHECKING
 
 import click
 
-from kdump import __version__, accelerators
+from kdump import __version__
 from kdump.cli.boundary import KdumpGroup
-from kdump.cli.dump_files import dump_files
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import dump_options
 
-# name -> "module:attribute"; each module holds one click command.
-SUBCOMMANDS: dict[str, str] = {
-    "gen": "kdump.cli.gen:gen",
-    "verify-index": "kdump.cli.verify_index:verify_index",
-    "verify": "kdump.cli.verify:verify",
-    "rebuild-index": "kdump.cli.rebuild_index:rebuild_index",
-    "find": "kdump.cli.find:find",
-    "summary": "kdump.cli.summary:summary",
-    "txn": "kdump.cli.txn:txn",
-    "partition-for": "kdump.cli.partition_for:partition_for",
-    "recover": "kdump.cli.recover:recover",
-    "replicas": "kdump.cli.replicas:replicas",
-    "spark": "kdump.cli.spark:spark",
-    "completion": "kdump.cli.completion:completion",
-    "tiered": "kdump.cli.tiered:tiered",
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
+
+# Every subcommand, in `kdump --help`'s order: name -> ("module:function", the line --help and a Tab show).
+# Adding a command is one line here; its module is imported only when it runs (or its own --help is asked).
+SUBCOMMANDS: dict[str, tuple[str, str] | str] = {
+    "gen": ("kdump.cli.gen:gen", "Write a realistic log.dirs, appending and rolling as a broker does."),
+    "verify-index": ("kdump.cli.verify_index:verify_index", "Check .index/.timeindex files against their logs."),
+    "verify": ("kdump.cli.verify:verify", "Check logs, indexes and checkpoints: CRCs, offsets, .txnindex..."),
+    "rebuild-index": ("kdump.cli.rebuild_index:rebuild_index", "Write the .index and .timeindex a broker would."),
+    "find": ("kdump.cli.find:find", "Find a record by offset or timestamp, as Kafka's lookups do."),
+    "summary": ("kdump.cli.summary:summary", "Per partition: segments, offsets, sizes, times, checkpoints."),
+    "txn": ("kdump.cli.txn:txn", "Committed, aborted and still-open transactions, against .txnindex."),
+    "partition-for": ("kdump.cli.partition_for:partition_for",
+                      "The __consumer_offsets / __transaction_state partition of a group or id."),
+    "recover": ("kdump.cli.recover:recover", "What a broker will do to a log dir at its next start."),
+    "replicas": ("kdump.cli.replicas:replicas", "Compare each partition's replicas across brokers' log dirs, offline."),
+    "spark": ("kdump.cli.spark:spark", "Run verify, export, recover or replicas as Spark jobs."),
+    "completion": ("kdump.cli.completion:completion", "Print the shell completion script (bash, zsh, fish)."),
+    "tiered": ("kdump.cli.tiered:tiered", "Tiered storage (KIP-405): remote segments against their metadata."),
 }
+
+
+def _summary(name: str) -> str:
+    entry = SUBCOMMANDS[name]
+    if isinstance(entry, str):   # a "module:function" line without its summary: ask the command
+        command = load_command(name)
+        return command.get_short_help_str() if command is not None else ""
+    return entry[1]
+
+
+def load_command(name: str) -> click.Command | None:
+    """The click command called ``name``, its module imported now; None for an unknown name."""
+    entry = SUBCOMMANDS.get(name)
+    if entry is None:
+        return None
+    module_name, attr = (entry if isinstance(entry, str) else entry[0]).split(":")
+    command = getattr(importlib.import_module(module_name), attr)
+    assert isinstance(command, click.Command)
+    return command
 
 
 class TopLevelGroup(KdumpGroup):
@@ -42,13 +70,19 @@ class TopLevelGroup(KdumpGroup):
         return list(SUBCOMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = SUBCOMMANDS.get(cmd_name)
-        if target is None:
-            return None
-        module_name, attr = target.split(":")
-        command = getattr(importlib.import_module(module_name), attr)
-        assert isinstance(command, click.Command)
-        return command
+        return load_command(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # The table's summaries: --help imports no subcommand.
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, _summary(name)) for name in SUBCOMMANDS])
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        # Subcommand names from the table, so a Tab imports no subcommand; option names as click does.
+        from click.shell_completion import CompletionItem
+
+        names = [CompletionItem(name, help=_summary(name)) for name in SUBCOMMANDS if name.startswith(incomplete)]
+        return names + click.Command.shell_complete(self, ctx, incomplete)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
@@ -59,12 +93,17 @@ class TopLevelGroup(KdumpGroup):
 
     def resolve_command(self, ctx: click.Context,
                         args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
-        if ctx.params.get("files") is not None and self.get_command(ctx, args[0]) is None:
+        known = args[0] in SUBCOMMANDS
+        if ctx.params.get("files") is not None and not known:
             # DumpLogSegments silently ignores non-option words (`--files a.log b.log` dumps a.log);
             # kdump ignores them too, but says so.
             click.echo(f"Ignoring argument(s) that are not options: {' '.join(args)} "
                        f"(list files as --files a,b)", err=True)
             return None, _IGNORED, []
+        if not known and not args[0].startswith("-") and not ctx.resilient_parsing:
+            close = difflib.get_close_matches(args[0], list(SUBCOMMANDS), n=3, cutoff=0.6)
+            hint = f" Did you mean {' or '.join(repr(name) for name in close)}?" if close else ""
+            ctx.fail(f"No such command {args[0]!r}.{hint} (kdump --help lists them)")
         return super().resolve_command(ctx, args)
 
 
@@ -74,6 +113,7 @@ _IGNORED = click.Command("ignored", callback=lambda: None, hidden=True)
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
+    from kdump import accelerators
     from kdump.format.crc import CRC32C_IMPLEMENTATION
     from kdump.format.records import RECORD_DECODER
     from kdump.render.log_text import LINE_FORMATTER
@@ -82,6 +122,13 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     click.echo(f"CRC-32C: {CRC32C_IMPLEMENTATION}; v2 records: {RECORD_DECODER}; dump lines: {LINE_FORMATTER}")
     click.echo(accelerators.status())
     ctx.exit()
+
+
+def dump_files(**options: object) -> int:
+    """``kdump --files``: the dump machinery is imported here, when there is something to dump."""
+    from kdump.cli.dump_files import dump_files as run
+
+    return run(**options)
 
 
 @click.group(cls=TopLevelGroup, error_exit=ExitCode.FILE_ERROR, invoke_without_command=True,
@@ -99,6 +146,8 @@ def cli(ctx: click.Context, **options: object) -> None:
     kdump verify-index /var/lib/kafka/data
     kdump gen demo-logs
     """
+    from kdump import accelerators
+
     accelerators.warn_once()  # an install without a compiler is otherwise silent (pip -q hides it)
     if ctx.invoked_subcommand is not None:
         return

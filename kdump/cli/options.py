@@ -7,13 +7,16 @@ from typing import TypeVar
 
 import click
 
+from kdump.cli.boundary import TRACEBACK_HELP
+from kdump.cli.completion import complete_decoder, complete_kafka_version
 from kdump.cli.parallel import available_cpus
 from kdump.cli.time_options import TimeInput, time_style_options
-from kdump.format.batch import INT32_MAX
-from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
-from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.render.dialect import DEFAULT_KAFKA_VERSION
 from kdump.render.times import TIME_INPUT_HELP
+
+# Java's Integer.MAX_VALUE, DumpLogSegments' default --max-bytes (kdump.format.batch.INT32_MAX, not
+# imported here: this module is loaded by every command, even --version, and must stay light).
+_INT32_MAX = 2**31 - 1
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -29,18 +32,27 @@ def option_stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
 
 kafka_version_option = click.option(
     "--kafka-version", default=DEFAULT_KAFKA_VERSION, show_default=True, metavar="V",
+    shell_complete=complete_kafka_version,
     help="Reproduce the output of this Kafka version's tool (2.2 ... 4.3).")
 json_option = click.option("--json", "json_output", is_flag=True,
                            help="Write JSON Lines instead of Kafka's text (schema: docs/json-output.md).")
-traceback_option = click.option("--traceback", is_flag=True, help="Show Python tracebacks for errors (debugging).")
+traceback_option = click.option("--traceback", is_flag=True, help=TRACEBACK_HELP)
 
-# The topic settings a rebuilt index depends on (rebuild-index, recover --out).
-index_settings_options = option_stack(
-    click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,
-                 show_default=True, help="The topic's index.interval.bytes."),
-    click.option("--segment-index-bytes", type=click.IntRange(min=24), default=DEFAULT_MAX_INDEX_BYTES,
-                 show_default=True, help="The topic's segment.index.bytes (an index holds at most this much)."),
-)
+
+
+def index_settings_options(func: F) -> F:
+    """The topic settings a rebuilt index depends on (rebuild-index, recover --out); the defaults are
+    the index writer's, imported when a command that takes them is."""
+    from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
+    from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
+
+    return option_stack(
+        click.option("--index-interval-bytes", type=click.IntRange(min=0), default=DEFAULT_INDEX_INTERVAL_BYTES,
+                     show_default=True, help="The topic's index.interval.bytes."),
+        click.option("--segment-index-bytes", type=click.IntRange(min=24), default=DEFAULT_MAX_INDEX_BYTES,
+                     show_default=True, help="The topic's segment.index.bytes (an index holds at most this much)."),
+    )(func)
+
 
 # The internal topics' decoder flags, in Kafka's precedence (the first flag given wins): flag, topic, help.
 INTERNAL_DECODERS = (
@@ -53,7 +65,9 @@ INTERNAL_DECODERS = (
 
 dump_options = option_stack(
     click.option("--files", metavar="file1,file2,...",
-                 help="REQUIRED: comma-separated list of data and index log files to dump."),
+                 help="REQUIRED: comma-separated list of what to dump: segment files (.log, .index, "
+                      ".timeindex, .snapshot, .txnindex, .checkpoint), checkpoint and metadata files, "
+                      "partition directories or whole log.dirs. A path that does not exist is an error (exit 1)."),
     click.option("--print-data-log", is_flag=True,
                  help="Print the records' keys and values (implies --deep-iteration)."),
     click.option("--deep-iteration", is_flag=True,
@@ -67,13 +81,15 @@ dump_options = option_stack(
                  help="For .index/.timeindex: only run the index's structural sanity check."),
     click.option("--max-message-size", type=int, default=5 * 1024 * 1024, show_default=True,
                  help="For .index: bytes read at each indexed position to find its batch."),
-    click.option("--max-bytes", type=int, default=INT32_MAX, show_default=True,
+    click.option("--max-bytes", type=int, default=_INT32_MAX, show_default=True,
                  help="For .log: read at most this many bytes from the start of each file."),
     click.option("--key-decoder-class", is_flag=False, flag_value="StringDecoder", default=None, metavar="[CLASS]",
+                 shell_complete=complete_decoder,
                  help="Decoder for keys: StringDecoder, IntegerDecoder, LongDecoder, DefaultDecoder (full "
                       "org.apache.kafka.tools.api.* names accepted) or hex, base64, json, schema-registry. "
                       "Implies --print-data-log."),
     click.option("--value-decoder-class", is_flag=False, flag_value="StringDecoder", default=None, metavar="[CLASS]",
+                 shell_complete=complete_decoder,
                  help="Decoder for values (same choices). Implies --print-data-log."),
     *(click.option(f"--{flag.replace('_', '-')}", is_flag=True, help=f"Decode {what}. Implies --print-data-log.")
       for flag, _, what in INTERNAL_DECODERS),

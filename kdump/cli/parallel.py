@@ -20,18 +20,19 @@ dies with its parent (PR_SET_PDEATHSIG), so none is left behind even if the pare
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from types import TracebackType
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
+
+if TYPE_CHECKING:   # imported when a pool starts: --jobs 1 and kdump's start-up need neither
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -98,6 +99,9 @@ class WorkerPool:
 
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             # A forked worker inherits unwritten output and would write it again when it exits.
             for stream in (sys.stdout, sys.stderr):
                 try:
@@ -121,6 +125,8 @@ class WorkerPool:
             for item in items:
                 yield item, func(item) if is_work is None or is_work(item) else None
             return
+        from concurrent.futures import Future
+
         pending: deque[tuple[T, Future[R | None]]] = deque()
         for item in items:
             if is_work is None or is_work(item):

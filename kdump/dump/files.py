@@ -21,7 +21,7 @@ from kdump.dump.log import dump_batches
 from kdump.dump.paths import expand_paths
 from kdump.dump.run import DumpOptions, DumpRun
 from kdump.dump.tape import Tape, play
-from kdump.errors import KdumpError, UsageError
+from kdump.errors import InputError, KdumpError, UsageError
 from kdump.format.crc import CRC32C_IMPLEMENTATION, CRC32C_IS_SLOW
 from kdump.log.files import FileKind, file_kind, java_path, kafka_suffix
 from kdump.log.logdir import SegmentFiles
@@ -186,6 +186,15 @@ def dump_records_from(segments: Sequence[SegmentFiles], position: int, options: 
     return result
 
 
+def _ignore_unknown(run: DumpRun, path: str) -> None:
+    """Kafka's tool ignores a file it has no handler for, and exits 0 even when the path does not
+    exist (4.3: ``Ignoring unknown file typo-dir``); a mistyped path must not pass a CI step, so
+    kdump fails that file instead (exit 1, after the same ``Dumping`` line)."""
+    if not os.path.lexists(path):
+        raise InputError("No such file or directory", path=path)
+    run.warn(f"Ignoring unknown file {java_path(path)}")
+
+
 def dump_one(run: DumpRun, path: str, from_directory: bool) -> None:
     run.records = run.options.records_for(path, from_directory)
     if not run.options.json:
@@ -198,7 +207,7 @@ def dump_one(run: DumpRun, path: str, from_directory: bool) -> None:
         if dump_extra(run, path):
             return
         if kafka_suffix(path) is None and run.dialect.ignores_names_without_dot:
-            run.warn(f"Ignoring unknown file {java_path(path)}")
+            _ignore_unknown(run, path)
             return
         if kafka_suffix(path) is None:
             # Kafka <= 4.2 dies here with StringIndexOutOfBoundsException; kdump names the file and goes on.
@@ -206,7 +215,7 @@ def dump_one(run: DumpRun, path: str, from_directory: bool) -> None:
                              "such names; checkpoint files are read by `kdump summary`)")
         kind = file_kind(path)
         if kind is None:
-            run.warn(f"Ignoring unknown file {java_path(path)}")
+            _ignore_unknown(run, path)
             return
         if kind in (FileKind.LOG, FileKind.CHECKPOINT) and not run.options.json:
             _create_decoders(run)

@@ -17,16 +17,40 @@ Every failure is a ``CodecError`` whose reason starts with the codec's name.
 from __future__ import annotations
 
 import enum
+import importlib.util
 import struct
+import sys
 import threading
 import zlib
 from collections.abc import Iterator
-
-import cramjam
-import lz4.frame
-import zstandard
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from kdump.errors import CodecError
+
+
+def _on_first_use(name: str) -> ModuleType:
+    """``import name``, run when an attribute is first used: most runs meet no codec (a shallow scan
+    never decompresses a v2 batch), and the three libraries took a third of kdump's start-up."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.loader is not None, name  # declared dependencies of kdump
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+if TYPE_CHECKING:
+    import cramjam
+    import lz4.frame as lz4_frame
+    import zstandard
+else:
+    cramjam = _on_first_use("cramjam")
+    lz4_frame = _on_first_use("lz4.frame")
+    zstandard = _on_first_use("zstandard")
 
 Buffer = bytes | bytearray | memoryview
 
@@ -281,7 +305,7 @@ def _lz4_chunks(data: Buffer, magic: int, chunk_size: int) -> Iterator[bytes]:
         # lz4.frame would trust for its output allocation (a forged one raises MemoryError).
         descriptor = bytes((flg & ~_LZ4_CONTENT_SIZE, bd))
         frame = b"".join((_LZ4_MAGIC, descriptor, bytes((_lz4_hc(descriptor),)), data[hc_pos + 1:]))
-    reader = lz4.frame.LZ4FrameDecompressor()
+    reader = lz4_frame.LZ4FrameDecompressor()
     out = reader.decompress(frame, max_length=chunk_size)
     while True:
         if out:
@@ -296,8 +320,8 @@ def _lz4_chunks(data: Buffer, magic: int, chunk_size: int) -> Iterator[bytes]:
 def _lz4_compress(data: bytes, magic: int, level: int | None) -> bytes:
     # Lz4BlockOutputStream: FLG 0x60 (version 1, independent blocks), BD 0x40 (64 KiB), stores an
     # incompressible block raw, ends with a zero end mark.
-    frame = lz4.frame.compress(data, compression_level=0 if level is None else level,
-                               block_size=lz4.frame.BLOCKSIZE_MAX64KB, block_linked=False,
+    frame = lz4_frame.compress(data, compression_level=0 if level is None else level,
+                               block_size=lz4_frame.BLOCKSIZE_MAX64KB, block_linked=False,
                                content_checksum=False, block_checksum=False, store_size=False)
     if magic == 0:
         # Kafka's writer for magic 0 hashes the magic bytes too (useBrokenFlagDescriptorChecksum).

@@ -13,9 +13,12 @@ Set ``KDUMP_CRC32C=crcmod`` to force the crcmod implementation (tests compare bo
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import os
 import zlib
 from collections.abc import Callable
+from types import ModuleType
 
 Buffer = bytes | bytearray | memoryview
 
@@ -38,11 +41,31 @@ def _crcmod_crc32c() -> tuple[Callable[..., int], str]:
     return crc, label
 
 
+def _crc32c_extension() -> ModuleType:
+    """The ``crc32c`` package's C extension, without the package's ``__init__``: that one imports
+    ``importlib.metadata`` for its version string and its command-line module, together 30-40 ms of
+    every kdump command's start-up. The extension (crc32c 2.x, ``crc32c/_crc32c*.so``) stands alone."""
+    package = importlib.util.find_spec("crc32c")
+    if package is None or not package.submodule_search_locations:
+        raise ImportError("the crc32c package is not installed")
+    for folder in package.submodule_search_locations:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = os.path.join(folder, "_crc32c" + suffix)
+            if os.path.exists(path):
+                spec = importlib.util.spec_from_file_location("crc32c._crc32c", path)
+                assert spec is not None and spec.loader is not None
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                return module
+    import crc32c  # another layout: the package as it is
+
+    return crc32c
+
+
 def _select() -> tuple[Callable[..., int], str]:
     if os.environ.get("KDUMP_CRC32C", "").lower() != "crcmod":
         try:
-            import crc32c as _hw
-
+            _hw = _crc32c_extension()
             if getattr(_hw, "hardware_based", True):
                 return _hw.crc32c, "crc32c (hardware)"
         except ImportError:

@@ -173,6 +173,12 @@ _PACKAGES = (TOOLS_API, SERIALIZER)
 _KAFKA_CLASSES = ("StringDecoder", "IntegerDecoder", "LongDecoder", "DefaultDecoder")
 
 
+def decoder_names() -> list[str]:
+    """What ``--key/value-decoder-class`` takes by name (``kdump completion`` offers them): the short
+    names, then Kafka's full class names (``org.apache.kafka.tools.api.*`` from 3.8)."""
+    return [*_DECODERS, *(TOOLS_API + name for name in _KAFKA_CLASSES)]
+
+
 def bytes_decoder(name: str) -> BytesDecoder:
     """Resolve a ``--key-decoder-class``/``--value-decoder-class`` value."""
     short = next((name.removeprefix(package) for package in _PACKAGES if name.startswith(package)), name)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from kdump.format.encode import encode_batch_v2
 from kdump.format.records import Record
-from kdump_testing import run_kdump
+from kdump_testing import default_signals, run_kdump
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGDIRS = ROOT / "fixtures" / "logdirs"
@@ -31,7 +31,7 @@ def run(*args: str, **popen: object) -> subprocess.CompletedProcess[bytes]:
 def test_reader_closing_the_pipe_mid_dump_ends_quietly() -> None:
     """`kdump --files ... | head -1`: the first line reached the reader, then nothing on stderr."""
     proc = subprocess.Popen([*KDUMP, "--files", str(LOGDIRS), "--print-data-log"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, cwd=ROOT)
+                            stderr=subprocess.PIPE, cwd=ROOT, preexec_fn=default_signals)
     assert proc.stdout is not None and proc.stderr is not None
     first = proc.stdout.readline()
     proc.stdout.close()  # as head does after one line; the dump is ~180 KB, more than a pipe holds
@@ -60,7 +60,8 @@ def test_subcommand_output_to_a_full_disk() -> None:
 
 def _interrupt_while_blocked(*args: str) -> tuple[int, bytes]:
     """Start kdump writing more than a pipe holds, let it block on the full pipe, send SIGINT."""
-    proc = subprocess.Popen([*KDUMP, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    proc = subprocess.Popen([*KDUMP, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                            preexec_fn=default_signals)
     assert proc.stdout is not None
     ready, _, _ = select.select([proc.stdout], [], [], 60)
     assert ready, "kdump wrote nothing"

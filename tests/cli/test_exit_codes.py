@@ -1,6 +1,6 @@
-"""README's exit-code tables, walked: every (command, code) cell is a case that must give that code.
+"""docs/exit-codes.md's tables, walked: every (command, code) cell is a case that must give that code.
 
-The tables are parsed from README.md, so a row added there without a case here (or a case whose
+The tables are parsed from docs/exit-codes.md, so a row added there without a case here (or a case whose
 row was removed) fails, and so does a command that exits with anything else.
 """
 
@@ -31,7 +31,7 @@ T0 = 1_700_000_000_000
 
 
 def _tables() -> list[list[list[str]]]:
-    section = (ROOT / "README.md").read_text().split("### Exit codes", 1)[1].split("\n## ", 1)[0]
+    section = (ROOT / "docs" / "exit-codes.md").read_text()
     tables: list[list[list[str]]] = []
     current: list[list[str]] = []
     for line in [*section.splitlines(), ""]:
@@ -46,14 +46,14 @@ def _tables() -> list[list[list[str]]]:
 
 
 def command_cells() -> list[tuple[str, int]]:
-    """(command, code) for every non-empty cell of README's per-command table."""
+    """(command, code) for every non-empty cell of docs/exit-codes.md's per-command table."""
     header, *rows = _tables()[0]
     codes = [int(c) for c in header[1:]]
     return [(row[0].strip("`"), code) for row in rows for code, cell in zip(codes, row[1:], strict=True) if cell]
 
 
 def common_codes() -> list[int]:
-    """The codes README says every command can end with."""
+    """The codes docs/exit-codes.md says every command can end with."""
     header, *rows = _tables()[1]
     assert header == ["code", "meaning"]
     return [int(row[0]) for row in rows]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kdump.log.writer import PartitionLog
-from kdump_testing import run_kdump
+from kdump_testing import default_signals, run_kdump
 
 FULL = ["--topics", "a,b,c,d,e,v0,v1,t", "--partitions", "2,v0=1,v1=1", "--records", "70",
         "--compression", "b=gzip,c=snappy,d=lz4,e=zstd,v0=gzip,v1=lz4,t=snappy",
@@ -250,7 +250,7 @@ BIG = ["--records", "5000000", "--partitions", "1"]   # minutes of work: still r
 def start_gen(out: Path) -> subprocess.Popen[str]:
     """``python -m kdump gen OUT`` on a big job, returned once its staging area exists beside OUT."""
     proc = subprocess.Popen([sys.executable, "-m", "kdump", "gen", str(out), *BIG], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=default_signals)
     deadline = time.monotonic() + 60
     while not any(p.name.startswith(".") for p in out.parent.iterdir()):
         assert proc.poll() is None, proc.communicate()
@@ -276,7 +276,7 @@ def test_signal_leaves_the_directory_force_would_replace(tmp_path: Path) -> None
     assert run_kdump("gen", str(out), "--records", "5").exit_code == 0
     before = tree(out)
     proc = subprocess.Popen([sys.executable, "-m", "kdump", "gen", str(out), "--force", *BIG],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_signals)
     deadline = time.monotonic() + 60
     while not any(p.name.startswith(".") for p in tmp_path.iterdir()):
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()

@@ -17,7 +17,7 @@ import pytest
 from kdump.cli.parallel import WorkerPool, available_cpus
 from kdump.errors import FormatError, KdumpError
 from kdump.format.checkpoint import CheckpointError
-from kdump_testing import run_kdump
+from kdump_testing import default_signals, run_kdump
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -152,7 +152,8 @@ def long_run(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 
 def _start_with_workers(args: list[str]) -> tuple[subprocess.Popen[bytes], list[int]]:
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=default_signals)
     workers: list[str] = []
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and len(workers) < 2 and proc.poll() is None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from kdump_testing import index_fixtures, run_kdump
+from kdump_testing import default_signals, index_fixtures, run_kdump
 
 fx = index_fixtures()
 SEG = "00000000000000000000"
@@ -54,6 +54,7 @@ def paused_rebuild(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
     ready = tmp_path / "ready"
     env = {**os.environ, "KDUMP_TEST_READY": str(ready)}
     proc = subprocess.Popen([sys.executable, "-c", _PAUSING_KDUMP, "rebuild-index", *args], env=env,
+                            preexec_fn=default_signals,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not ready.exists():

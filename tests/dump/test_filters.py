@@ -179,8 +179,8 @@ def test_library_filter_matches_the_cli() -> None:
     assert [os.path.basename(p) for p in result.files] == ["00000000000000000035.log", "00000000000000000050.log"]
 
 
-def test_readme_everyday_commands_work() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_guides_everyday_commands_work() -> None:
+    readme = (ROOT / "docs" / "guide.md").read_text()
     block = readme.split("## Everyday use", 1)[1].split("```sh\n", 1)[1].split("\n```", 1)[0]
     commands = [shlex.split(line)[1:] for line in block.splitlines()]
     assert len(commands) == 6

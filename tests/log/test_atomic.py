@@ -96,6 +96,14 @@ def test_a_signal_during_the_final_rename_waits_until_the_tree_is_in_place(
 
 
 def test_a_signal_while_staging_removes_the_area(tmp_path: Path) -> None:
+    previous = signal.signal(signal.SIGHUP, signal.SIG_DFL)   # as in a terminal, even under nohup
+    try:
+        _signal_while_staging(tmp_path)
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+
+
+def _signal_while_staging(tmp_path: Path) -> None:
     (tmp_path / "out").mkdir()
     write_files(str(tmp_path / "out"), {"a": b"1", "b": b"2"})
     with pytest.raises(SignalInterrupt) as caught, staged_directory(str(tmp_path / "new")) as stage:

@@ -29,7 +29,8 @@ def _script() -> ModuleType:
 
 def test_demo_is_readme_first_command_with_the_fixtures_of_the_checkout() -> None:
     fixtures = ROOT / "fixtures" / "logdirs"
-    assert _script().demo_commands() == [["--files", str(fixtures / "txn-1"), "--print-data-log"],
+    assert _script().demo_commands() == [["--files", str(fixtures / "txn-1" / "00000000000000000000.log"),
+                                          "--print-data-log"],
                                          ["summary", str(fixtures)]]
 
 

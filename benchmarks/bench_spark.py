@@ -30,12 +30,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import shutil
 import statistics
 import struct
 import subprocess
 import sys
-import resource
-import shutil
 import tempfile
 import threading
 import time
@@ -133,8 +133,10 @@ def spark_run(root: Path, master: str, split_bytes: str, repeat: int, actions: l
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1")
     out = subprocess.run([sys.executable, __file__, "--child", master, "--split-bytes", split_bytes,
                           "--repeat", str(repeat), "--actions", ",".join(actions), "--tiny", str(tiny), str(root)],
-                         env=env, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+                         env=env, capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"spark {master} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def _descendants() -> dict[int, tuple[str, float]]:
@@ -242,7 +244,7 @@ def child(root: str, master: str, split_bytes: str, repeat: int, actions: list[s
 
     spark = (SparkSession.builder.master(master).config("spark.ui.enabled", "false")
              .config("spark.ui.showConsoleProgress", "false").config("spark.sql.session.timeZone", "UTC")
-             .config("spark.driver.extraJavaOptions", "-Xmx384m").getOrCreate())
+             .config("spark.driver.memory", "512m").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     df = spark.read.format("kafka-log").option("splitBytes", split_bytes).load(root)
     partitions = df.rdd.getNumPartitions()

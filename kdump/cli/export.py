@@ -90,7 +90,7 @@ def export(paths: tuple[str, ...], out: str, partition_by: tuple[str, ...], leve
             write_task,
         )
         from kdump.spark.planning import DEFAULT_PACK_BYTES, pack, parse_size, plan
-        from kdump.spark.publish import publication
+        from kdump.spark.publish import exists, publication
     except ImportError:
         raise UsageError(MISSING) from None
     try:
@@ -115,6 +115,8 @@ def export(paths: tuple[str, ...], out: str, partition_by: tuple[str, ...], leve
                 write_empty(os.path.dirname(path), os.path.basename(path), level)
         click.echo(f"Wrote {written.rows} {level} rows to {out}")
         return
+    if not force and exists(out):
+        raise UsageError(f"{out} already exists (use --force to replace it)")
     with publication(out, "overwrite" if force else "errorifexists", job) as stage:
         assert stage is not None
         items = [(task, stage, part_name(i, job), options, partition_by) for i, task in enumerate(tasks)]

@@ -326,4 +326,5 @@ def staged_files(directory: str) -> Iterator[str]:
                 area.completed = directory
 
 
-__all__ = ["TEMP_SUFFIX", "remove_stale", "rename_no_replace", "staged_directory", "staged_files", "write_files", "write_new_file"]
+__all__ = ["TEMP_SUFFIX", "remove_stale", "rename_no_replace", "staged_directory", "staged_files", "write_files",
+           "write_new_file"]

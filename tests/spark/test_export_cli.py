@@ -54,7 +54,11 @@ def test_a_dataset_of_every_record_with_the_data_source_schema(logs: Path, tmp_p
     assert sorted(p.name for p in out.iterdir()) == ["_SUCCESS", "topic=orders", "topic=payments"]
     data_columns = [f.name for f in parquet.data_schema("record", ("topic",))]
     assert pq.read_schema(next((out / "topic=orders").iterdir())).names == data_columns
-    # Nothing of the run is left beside the output.
+    code, _, err = run("export", str(logs), "--to", str(out))
+    assert (code, err) == (2, f"Error: {out} already exists (use --force to replace it)\n")
+    assert run("export", str(logs), "--to", str(out), "--force", "--level", "batch")[0] == 0
+    assert pq.read_table(out).num_rows == 3 * 4 * 2 + 2 * 3
+    # Nothing of the runs is left beside the output.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["records"]
 
 
@@ -120,3 +124,24 @@ def test_a_damaged_time_index_entry_costs_speed_never_rows(tmp_path: Path) -> No
     # damaged segment 0 is read.
     later = Pruning(timestamp_min=BASE_TIME + 10 * 160)
     assert [s.segment.base_offset for s in plan([str(root)], pruning=later)] == [0, 160]
+
+
+def test_to_object_storage(s3: object, logs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in s3.env.items():  # type: ignore[attr-defined]
+        monkeypatch.setenv(name, value)
+    source = s3.upload(logs, "export-bucket", "logs")  # type: ignore[attr-defined]
+    out = "s3://export-bucket/records"
+    code, _, err = run("export", source, "--to", out, "--partition-by", "topic", "--split-bytes", "2k", "--jobs", "2")
+    assert code == 0, err
+    fs = s3.filesystem()  # type: ignore[attr-defined]
+    assert _table_rows(pq.read_table("export-bucket/records", filesystem=fs)) == reference_rows(logs)
+    with fs.open_input_stream("export-bucket/records/_SUCCESS") as f:
+        assert f.read() == b"kdump export\n"
+    code, _, err = run("export", source, "--to", out)
+    assert code == 2 and "already exists" in err
+    assert run("export", source, "--to", out, "--force", "--level", "batch")[0] == 0
+    assert pq.read_table("export-bucket/records", filesystem=fs).num_rows == 3 * 4 * 2 + 2 * 3
+    # Nothing staged is left in the bucket.
+    import pyarrow.fs as pafs
+
+    assert sorted(i.base_name for i in fs.get_file_info(pafs.FileSelector("export-bucket"))) == ["logs", "records"]

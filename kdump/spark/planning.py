@@ -318,13 +318,15 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
         # The driver reads an index only when it can change the plan (thousands of small remote
         # reads add up): to split a large segment, to narrow ranges for an offset filter, or to
         # find the batch a time-index entry names.
-        needs_index = (segment.size > split_bytes or pruning.offset_min is not None or pruning.offset_max is not None
-                       or pruning.timestamp_min is not None)
+        by_time = (pruning.timestamp_min is not None and segment.time_index is not None
+                   and segment.next_base_offset is not None)
+        needs_index = (segment.size > split_bytes or pruning.offset_min is not None
+                       or pruning.offset_max is not None or by_time)
         index = offset_index(segment) if needs_index else []
         with closing(SplitPoints(segment)) as points:
-            if pruning.timestamp_min is not None:
+            if by_time:
                 largest = largest_timestamp(segment, index, points)
-                if largest is not None and largest < pruning.timestamp_min:
+                if largest is not None and pruning.timestamp_min is not None and largest < pruning.timestamp_min:
                     continue
             for split in split_segment(segment, split_bytes, index, points):
                 narrowed = narrow_split(split, index, pruning, points)

@@ -15,6 +15,14 @@ compared with kdump's single-process decode in records per CPU second: on a shar
 holds from run to run where wall time does not. The ``identity`` action is a data source that
 decodes nothing and yields the same pre-built Arrow batch of the full schema: what the Python data
 source boundary and Spark's Arrow-to-row conversion cost by themselves.
+
+Exports (``--exports``, on by default): the in-task Parquet export (``kdump spark export``'s
+default), the DataFrame-path export (Spark's Parquet writer) and a ``level=batch`` count and export,
+each also run on a tiny log.dirs in the same session, so the figure is the export's own work beyond
+Spark's fixed cost per job; and single-process ``kdump export --jobs 1`` the same way (its CPU from
+``wait4``, beyond its own run on the tiny input). pyspark's daemon ignores SIGCHLD, so Python
+workers that exit are reaped without adding to anyone's ``wait4`` totals: every descendant of the
+Spark child is sampled from /proc while an action runs.
 """
 
 from __future__ import annotations
@@ -22,11 +30,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import shutil
 import statistics
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -108,20 +119,77 @@ ACTIONS = {
     "noop": "noop write of the full schema (every column materialised)",
     "narrow": "count() with .schema('offset long')",
     "identity": "count() of a Python data source yielding pre-built Arrow batches of the full schema",
+    "export_tasks": "kdump spark export to Parquet, files written in the tasks (the default)",
+    "export_frame": "the same export through the DataFrame path (Spark's Parquet writer)",
+    "batch_count": "count() at level=batch (batch headers only, no record decoding)",
+    "batch_export": "in-task export at level=batch",
 }
+EXPORTS = ("export_tasks", "export_frame", "batch_count", "batch_export")
 
 
-def spark_run(root: Path, master: str, split_bytes: str, repeat: int, actions: list[str]) -> dict[str, list[dict]]:
+def spark_run(root: Path, master: str, split_bytes: str, repeat: int, actions: list[str],
+              tiny: Path) -> dict[str, list[dict]]:
     """Run in a child process (a session's master is fixed): each action ``repeat`` times."""
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1")
     out = subprocess.run([sys.executable, __file__, "--child", master, "--split-bytes", split_bytes,
-                          "--repeat", str(repeat), "--actions", ",".join(actions), str(root)],
-                         env=env, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+                          "--repeat", str(repeat), "--actions", ",".join(actions), "--tiny", str(tiny), str(root)],
+                         env=env, capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"spark {master} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _tree_cpu_seconds() -> tuple[float, float]:
-    """CPU seconds (user+system, with reaped children) of this process's descendants: (JVM, Python workers)."""
+def _descendants() -> dict[int, tuple[str, float]]:
+    """pid -> (comm, CPU seconds with reaped children) of every living descendant of this process."""
+    procs = _processes()
+    found: dict[int, tuple[str, float]] = {}
+    todo = [os.getpid()]
+    while todo:
+        parent = todo.pop()
+        for pid, (ppid, comm, cpu) in procs.items():
+            if ppid == parent:
+                found[pid] = (comm, cpu)
+                todo.append(pid)
+    return found
+
+
+class TreeSampler:
+    """CPU of this process's descendants over a block, sampled every ``interval`` s from /proc, so
+    workers that start and exit inside the block count too (up to their last sample)."""
+
+    def __init__(self, interval: float = 0.25) -> None:
+        self.interval = interval
+        self.start = _descendants()
+        self.last = dict(self.start)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.last.update(_descendants())
+
+    def __enter__(self) -> TreeSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.last.update(_descendants())
+
+    def cpu(self) -> tuple[float, float]:
+        """(JVM, Python) CPU seconds spent inside the block."""
+        jvm = python = 0.0
+        for pid, (comm, cpu) in self.last.items():
+            spent = cpu - self.start.get(pid, (comm, 0.0))[1]
+            if comm == "java":
+                jvm += spent
+            else:
+                python += spent
+        return jvm, python
+
+
+def _processes() -> dict[int, tuple[int, str, float]]:
     tick = os.sysconf("SC_CLK_TCK")
     procs: dict[int, tuple[int, str, float]] = {}
     for entry in Path("/proc").iterdir():
@@ -132,18 +200,7 @@ def _tree_cpu_seconds() -> tuple[float, float]:
             except OSError:
                 continue
             procs[int(entry.name)] = (int(fields[1]), comm, sum(int(x) for x in fields[11:15]) / tick)
-    jvm = python = 0.0
-    todo = [os.getpid()]
-    while todo:
-        parent = todo.pop()
-        for pid, (ppid, comm, cpu) in procs.items():
-            if ppid == parent:
-                if comm == "java":
-                    jvm += cpu
-                else:
-                    python += cpu
-                todo.append(pid)
-    return jvm, python
+    return procs
 
 
 def identity_source(template: object, rows: int, tasks: int) -> type:
@@ -178,43 +235,93 @@ def identity_source(template: object, rows: int, tasks: int) -> type:
     return Identity
 
 
-def child(root: str, master: str, split_bytes: str, repeat: int, actions: list[str]) -> None:
+def child(root: str, master: str, split_bytes: str, repeat: int, actions: list[str], tiny: str) -> None:
     from pyspark.sql import SparkSession
 
+    from kdump.spark.jobs import export_frame, export_in_tasks
     from kdump.spark.planning import plan
     from kdump.spark.reading import read_split
 
     spark = (SparkSession.builder.master(master).config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+             .config("spark.ui.showConsoleProgress", "false").config("spark.sql.session.timeZone", "UTC")
+             .config("spark.driver.memory", "512m").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     df = spark.read.format("kafka-log").option("splitBytes", split_bytes).load(root)
     partitions = df.rdd.getNumPartitions()
     rows = df.count()                                      # warm-up: JIT, Python workers, page cache
     template = next(read_split(plan([root])[0]))
     spark.dataSource.register(identity_source(template, rows, partitions))
+    scratch = tempfile.mkdtemp(prefix="kdump-bench-out-")
+    options = {"splitBytes": split_bytes}
+
+    def export(path: str, writer: object, level: str = "record") -> None:
+        writer(spark, [path], os.path.join(scratch, "out"), level=level, mode="overwrite",  # type: ignore[operator]
+               options=options)
+        shutil.rmtree(os.path.join(scratch, "out"))
+
+    def batch_count(path: str) -> None:
+        spark.read.format("kafka-log").option("splitBytes", split_bytes).option("level", "batch").load(path).count()
+
     runs = {
-        "count": df.count,
-        "noop": lambda: df.write.format("noop").mode("overwrite").save(),
-        "narrow": lambda: spark.read.format("kafka-log").option("splitBytes", split_bytes)
-                                    .schema("offset long").load(root).count(),
-        "identity": lambda: spark.read.format("kdump-bench-identity").load().count(),
+        "count": lambda path: spark.read.format("kafka-log").option("splitBytes", split_bytes).load(path).count(),
+        "noop": lambda path: spark.read.format("kafka-log").option("splitBytes", split_bytes).load(path)
+                                  .write.format("noop").mode("overwrite").save(),
+        "narrow": lambda path: spark.read.format("kafka-log").option("splitBytes", split_bytes)
+                                    .schema("offset long").load(path).count(),
+        "identity": lambda path: spark.read.format("kdump-bench-identity").load().count(),
+        "export_tasks": lambda path: export(path, export_in_tasks),
+        "export_frame": lambda path: export(path, export_frame),
+        "batch_count": batch_count,
+        "batch_export": lambda path: export(path, export_in_tasks, "batch"),
     }
+    for action in actions:                                 # warm-up of each action on the tiny input
+        if action in EXPORTS:
+            runs[action](tiny)
     results: dict[str, list[dict]] = {}
     for _ in range(repeat):
         for action in actions:
-            jvm0, py0 = _tree_cpu_seconds()
-            start = time.perf_counter()
-            runs[action]()
-            elapsed = time.perf_counter() - start
-            jvm1, py1 = _tree_cpu_seconds()
-            results.setdefault(action, []).append({"seconds": elapsed, "jvm_cpu": jvm1 - jvm0,
-                                                   "python_cpu": py1 - py0})
+            for name, path in ((action, root), (f"{action}@tiny", tiny)):
+                if path == tiny and action not in EXPORTS:
+                    continue
+                cpu = time.thread_time()           # the driver's own work (not the sampler thread's)
+                with TreeSampler() as sampler:
+                    start = time.perf_counter()
+                    runs[action](path)
+                    elapsed = time.perf_counter() - start
+                jvm, python = sampler.cpu()
+                results.setdefault(name, []).append({"seconds": elapsed, "jvm_cpu": jvm,
+                                                     "python_cpu": python + time.thread_time() - cpu})
     spark.stop()
+    shutil.rmtree(scratch, ignore_errors=True)
     print(json.dumps({"partitions": partitions, "rows": rows, "runs": results}))
+
+
+def cli_export(root: Path, repeat: int) -> dict[str, float]:
+    """``kdump export ROOT --jobs 1`` in a child process: median wall and CPU seconds (``wait4``'s)."""
+    walls, cpus = [], []
+    scratch = Path(tempfile.mkdtemp(prefix="kdump-bench-cli-"))
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "kdump", "export", str(root), "--to", str(scratch / "out"),
+                        "--jobs", "1"], check=True, capture_output=True)
+        walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+        shutil.rmtree(scratch / "out")
+    shutil.rmtree(scratch)
+    return {"seconds": _median(walls), "cpu": _median(cpus)}
 
 
 def _median(values: list[float]) -> float:
     return statistics.median(values)
+
+
+def _beyond(runs: dict[str, list[dict]], action: str) -> tuple[float, float, float]:
+    """(wall s, JVM CPU-s, Python CPU-s): medians of the action beyond its medians on the tiny input."""
+    big, tiny = runs[action], runs[f"{action}@tiny"]
+    return tuple(_median([x[k] for x in big]) - _median([x[k] for x in tiny])  # type: ignore[return-value]
+                 for k in ("seconds", "jvm_cpu", "python_cpu"))
 
 
 def main() -> None:
@@ -229,30 +336,42 @@ def main() -> None:
     parser.add_argument("--masters", default="local[1],local[2]")
     parser.add_argument("--keep", help="generate into (or reuse) this directory instead of a temporary one")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--tiny", help=argparse.SUPPRESS)
     args = parser.parse_args()
     actions = args.actions.split(",")
     if args.child:
-        child(args.root, args.child, args.split_bytes, args.repeat, actions)
+        child(args.root, args.child, args.split_bytes, args.repeat, actions, args.tiny)
         return
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="kdump-bench-")) / "logs"
     if not root.exists():
         start = time.perf_counter()
         generate(root, args.size_mib, args.partitions, args.segment_mib)
         print(f"generated {args.size_mib} MiB in {time.perf_counter() - start:.1f} s: {root}")
+    tiny = root.parent / f"{root.name}-tiny"
+    if not tiny.exists():
+        generate(tiny, args.partitions, args.partitions, args.segment_mib)   # 1 MiB a partition
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
           f"(shared machine: CPU seconds are the steady figure)")
     base = single_process(root)
     n = base["records"]
+    n_tiny = sum(b.num_rows for b in _arrow_rows(tiny))
     per_cpu = n / base["decode_cpu"]
-    print(f"records: {n:,}")
+    print(f"records: {n:,} (tiny input: {n_tiny:,})")
     print(f"kdump single process, decode only: {n / base['decode_s'] / 1e6:5.2f} M records/s wall, "
           f"{per_cpu / 1e6:5.2f} M per CPU-s")
     print(f"kdump single process, Arrow rows:  {n / base['arrow_s'] / 1e6:5.2f} M records/s wall, "
           f"{n / base['arrow_cpu'] / 1e6:5.2f} M per CPU-s")
+    cli_rate = None
+    if any(a in EXPORTS for a in actions):
+        big, small = cli_export(root, args.repeat), cli_export(tiny, args.repeat)
+        cli_cpu = big["cpu"] - small["cpu"]
+        cli_rate = (n - n_tiny) / cli_cpu
+        print(f"kdump export --jobs 1 (Parquet): {big['seconds']:5.1f} s wall, {big['cpu']:5.1f} CPU-s; beyond the "
+              f"tiny run ({small['cpu']:.1f} CPU-s): {cli_rate / 1e6:5.2f} M records per CPU-s")
     walls: dict[str, dict[str, float]] = {}
     for master in args.masters.split(","):
         cores = int(master[master.index("[") + 1:-1])
-        r = spark_run(root, master, args.split_bytes, args.repeat, actions)
+        r = spark_run(root, master, args.split_bytes, args.repeat, actions, tiny)
         print(f"spark {master}: {r['partitions']} partitions, medians of {args.repeat} runs")
         for action in actions:
             runs = r["runs"][action]
@@ -261,15 +380,29 @@ def main() -> None:
             python = _median([x["python_cpu"] for x in runs])
             walls.setdefault(action, {})[master] = wall
             rate = n / (jvm + python)
-            print(f"  {action:8} {wall:6.1f} s wall ({n / wall / cores / 1e6:5.2f} M records/s per core), "
+            print(f"  {action:12} {wall:6.1f} s wall ({n / wall / cores / 1e6:5.2f} M records/s per core), "
                   f"CPU {jvm:5.1f} s JVM + {python:5.1f} s Python = {rate / 1e6:5.2f} M records per CPU-s "
                   f"({rate / per_cpu:.2f}x single-process decode)")
+            if action in EXPORTS:
+                own_wall, own_jvm, own_py = _beyond(r["runs"], action)
+                own = (n - n_tiny) / max(own_jvm + own_py, 1e-9)
+                versus = f", {own / cli_rate:.2f}x kdump export" if cli_rate else ""
+                print(f"  {'':12} beyond the tiny run: {own_wall:6.1f} s wall, CPU {own_jvm:5.1f} s JVM + "
+                      f"{own_py:5.1f} s Python = {own / 1e6:5.2f} M records per CPU-s{versus}")
     masters = args.masters.split(",")
     if len(masters) == 2:
         for action in actions:
             w = walls[action]
             print(f"speed-up {masters[1]} vs {masters[0]}, {action}: {w[masters[0]] / w[masters[1]]:.2f}x wall")
     print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
+def _arrow_rows(root: Path):  # type: ignore[no-untyped-def]
+    from kdump.spark.planning import plan
+    from kdump.spark.reading import ReadOptions, read_split
+
+    for split in plan([str(root)]):
+        yield from read_split(split, options=ReadOptions(level="record"))
 
 
 if __name__ == "__main__":

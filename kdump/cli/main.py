@@ -41,6 +41,7 @@ SUBCOMMANDS: dict[str, tuple[str, str] | str] = {
     "spark": ("kdump.cli.spark:spark", "Run verify, export, recover or replicas as Spark jobs."),
     "completion": ("kdump.cli.completion:completion", "Print the shell completion script (bash, zsh, fish)."),
     "tiered": ("kdump.cli.tiered:tiered", "Tiered storage (KIP-405): remote segments against their metadata."),
+    "export": ("kdump.cli.export:export", "Write the records under PATHS as Parquet, without Spark."),
 }
 
 

@@ -261,7 +261,13 @@ def render_summary(result: VerifyResult, *, errors_only: bool = False) -> str:
 @session_options
 def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tuple[str, ...], level: str,
                    mode: str, split_bytes: str, isolation: str, settings: SessionSettings) -> None:
-    """Write the records (or batches) under PATHS to OUT as Parquet (or another Spark format)."""
+    """Write the records (or batches) under PATHS to OUT as Parquet (or another Spark format).
+
+    \b
+    Parquet is written inside the tasks that decode the records (the files `kdump export` writes),
+    staged and published all at once with a _SUCCESS file; other formats use Spark's own writer.
+    --mode overwrite replaces only an earlier export's output (or an empty directory).
+    """
     try:
         from kdump.spark.discovery import require_segments
         from kdump.spark.jobs import export

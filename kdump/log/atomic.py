@@ -295,4 +295,36 @@ def _commit_directory(content: str, target: str, *, force: bool, marker: tuple[s
             raise
 
 
-__all__ = ["TEMP_SUFFIX", "remove_stale", "rename_no_replace", "staged_directory", "write_files", "write_new_file"]
+@contextmanager
+def staged_files(directory: str) -> Iterator[str]:
+    """Yield a fresh directory to fill; when the block succeeds its files join the existing ``directory``.
+
+    For adding to a tree (an export's append): each file is renamed to the same relative path in
+    ``directory`` (subdirectories made as needed), never replacing one; signals wait until every
+    file is in, and if a rename fails the files already moved are taken out again. The area is a
+    hidden ``.<name>.<random>.kdump-tmp`` inside ``directory``, removed however the block ends.
+    """
+    with guard.active():
+        remove_stale(directory)
+        with _owned_area(os.path.join(directory, "added")) as area:
+            content = os.path.join(area.path, CONTENT)
+            os.mkdir(content)
+            yield content
+            with guard.hold(directory):
+                moved: list[str] = []
+                try:
+                    for root, _, names in os.walk(content):
+                        place = os.path.normpath(os.path.join(directory, os.path.relpath(root, content)))
+                        os.makedirs(place, exist_ok=True)
+                        for name in sorted(names):
+                            _rename_into_place(os.path.join(root, name), os.path.join(place, name))
+                            moved.append(os.path.join(place, name))
+                except BaseException:
+                    for path in moved:      # ours, just made: all or none of the new files
+                        _unlink(path)
+                    raise
+                area.completed = directory
+
+
+__all__ = ["TEMP_SUFFIX", "remove_stale", "rename_no_replace", "staged_directory", "staged_files", "write_files",
+           "write_new_file"]

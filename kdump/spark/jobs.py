@@ -1,5 +1,9 @@
 """The ``kdump spark`` jobs: verify every segment in parallel, export records to Parquet.
 
+``export`` writes Parquet inside the tasks that decode the records (``kdump.spark.parquet``, the
+function ``kdump export`` runs in its worker processes), published all at once by
+``kdump.spark.publish``; other formats go through a DataFrame and Spark's own writer.
+
 ``verify`` runs kdump's one verify driver (``kdump.verify.driver.verify_paths``) with Spark as its
 worker pool: the driver reads each partition's own files, one task per segment runs ``check_run``
 (``mapInArrow`` over pickled work, so it runs on Spark 3.3+ too), and the driver applies the partition
@@ -172,6 +176,53 @@ def export(spark: SparkSession, paths: list[str], out: str, *, fmt: str = "parqu
            partition_by: tuple[str, ...] = (), level: str = "record", mode: str = "errorifexists",
            options: dict[str, str] | None = None) -> int:
     """Write the ``kafka-log`` rows of ``paths`` to ``out``; returns the number of rows this run wrote.
+
+    Parquet is written inside the tasks (``export_in_tasks``) unless a partition column has no
+    directory form there; other formats go through a DataFrame and Spark's writer.
+    """
+    from kdump.spark.parquet import unsupported_partition
+
+    if fmt.lower() == "parquet" and unsupported_partition(level, partition_by) is None:
+        return export_in_tasks(spark, paths, out, partition_by=partition_by, level=level, mode=mode,
+                               options=options)
+    return export_frame(spark, paths, out, fmt=fmt, partition_by=partition_by, level=level, mode=mode,
+                        options=options)
+
+
+def export_in_tasks(spark: SparkSession, paths: list[str], out: str, *, partition_by: tuple[str, ...] = (),
+                    level: str = "record", mode: str = "errorifexists", options: dict[str, str] | None = None) -> int:
+    """Parquet written by the tasks that decode the records (``kdump.spark.parquet.write_task``, as
+    ``kdump export``): no row crosses into the JVM. The driver plans and packs the splits as the data
+    source does, one Spark task per pack writes its file(s) into a staging directory, and the dataset is
+    published when all are done (``kdump.spark.publish``); the rows are those the tasks wrote."""
+    import uuid
+
+    from kdump.spark.datasource import check_option_names
+    from kdump.spark.parquet import export_options, part_name, write_empty, write_task
+    from kdump.spark.planning import DEFAULT_PACK_BYTES, DEFAULT_SPLIT_BYTES, pack, parse_size, plan
+    from kdump.spark.publish import publication
+
+    given = {k.lower(): str(v) for k, v in (options or {}).items()}
+    check_option_names(given)
+    read = export_options(level, given.get("isolation", "read_uncommitted"))
+    split_bytes = parse_size(given.get("splitbytes", DEFAULT_SPLIT_BYTES))
+    pack_bytes = min(split_bytes, parse_size(given.get("packbytes", DEFAULT_PACK_BYTES)))
+    tasks = pack(plan(paths, split_bytes=split_bytes, with_aborts=True), pack_bytes)
+    job = uuid.uuid4().hex
+    with publication(out, mode, job) as stage:
+        if stage is None:
+            return 0
+        done = run_tasks(spark, write_task, {i: (task, stage, part_name(i, job), read, partition_by)
+                                             for i, task in enumerate(tasks)})
+        if not any(w.files for w in done.values()):
+            write_empty(stage, part_name(0, job), level, partition_by)
+        return sum(w.rows for w in done.values())
+
+
+def export_frame(spark: SparkSession, paths: list[str], out: str, *, fmt: str = "parquet",
+                 partition_by: tuple[str, ...] = (), level: str = "record", mode: str = "errorifexists",
+                 options: dict[str, str] | None = None) -> int:
+    """The DataFrame path: the data source's rows handed to Spark's writer for ``fmt``.
 
     The rows are counted as they are written (an ``Observation``), not by reading ``out`` back: with
     ``mode="append"`` the output also holds earlier runs' rows, and a second pass would decode twice.

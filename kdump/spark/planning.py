@@ -5,10 +5,12 @@ so it pickles into tasks without pyspark. Splits are cut only at batch positions
 segment's ``.index`` that the ``.log`` confirms (a CRC-valid batch starts there, at or before the
 entry's offset), so a task never starts in the middle of a batch, whatever the index says.
 
-Pruning trusts the indexes and Kafka's invariants (offsets increase through a partition, a rolled
-segment's last time-index entry holds its largest timestamp). It only ever drops work that cannot
-hold a matching row, and Spark still re-applies every filter, so a wrong index costs rows only if
-it is corrupt: run ``kdump spark verify`` first on data you do not trust.
+Pruning relies on Kafka's invariants (offsets increase through a partition, a rolled segment's last
+time-index entry holds its largest timestamp) only through index entries the log confirms: a split
+starts at an ``.index`` position where a CRC-valid batch begins, and a segment is skipped by time
+only when the batch its last ``.timeindex`` entry names has that maxTimestamp. It only ever drops
+work that cannot hold a matching row, and Spark still re-applies every filter, so a damaged index
+costs speed, not rows.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from contextlib import closing
 from dataclasses import dataclass, replace
 
 from kdump.broker.isolation import AbortedRange
-from kdump.errors import InputError
+from kdump.errors import InputError, KdumpError
 from kdump.format.batch import Batch
 from kdump.format.index import (
     OFFSET_ENTRY_SIZE,
@@ -30,6 +32,7 @@ from kdump.format.index import (
     read_time_entry,
 )
 from kdump.format.txnindex import iter_aborted_txns
+from kdump.log.batches import LogBatches
 from kdump.log.lookup import checked_entry
 from kdump.log.segment import ReadOnlyFile
 from kdump.spark.discovery import Segment, require_segments
@@ -106,19 +109,71 @@ def offset_index(segment: Segment) -> list[tuple[int, int]]:
     return entries
 
 
-def largest_timestamp(segment: Segment) -> int | None:
-    """The largest timestamp of a rolled segment: its time index's last entry (None when unknown)."""
-    if segment.time_index is None or segment.next_base_offset is None:
-        return None                                     # the active segment's index lags its data
+def time_entries(segment: Segment) -> list[tuple[int, int]] | None:
+    """(timestamp, offset) entries of the segment's ``.timeindex``; None when one breaks Kafka's rules.
+
+    ``TimeIndex.maybeAppend`` (storage/.../log/TimeIndex.java, Kafka 4.3) appends only a timestamp
+    above the last entry's, at an offset not below it, inside the segment; an index that does not
+    follow them is not used at all (pruning a segment on it could lose rows).
+    """
+    if segment.time_index is None:
+        return None
     data = _read_index(segment.time_index)
-    entries = count_entries(len(data), TIME_ENTRY_SIZE)
-    best = None
-    for slot in range(entries):
+    entries: list[tuple[int, int]] = []
+    for slot in range(count_entries(len(data), TIME_ENTRY_SIZE)):
         entry = read_time_entry(data, segment.base_offset, slot)
         if slot > 0 and entry.offset == segment.base_offset and entry.timestamp == 0:
             break                                       # zero padding
-        best = entry.timestamp if best is None else max(best, entry.timestamp)
-    return best
+        if entry.offset < segment.base_offset or (
+                segment.next_base_offset is not None and entry.offset >= segment.next_base_offset) or (
+                entries and (entry.timestamp < entries[-1][0] or entry.offset < entries[-1][1])):
+            return None
+        entries.append((entry.timestamp, entry.offset))
+    return entries
+
+
+def largest_timestamp(segment: Segment, index: list[tuple[int, int]] | None = None,
+                      check: BoundaryCheck | None = None) -> int | None:
+    """The largest timestamp of a rolled segment, only when the log confirms it (None: unknown).
+
+    It is the time index's last entry (Kafka appends the segment's largest timestamp, at the offset
+    of the batch holding it, when the segment rolls: ``LogSegment.onBecomeInactiveSegment``). The
+    entry is checked as split points are: the batch holding its offset must start at a position an
+    ``.index`` entry gives and the log confirms (or be found by scanning from the segment's start),
+    pass its CRC check and have exactly that maxTimestamp. A damaged entry is then not used, which
+    costs reading the segment, never rows.
+    """
+    if segment.time_index is None or segment.next_base_offset is None:
+        return None                                     # the active segment's index lags its data
+    entries = time_entries(segment)
+    if not entries:
+        return None
+    timestamp, offset = entries[-1]
+    if check is None:
+        with closing(SplitPoints(segment)) as points:
+            return largest_timestamp(segment, index, points)
+    batch = _batch_holding(segment, offset, offset_index(segment) if index is None else index, check)
+    return timestamp if batch is not None and batch.max_timestamp == timestamp else None
+
+
+def _batch_holding(segment: Segment, offset: int, index: list[tuple[int, int]], check: BoundaryCheck) -> Batch | None:
+    """The CRC-valid batch holding ``offset``, scanned for from the last confirmed index entry at or below it."""
+    start = 0
+    for entry_offset, position in reversed([e for e in index if e[0] <= offset]):
+        if check(entry_offset, position) is not None:
+            start = position
+            break
+    with open_any(segment.log) as file:
+        try:
+            for batch in LogBatches(file, start, window_bytes=PROBE_BYTES):
+                if batch.last_offset >= offset:
+                    return batch if batch.is_valid and batch.base_offset <= offset else None
+        except KdumpError:
+            return None
+    return None
+
+
+PROBE_BYTES = 64 * 1024
 
 
 BoundaryCheck = Callable[[int, int], "Batch | None"]
@@ -260,15 +315,19 @@ def plan(locations: Iterable[str], *, split_bytes: int = DEFAULT_SPLIT_BYTES,
         if not pruning.may_hold(segment.base_offset,
                                 None if segment.next_base_offset is None else segment.next_base_offset - 1):
             continue
-        if pruning.timestamp_min is not None:
-            largest = largest_timestamp(segment)
-            if largest is not None and largest < pruning.timestamp_min:
-                continue
         # The driver reads an index only when it can change the plan (thousands of small remote
-        # reads add up): to split a large segment, or to narrow ranges for an offset filter.
-        needs_index = segment.size > split_bytes or pruning.offset_min is not None or pruning.offset_max is not None
+        # reads add up): to split a large segment, to narrow ranges for an offset filter, or to
+        # find the batch a time-index entry names.
+        by_time = (pruning.timestamp_min is not None and segment.time_index is not None
+                   and segment.next_base_offset is not None)
+        needs_index = (segment.size > split_bytes or pruning.offset_min is not None
+                       or pruning.offset_max is not None or by_time)
         index = offset_index(segment) if needs_index else []
         with closing(SplitPoints(segment)) as points:
+            if by_time:
+                largest = largest_timestamp(segment, index, points)
+                if largest is not None and pruning.timestamp_min is not None and largest < pruning.timestamp_min:
+                    continue
             for split in split_segment(segment, split_bytes, index, points):
                 narrowed = narrow_split(split, index, pruning, points)
                 if narrowed is not None and pruning.may_hold(narrowed.min_offset, narrowed.max_offset):

@@ -144,6 +144,9 @@ CASES: dict[tuple[str, int], Callable[[Path], int]] = {
     ("kdump partition-for", 2): lambda tmp: _code("partition-for"),
     ("kdump completion", 0): lambda tmp: _code("completion", "bash"),
     ("kdump completion", 2): lambda tmp: _code("completion", "ksh"),
+    ("kdump export", 0): lambda tmp: _code("export", str(PLAIN), "--to", str(tmp / "out.parquet")),
+    ("kdump export", 1): lambda tmp: _code("export", str(PLAIN), "--to", "/proc/kdump-cannot-write-here"),
+    ("kdump export", 2): lambda tmp: _code("export", str(PLAIN), "--to", str(tmp)),     # exists, no --force
     ("kdump spark verify", 0): lambda tmp: _code("spark", "verify", str(_spark_logs(tmp)), "--master", "local[2]"),
     ("kdump spark verify", 1): lambda tmp: _spark_verify_corrupt(tmp),
     ("kdump spark verify", 2): lambda tmp: _code("spark", "verify", str(tmp)),
@@ -245,6 +248,7 @@ ARGS = {
     "kdump completion": ["completion", "bash"],
     "kdump spark verify": ["spark", "verify", "unused"],
     "kdump spark export": ["spark", "export", "unused", "--to", "unused"],
+    "kdump export": ["export", "unused", "--to", "unused"],
     "kdump spark recover": ["spark", "recover", str(PLAIN)],
     "kdump replicas": ["replicas", str(PLAIN)],
     "kdump spark replicas": ["spark", "replicas", str(PLAIN)],

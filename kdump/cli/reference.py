@@ -24,7 +24,11 @@ Generated from the commands' own help by `python -m kdump.cli.reference > docs/c
 
 
 def _help(command: click.Command, name: str, parent: click.Context | None) -> tuple[str, click.Context]:
-    ctx = click.Context(command, info_name=name, parent=parent, terminal_width=WIDTH, max_content_width=WIDTH)
+    # The command's own context settings (the root's `-h`), as `make_context` applies them: click
+    # caches each command's help option by the first context that asked, so a context without them
+    # would print `-h` or not depending on which commands ran before in the same process.
+    settings = {**command.context_settings, "terminal_width": WIDTH, "max_content_width": WIDTH}
+    ctx = click.Context(command, info_name=name, parent=parent, **settings)
     return command.get_help(ctx), ctx
 
 

@@ -182,7 +182,8 @@ def read_replica_files(replica: Replica) -> None:
     replica.high_watermark, replica.recovery_point = checkpoints.high_watermark, checkpoints.recovery_point
     replica.cleaner_offset = checkpoints.cleaner_offset
     replica.log_start_checkpoint = checkpoints.log_start_offset or 0
-    replica.log_start_offset = checkpoints.offsets(first_base, None).log_start_offset
+    # replicas compares the local logs: a tiered partition's log start below them is remote storage's
+    replica.log_start_offset = checkpoints.offsets(first_base, None).local_log_start_offset
 
 
 class ReplicaScan:

@@ -5,9 +5,10 @@ LogSegment.recover of Kafka 4.3.0 (the same steps as core/src/main/scala/kafka/l
 of 3.3.2, 3.6.0 and 3.9.0), read-only: nothing here changes a file; ``plan_partition`` says what the
 broker would change and what it would keep.
 
-0. The log dir: an unparseable recovery-point or log-start checkpoint takes it offline (a refusal).
-   Every partition dir is loaded, ``-future`` and ``-stray`` ones too; ``-delete`` ones without
-   recovery, then deleted (LogManager.loadLogs).
+0. The log dir (kdump.broker.log_manager, LogManager.loadLogs): an unparseable recovery-point or
+   log-start checkpoint takes it offline (a refusal). Every partition dir is loaded, ``-future`` and
+   ``-stray`` ones too; ``-delete`` ones without recovery, then deleted. The plan's data is
+   kdump.broker.partition_plan.
 
 1. Temporary files: ``*.deleted`` (not KRaft ``.checkpoint.deleted``) and ``*.cleaned`` are deleted;
    a ``*.swap`` whose base offset is at or above the smallest ``.cleaned`` one belongs to an
@@ -21,10 +22,11 @@ broker would change and what it would keep.
    The segments not recovered are walked too: damage or missing index entries there stay.
    A recovered segment whose offsets overflow its index is split (kdump.broker.overflow_split) and
    the loading starts again on the pieces.
-4. The log end offset, the recovery point (lifted to the log start), the log start offset and the
-   high watermark that follow (every segment and snapshot goes when the log start offset is past
-   the log end), the leader-epoch entries the broker truncates, the producer snapshots, and the
-   transactions left open (kdump.broker.unified_log.replay_transactions).
+4. The log end offset, the recovery point (lifted to the local log start), the log start offset
+   (kdump.broker.unified_log: a tiered partition keeps its checkpoint's) and the high watermark that
+   follow (every segment and snapshot goes when the log start offset is past the log end), the
+   leader-epoch entries the broker truncates, the producer snapshots, and the transactions left
+   open (kdump.broker.unified_log.replay_transactions).
 
 Recovering a segment (LogSegment.recover) keeps the batches before the first one that fails
 ``ensureValid`` (framing, size, CRC) and rebuilds the segment's indexes.
@@ -33,12 +35,13 @@ Recovering a segment (LogSegment.recover) keeps the batches before the first one
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 
+from kdump.broker.log_dir_checkpoints import read_leader_epochs
+from kdump.broker.log_manager import LogDirState
 from kdump.broker.overflow_split import SplitFailure, split_pieces
+from kdump.broker.partition_plan import FileChange, PartitionPlan
 from kdump.broker.recovery import (
     WHOLE,
-    DeletedSegment,
     SegmentOverflow,
     SegmentRecovery,
     UncheckedSegment,
@@ -49,132 +52,21 @@ from kdump.broker.recovery import (
 )
 from kdump.broker.unified_log import (
     SegmentPart,
-    TransactionEffect,
     high_watermark,
+    local_log_start_offset,
     log_start_offset,
     replay_transactions,
 )
 from kdump.errors import KdumpError
-from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_offset_checkpoint
+from kdump.format.checkpoint import LEADER_EPOCH_CHECKPOINT_NAME, EpochEntry
 from kdump.log.files import segment_base_offset
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.log.indexes import open_offset_index
-from kdump.log.logdir import is_partition_dir, parse_partition_dir_name
-from kdump.log.segment import ReadOnlyFile, read_small_file
+from kdump.log.logdir import parse_partition_dir_name
+from kdump.log.segment import ReadOnlyFile
 from kdump.log.state_files import read_aborted_txns
 
-CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown"
-"""The marker a broker writes into each log dir at a clean shutdown (CleanShutdownFileHandler)."""
-
-RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
-LOG_START_CHECKPOINT = "log-start-offset-checkpoint"
-HIGH_WATERMARK_CHECKPOINT = "replication-offset-checkpoint"
-_MAX_CHECKPOINT_BYTES = 64 << 20
-METADATA_TOPIC = "__cluster_metadata"
 _INDEX_SUFFIXES = (".index", ".timeindex", ".txnindex")
-
-
-@dataclass
-class LogDirState:
-    """What the broker reads from a log dir's own files before it loads the partitions."""
-
-    path: str
-    clean_shutdown: bool
-    recovery_points: dict[tuple[str, int], int] = field(default_factory=dict)
-    log_start_offsets: dict[tuple[str, int], int] = field(default_factory=dict)
-    high_watermarks: dict[tuple[str, int], int] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    refusal: tuple[str, str] | None = None        # (file, why): the broker loads no partition of this dir
-
-
-@dataclass
-class FileChange:
-    """One file the broker deletes or renames while loading (``to`` is set for a rename)."""
-
-    path: str
-    action: str            # "delete" or "rename"
-    why: str
-    to: str | None = None
-
-
-@dataclass
-class PartitionPlan:
-    topic: str
-    partition: int
-    path: str
-    clean_shutdown: bool
-    recovery_point: int
-    log_start_checkpoint: int
-    high_watermark_checkpoint: int | None
-    file_changes: list[FileChange] = field(default_factory=list)
-    recovered: list[SegmentRecovery] = field(default_factory=list)
-    deleted_segments: list[DeletedSegment] = field(default_factory=list)
-    rebuilt_indexes: list[tuple[str, str]] = field(default_factory=list)        # (segment log, why)
-    unchecked: list[UncheckedSegment] = field(default_factory=list)          # kept, not recovered, and damaged
-    kept_segments: list[tuple[int, str]] = field(default_factory=list)         # (base, file to read it from)
-    epochs: list[EpochEntry] = field(default_factory=list)                      # leader-epoch cache after loading
-    epochs_removed: list[EpochEntry] = field(default_factory=list)
-    epochs_added: list[EpochEntry] = field(default_factory=list)
-    snapshots_deleted: list[str] = field(default_factory=list)
-    snapshot_written: int | None = None       # the offset of the snapshot rebuildProducerState adds, if new
-    log_end_offset_before: int = 0
-    log_end_offset: int = 0
-    log_start_offset: int = 0
-    new_recovery_point: int = 0
-    high_watermark: int | None = None
-    transactions: TransactionEffect = field(default_factory=TransactionEffect)
-    split_spans: dict[int, tuple[int, int]] = field(default_factory=dict)  # split piece base -> bytes of its file
-    dir_state: str | None = None              # None, or "future", "stray", "delete" (the dir name's suffix)
-    refused_file: str | None = None           # the broker cannot load this partition because of this file
-    refused_reason: str | None = None         # (it takes the log dir offline, or fails to start)
-
-    def refuse(self, path: str, reason: str) -> None:
-        self.refused_file, self.refused_reason = path, reason
-
-    @property
-    def refused(self) -> str | None:
-        return None if self.refused_file is None else f"{self.refused_file}: {self.refused_reason}"
-
-    @property
-    def loses_data(self) -> bool:
-        return any(r.lost_batches or (r.truncated_bytes and not r.zero_padding) for r in self.recovered) or \
-            bool(self.deleted_segments) or self.committed_lost is not None
-
-    @property
-    def committed_lost(self) -> tuple[int, int] | None:
-        """The offsets the high watermark checkpoint proves were committed (below it) that the log no
-        longer holds after loading: from the new log end offset to the checkpoint's high watermark."""
-        hw = self.high_watermark_checkpoint
-        if hw is None or self.refused_file is not None or self.dir_state == "delete" or hw <= self.log_end_offset:
-            return None
-        return self.log_end_offset, hw - 1
-
-
-def read_log_dir_state(log_dir: str) -> LogDirState:
-    """The clean-shutdown marker and the three offset checkpoints of a log dir."""
-    state = LogDirState(log_dir, os.path.exists(os.path.join(log_dir, CLEAN_SHUTDOWN_FILE)))
-    for name, target in ((RECOVERY_POINT_CHECKPOINT, state.recovery_points),
-                         (LOG_START_CHECKPOINT, state.log_start_offsets),
-                         (HIGH_WATERMARK_CHECKPOINT, state.high_watermarks)):
-        path = os.path.join(log_dir, name)
-        if not os.path.exists(path):
-            continue
-        try:
-            parsed = parse_offset_checkpoint(read_small_file(path, _MAX_CHECKPOINT_BYTES), path)
-        except KdumpError as err:
-            if name == HIGH_WATERMARK_CHECKPOINT:
-                # Read by ReplicaManager when a partition becomes leader, not while logs load.
-                state.notes.append(f"{path}: {err.reason}; the broker fails to read it when the partitions "
-                                   f"become leaders")
-                continue
-            # LogManager.loadLogs (kafka/log/LogManager.scala, 3.9.0 and 4.3.0) warns and resets the offsets,
-            # but CheckpointFileWithFailureHandler.read has already marked the log dir offline: no
-            # partition of it loads, and a broker whose only log dir is offline stops.
-            state.refusal = (path, f"{err.reason} (reading it takes the log dir offline: the broker does not "
-                                   f"load it and stops when it has no other log dir)")
-            continue
-        target.update({(e.topic, e.partition): e.offset for e in parsed.entries})
-    return state
 
 
 def _temporary_files(plan: PartitionPlan, files: dict[str, str]) -> None:
@@ -225,13 +117,11 @@ def _txn_index_problem(path: str, base_offset: int) -> str | None:
 
 
 def _read_epochs(plan: PartitionPlan) -> list[EpochEntry]:
-    path = os.path.join(plan.path, "leader-epoch-checkpoint")
-    if not os.path.exists(path):
-        return []
     try:
-        return list(parse_leader_epoch_checkpoint(read_small_file(path, _MAX_CHECKPOINT_BYTES), path).entries)
+        return read_leader_epochs(plan.path) or []
     except KdumpError as err:
-        plan.refuse(path, f"{err.reason} (the broker fails to load the partition's leader-epoch cache)")
+        plan.refuse(os.path.join(plan.path, LEADER_EPOCH_CHECKPOINT_NAME),
+                    f"{err.reason} (the broker fails to load the partition's leader-epoch cache)")
         return []
 
 
@@ -243,11 +133,11 @@ def plan_partition(path: str, state: LogDirState,
     if parsed is None:
         raise KdumpError("not a partition directory (expected <topic>-<partition>)", path=path)
     topic, partition, dir_state = parsed
-    key = (topic, partition)
     # A -future or -stray dir is the same partition: the log dir's checkpoints key it by topic and partition.
+    checkpoints = state.partition(topic, partition)
     plan = PartitionPlan(topic, partition, os.path.abspath(path), state.clean_shutdown,
-                         state.recovery_points.get(key, 0), state.log_start_offsets.get(key, 0),
-                         state.high_watermarks.get(key), dir_state=dir_state)
+                         checkpoints.recovery_point or 0, checkpoints.log_start_offset or 0,
+                         checkpoints.high_watermark, dir_state=dir_state)
     if state.refusal is not None:
         plan.refuse(*state.refusal)
         return plan
@@ -310,14 +200,17 @@ def plan_partition(path: str, state: LogDirState,
         # one at the new log end.
         snapshots = [(-1, p) for _, p in snapshots]
     first_base = kept[0][0] if kept else plan.log_start_checkpoint
-    plan.log_start_offset = log_start_offset(plan.log_start_checkpoint, first_base)
+    remote = state.partition(topic, partition, first_base).remote_log_enabled
+    plan.log_start_offset = log_start_offset(plan.log_start_checkpoint, first_base, remote)
+    local_start = local_log_start_offset(plan.log_start_offset, first_base)
     if state.clean_shutdown and not emptied:
         plan.new_recovery_point = plan.log_end_offset
     else:
         plan.new_recovery_point = min(plan.recovery_point, plan.log_end_offset)
-    # UnifiedLog's constructor (updateLogStartOffset, updateLocalLogStartOffset) lifts it to the log start.
-    plan.new_recovery_point = max(plan.new_recovery_point, plan.log_start_offset)
-    plan.high_watermark = high_watermark(plan.high_watermark_checkpoint, plan.log_start_offset, plan.log_end_offset)
+    # UnifiedLog's constructor (updateLogStartOffset, updateLocalLogStartOffset) lifts it and the high
+    # watermark to the local log start.
+    plan.new_recovery_point = max(plan.new_recovery_point, local_start)
+    plan.high_watermark = high_watermark(plan.high_watermark_checkpoint, local_start, plan.log_end_offset)
     _truncate_epochs(epochs, plan.log_end_offset, plan.log_start_checkpoint)
     plan.kept_segments = kept
     plan.unchecked = _unchecked(plan, kept, recoveries, files, index_interval_bytes)
@@ -457,32 +350,4 @@ def _truncate_epochs(epochs: list[EpochEntry], end_offset: int, start_offset: in
         epochs[:] = [EpochEntry(removed[-1].epoch, start_offset)] + [e for e in epochs if e.start_offset > start_offset]
 
 
-def partition_dirs(log_dir: str, state: LogDirState) -> list[str]:
-    """The partition dirs a broker loads from ``log_dir``, in topic and partition order (notes in ``state``
-    say what is left out).
-
-    LogManager.loadLogs (kafka/log/LogManager.scala, 4.3.0) loads every directory but the tiered-storage
-    index cache and the KRaft metadata log: ``-future`` (a replica being moved here) and ``-stray`` dirs
-    are loaded and recovered like any log, ``-delete`` dirs are loaded without recovery and deleted.
-    """
-    partitions = []
-    for name in os.listdir(log_dir):
-        parsed = parse_partition_dir_name(name)
-        full = os.path.join(log_dir, name)
-        if parsed is None or not os.path.isdir(full):
-            continue
-        if parsed[0] == METADATA_TOPIC:
-            # KafkaMetadataLog loads the KRaft log with its own rules (snapshots, the quorum's epoch).
-            state.notes.append(f"{full}: the KRaft metadata log is loaded by the raft layer; not planned here")
-            continue
-        partitions.append((parsed[0], parsed[1], parsed[2] or "", full))
-    return [full for *_, full in sorted(partitions)]
-
-
-def recover_targets(path: str) -> tuple[LogDirState, list[str]]:
-    """The log dir state and the partition dirs ``kdump recover PATH`` plans: PATH itself when it is a
-    partition dir (with its parent's checkpoints), else every partition dir of the log dir PATH."""
-    if is_partition_dir(path):
-        return read_log_dir_state(os.path.dirname(os.path.abspath(path))), [path]
-    state = read_log_dir_state(path)
-    return state, partition_dirs(path, state)
+__all__ = ["plan_partition"]

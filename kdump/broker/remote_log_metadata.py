@@ -16,17 +16,19 @@ transition it drops) is kept as ``Anomaly`` rather than raised.
 
 from __future__ import annotations
 
+import os
 import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
-from kdump.errors import FormatError
+from kdump.errors import FormatError, KdumpError
 from kdump.format.checkpoint import uuid_to_string
 from kdump.format.messages import tables
 from kdump.format.messages.framed import PARTITION_DELETE_STATES, SEGMENT_STATES, read_framed
 from kdump.format.messages.protocol import MessageData
 from kdump.log.batches import LogBatches
-from kdump.log.logdir import PartitionDir
+from kdump.log.logdir import PartitionDir, read_partition_dir
 from kdump.log.segment import ReadOnlyFile
 
 METADATA_TOPIC = "__remote_log_metadata"
@@ -176,3 +178,21 @@ def replay(partitions: Iterable[PartitionDir]) -> RemoteLogMetadataReplay:
     for offset, value in metadata_records(partitions):
         result.apply(offset, value)
     return result
+
+
+@lru_cache(maxsize=16)
+def remote_log_starts(log_dir: str) -> dict[tuple[str, int], int]:
+    """(topic, partition) -> the first offset in remote storage, for the partitions this log dir's
+    ``__remote_log_metadata`` holds finished copies of (one broker's view: its own metadata partitions).
+    Such a partition is remote-log-enabled: UnifiedLog keeps its log start offset below the local log."""
+    try:
+        names = [n for n in os.listdir(log_dir) if n.startswith(METADATA_TOPIC + "-")]
+    except OSError:
+        return {}
+    meta_dirs = [p for p in (read_partition_dir(os.path.join(log_dir, n)) for n in sorted(names)) if p.state is None]
+    try:
+        parts = replay(meta_dirs).partitions if meta_dirs else {}
+    except KdumpError:
+        return {}
+    return {(t, p): min(s.start_offset for s in part.segments.values() if s.state == COPY_FINISHED)
+            for (t, p, _), part in parts.items() if any(s.state == COPY_FINISHED for s in part.segments.values())}

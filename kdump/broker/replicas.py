@@ -4,7 +4,7 @@ A PATH is a broker's log dir (the broker named by ``meta.properties`` ``node.id`
 the dir by ``directory.id``), a partition dir, or a folder holding such log dirs. Replicas of one
 partition are matched by topic name and topic id (``partition.metadata``, KIP-516).
 
-Per replica, from the log dir's checkpoints (read as the broker reads them, kdump.broker.loader) and
+Per replica, from the log dir's checkpoints (read as the broker reads them, kdump.broker.log_dir_checkpoints) and
 one walk over its batch headers (kdump.log.headers, no record is decoded):
 
 * log start offset: max(log-start-offset-checkpoint, first segment's base offset) as LogLoader.load;
@@ -26,12 +26,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from kdump.broker.leader_epoch_cache import LeaderEpochFileCache
-from kdump.broker.loader import CLEAN_SHUTDOWN_FILE, METADATA_TOPIC, LogDirState, read_log_dir_state
+from kdump.broker.log_dir_checkpoints import CLEANER_CHECKPOINT, read_leader_epochs
+from kdump.broker.log_manager import CLEAN_SHUTDOWN_FILE, METADATA_TOPIC, LogDirState, read_log_dir_state
 from kdump.errors import InputError, KdumpError
 from kdump.format.checkpoint import (
     EpochEntry,
-    parse_leader_epoch_checkpoint,
-    parse_offset_checkpoint,
     parse_partition_metadata,
     parse_properties,
 )
@@ -40,7 +39,6 @@ from kdump.log.logdir import PartitionDir, walk_partitions
 from kdump.log.segment import read_small_file
 
 _SMALL_FILE_LIMIT = 64 << 20
-CLEANER_CHECKPOINT = "cleaner-offset-checkpoint"
 
 
 @dataclass
@@ -124,13 +122,10 @@ def _read_log_dir(path: str) -> LogDir:
     log_dir.problems.extend(log_dir.state.notes)
     if log_dir.state.refusal is not None:
         log_dir.problems.append(f"{log_dir.state.refusal[0]}: {log_dir.state.refusal[1]}")
-    cleaner = os.path.join(path, CLEANER_CHECKPOINT)
-    if os.path.exists(cleaner):
-        try:
-            parsed = parse_offset_checkpoint(read_small_file(cleaner, _SMALL_FILE_LIMIT), cleaner)
-            log_dir.cleaner_offsets = {(e.topic, e.partition): e.offset for e in parsed.entries}
-        except KdumpError as err:
-            log_dir.problems.append(f"{cleaner}: {err.reason}")
+    log_dir.cleaner_offsets = log_dir.state.checkpoints.tables.get(CLEANER_CHECKPOINT, {})
+    if CLEANER_CHECKPOINT in log_dir.state.checkpoints.problems:
+        log_dir.problems.append(f"{os.path.join(path, CLEANER_CHECKPOINT)}: "
+                                f"{log_dir.state.checkpoints.problems[CLEANER_CHECKPOINT].reason}")
     return log_dir
 
 
@@ -178,19 +173,17 @@ def read_replica_files(replica: Replica) -> None:
         except KdumpError as err:
             replica.problems.append(f"{meta}: {err.reason}")
     epochs = os.path.join(pdir.path, "leader-epoch-checkpoint")
-    if os.path.exists(epochs):
-        try:
-            replica.checkpoint_epochs = list(parse_leader_epoch_checkpoint(
-                read_small_file(epochs, _SMALL_FILE_LIMIT), epochs).entries)
-        except KdumpError as err:
-            replica.problems.append(f"{epochs}: {err.reason}")
-    state = replica.log_dir.state
-    replica.high_watermark = state.high_watermarks.get(key)
-    replica.recovery_point = state.recovery_points.get(key)
-    replica.cleaner_offset = replica.log_dir.cleaner_offsets.get(key)
-    first_base = pdir.segments[0].base_offset if pdir.segments else 0
-    replica.log_start_checkpoint = state.log_start_offsets.get(key, 0)
-    replica.log_start_offset = max(replica.log_start_checkpoint, first_base)
+    try:
+        replica.checkpoint_epochs = read_leader_epochs(pdir.path) or []
+    except KdumpError as err:
+        replica.problems.append(f"{epochs}: {err.reason}")
+    first_base = pdir.segments[0].base_offset if pdir.segments else None
+    checkpoints = replica.log_dir.state.partition(*key, first_base)   # kdump.broker.log_dir_checkpoints
+    replica.high_watermark, replica.recovery_point = checkpoints.high_watermark, checkpoints.recovery_point
+    replica.cleaner_offset = checkpoints.cleaner_offset
+    replica.log_start_checkpoint = checkpoints.log_start_offset or 0
+    # replicas compares the local logs: a tiered partition's log start below them is remote storage's
+    replica.log_start_offset = checkpoints.offsets(first_base, None).local_log_start_offset
 
 
 class ReplicaScan:

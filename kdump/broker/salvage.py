@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 
 from kdump.broker.broker_files import BrokerStateObserver, PartitionOffsets, write_offset_checkpoints
-from kdump.broker.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan
+from kdump.broker.log_manager import CLEAN_SHUTDOWN_FILE, LogDirState
+from kdump.broker.partition_plan import PartitionPlan
 from kdump.broker.unified_log import load_from_snapshot
 from kdump.format.batch import Batch
 from kdump.format.checkpoint import encode_leader_epoch_checkpoint

@@ -6,9 +6,13 @@ watermark, last stable offset, recovery point) comes from the functions here, so
 Kafka 4.3.0:
 
 - ``log_start_offset``: storage/.../internals/log/LogLoader.java ``load``: the log start offset
-  checkpoint, raised to the first segment's base offset (``newLogStartOffset``).
+  checkpoint, raised to the first segment's base offset (``newLogStartOffset``), except for a
+  remote-log-enabled (tiered) partition, whose log start stays the checkpoint's, in remote storage.
+- ``local_log_start_offset``: the UnifiedLog constructor's ``updateLocalLogStartOffset``: the log
+  start offset raised to the first local segment's base offset (the same for a local-only log).
 - ``high_watermark``: UnifiedLog.updateHighWatermark: the checkpointed value held between the log
-  start offset and the log end offset.
+  start offset and the log end offset, then lifted to the local log start
+  (UnifiedLog.updateLocalLogStartOffset lifts the high watermark and the recovery point).
 - ``last_stable_offset``: UnifiedLog.lastStableOffset: the first unstable offset (the earliest
   transaction not yet decided) when it is below the high watermark, else the high watermark; without
   a high watermark, the log end offset.
@@ -57,9 +61,17 @@ def log_end_offset(segments: Iterable[SegmentOffsets]) -> int | None:
     return highest + 1 if highest is not None else last_base
 
 
-def log_start_offset(checkpoint: int | None, first_segment_base: int | None) -> int:
-    """LogLoader.load's ``newLogStartOffset`` (local logs): max(checkpoint, first segment's base offset)."""
+def log_start_offset(checkpoint: int | None, first_segment_base: int | None, remote_log_enabled: bool = False) -> int:
+    """LogLoader.load's ``newLogStartOffset``: max(checkpoint, first segment's base offset); the checkpoint
+    alone for a remote-log-enabled partition (Kafka 4.3.0; a missing entry is 0, LogManager.loadLog)."""
+    if remote_log_enabled:
+        return checkpoint or 0
     return max(checkpoint or 0, first_segment_base if first_segment_base is not None else 0)
+
+
+def local_log_start_offset(log_start: int, first_segment_base: int | None) -> int:
+    """UnifiedLog's constructor: updateLocalLogStartOffset(max(logStartOffset, first segment's base offset))."""
+    return max(log_start, first_segment_base if first_segment_base is not None else 0)
 
 
 def high_watermark(checkpoint: int | None, start: int, log_end: int) -> int | None:
@@ -80,6 +92,7 @@ class LogOffsetsSnapshot:
     """LogOffsetsSnapshot.java, with the recovery point: what a partition's files say of its offsets."""
 
     log_start_offset: int
+    local_log_start_offset: int
     log_end_offset: int
     high_watermark: int | None
     last_stable_offset: int | None
@@ -88,11 +101,12 @@ class LogOffsetsSnapshot:
     @classmethod
     def of(cls, *, log_start_checkpoint: int | None, first_segment_base: int | None, log_end: int | None,
            high_watermark_checkpoint: int | None = None, recovery_point: int | None = None,
-           first_unstable: int | None = None) -> LogOffsetsSnapshot:
-        start = log_start_offset(log_start_checkpoint, first_segment_base)
-        end = start if log_end is None else max(log_end, start)
-        hw = high_watermark(high_watermark_checkpoint, start, end)
-        return cls(start, end, hw, last_stable_offset(first_unstable, hw, end), recovery_point)
+           first_unstable: int | None = None, remote_log_enabled: bool = False) -> LogOffsetsSnapshot:
+        start = log_start_offset(log_start_checkpoint, first_segment_base, remote_log_enabled)
+        local = local_log_start_offset(start, first_segment_base)
+        end = local if log_end is None else max(log_end, local)
+        hw = high_watermark(high_watermark_checkpoint, local, end)
+        return cls(start, local, end, hw, last_stable_offset(first_unstable, hw, end), recovery_point)
 
 
 def snapshot_offsets(partition_path: str) -> list[tuple[int, str]]:
@@ -188,6 +202,7 @@ __all__ = [
     "high_watermark",
     "last_stable_offset",
     "load_from_snapshot",
+    "local_log_start_offset",
     "log_end_offset",
     "log_start_offset",
     "rebuild_producer_state",

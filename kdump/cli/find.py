@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import click
 
-from kdump.broker.unified_log import log_start_offset
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, kafka_version_option, traceback_option
@@ -24,7 +23,7 @@ from kdump.render import log_json
 from kdump.render.dialect import parse_kafka_version
 from kdump.render.log_text import RecordTextOptions
 from kdump.render.times import TIME_INPUT_HELP, TimeStyle
-from kdump.verify.partition_check import LOG_START_CHECKPOINT, partition_checkpoints
+from kdump.verify.partition_check import partition_checkpoints
 
 
 def _render_json(result: LookupResult, explain: bool) -> str:
@@ -71,9 +70,9 @@ def find(partition_dir: str, offset: int | None, timestamp: int | None, count: i
         raise click.UsageError("give exactly one of --offset and --timestamp")
     dialect = parse_kafka_version(kafka_version)
     partition = read_partition_dir(partition_dir)
-    checkpoint, _problems = partition_checkpoints(partition, {LOG_START_CHECKPOINT: "log start offset"}, {})
+    checkpoints, _problems = partition_checkpoints(partition)
     first_base = partition.segments[0].base_offset if partition.segments else None
-    log_start = log_start_offset(checkpoint.get("log start offset"), first_base)
+    log_start = checkpoints.offsets(first_base, None).log_start_offset
     if offset is not None:
         result = find_offset(partition, offset, log_start)
     else:

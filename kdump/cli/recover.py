@@ -11,7 +11,9 @@ from collections.abc import Sequence
 
 import click
 
-from kdump.broker.loader import LogDirState, PartitionPlan, plan_partition, recover_targets
+from kdump.broker.loader import plan_partition
+from kdump.broker.log_manager import LogDirState, recover_targets
+from kdump.broker.partition_plan import PartitionPlan
 from kdump.broker.salvage import write_recovered_copy
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode

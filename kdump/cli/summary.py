@@ -10,6 +10,7 @@ import sys
 
 import click
 
+from kdump.broker.log_dir_checkpoints import CheckpointCache
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option
@@ -22,7 +23,6 @@ from kdump.render.summary_table import PartitionRow, partition_row, partitions_t
 from kdump.render.summary_text import summary_lines, summary_object, summary_renderable
 from kdump.render.times import TimeStyle
 from kdump.verify.partition_summary import (
-    CheckpointCache,
     CheckpointsRead,
     PartitionSummary,
     read_partition_checkpoints,
@@ -64,7 +64,7 @@ def summary(path: str, plain: bool, detail: bool, jobs: int, times: TimeStyle | 
         console = Console()
     rows: list[PartitionRow] = []
     errors = False
-    cache: CheckpointCache = {}
+    cache = CheckpointCache()
     with Walk("summary", (path,), jobs=jobs, json_output=json_output) as walk:
         bar = walk.bar
         for _, result in walk.partitions(_summarize, lambda partition: _with_checkpoints(cache, partition)):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from os.path import basename
 from typing import Any
 
-from kdump.broker.loader import CLEAN_SHUTDOWN_FILE, LogDirState, PartitionPlan
+from kdump.broker.log_manager import CLEAN_SHUTDOWN_FILE, LogDirState
+from kdump.broker.partition_plan import PartitionPlan
 from kdump.broker.recovery import SegmentRecovery
 
 _DIR_KINDS = {"future": ", the future replica of a move between log dirs", "stray": ", a stray replica",

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kdump.broker.loader import LogDirState, PartitionPlan, plan_partition, recover_targets
+from kdump.broker.loader import plan_partition
+from kdump.broker.log_manager import LogDirState, recover_targets
+from kdump.broker.partition_plan import PartitionPlan
 from kdump.spark.jobs import run_tasks
 
 if TYPE_CHECKING:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from kdump.broker.log_dir_checkpoints import CheckpointCache
 from kdump.errors import KdumpError
 from kdump.log.logdir import PartitionDir, SegmentFiles, log_bytes
 from kdump.log.segment import ReadOnlyFile
@@ -160,7 +161,7 @@ _Item = Run | _Edge | _Failed
 def _items(paths: Iterable[str], options: Options, planner: Callable[[str], Iterable[Target]], read: ReadSmall,
            open_file: Opener, task_bytes: int) -> Iterator[_Item]:
     """Every run of segments, in order, between the edges of its owner."""
-    cache: dict[str, object] = {}
+    cache = CheckpointCache(read)
     for path in paths:
         try:
             for target in planner(path):

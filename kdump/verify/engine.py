@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from kdump.broker.log_dir_checkpoints import CheckpointCache
 from kdump.errors import InputError, KdumpError
 from kdump.log.files import FileKind, base_offset_of, file_kind, sibling
 from kdump.log.logdir import PartitionDir, SegmentFiles, log_bytes
@@ -163,7 +164,7 @@ def check_segment(seg: SegmentFiles, active: bool, options: Options, tally: Tall
 
 
 def begin_partition(partition: PartitionDir, options: Options, tally: Tally, read: ReadSmall = read_local,
-                    cache: dict[str, object] | None = None) -> PartitionState:
+                    cache: CheckpointCache | None = None) -> PartitionState:
     """What the partition's own files claim, read before its segments (see kdump.verify.partition_check)."""
     tally.partitions += 1
     if options.scope != ALL:

@@ -11,43 +11,35 @@ shows must have its entry by then, as the broker indexes an abort right after ap
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any
 
+from kdump.broker.log_dir_checkpoints import (
+    CheckpointCache,
+    PartitionCheckpoints,
+    ReadSmall,
+    read_leader_epochs,
+    read_local,
+)
 from kdump.broker.producer_state import CompletedTxn, ProducerStateManager
-from kdump.broker.unified_log import log_end_offset, log_start_offset
+from kdump.broker.unified_log import log_end_offset
 from kdump.errors import InputError, KdumpError
 from kdump.format.checkpoint import (
     LEADER_EPOCH_CHECKPOINT_NAME,
     EpochEntry,
-    parse_leader_epoch_checkpoint,
-    parse_offset_checkpoint,
 )
 from kdump.format.snapshot import ProducerSnapshotEntry, parse_producer_snapshot
 from kdump.format.txnindex import parse_aborted_txns
 from kdump.log.logdir import PartitionDir
-from kdump.log.segment import read_small_file
-from kdump.log.state_files import MAX_SNAPSHOT_BYTES
 from kdump.verify.findings import ERROR, NOTE, Finding
 from kdump.verify.segment_check import ABORT, BEGIN, SegmentFacts
 from kdump.verify.tiered_check import tiered_log_start
 from kdump.verify.txn_index import check_txn_index
 
-ReadSmall = Callable[[str], "bytes | None"]
-"""Reads a small file whole; None when it does not exist."""
-
-LOG_START_CHECKPOINT = "log-start-offset-checkpoint"
-CHECKPOINTS = {"recovery-point-offset-checkpoint": "recovery point",
-               "replication-offset-checkpoint": "high watermark",
-               LOG_START_CHECKPOINT: "log start offset"}
-
-
-def read_local(path: str) -> bytes | None:
-    if not os.path.lexists(path):
-        return None
-    return read_small_file(path, MAX_SNAPSHOT_BYTES)
+CHECKPOINT_MEANINGS = (("recovery_point", "recovery point"), ("high_watermark", "high watermark"),
+                       ("log_start_offset", "log start offset"))
+"""The log dir checkpoints verify checks (PartitionCheckpoints field, what its findings call it)."""
 
 
 @dataclass
@@ -55,7 +47,7 @@ class PartitionState:
     """What the partition's own files claim, read before its segments are walked."""
 
     path: str
-    checkpoints: dict[str, int] = field(default_factory=dict)          # meaning -> offset
+    checkpoints: PartitionCheckpoints = field(default_factory=PartitionCheckpoints)
     epochs: list[EpochEntry] | None = None
     snapshots: list[tuple[str, int]] = field(default_factory=list)     # (path, offset) of readable ones
     # the latest readable snapshot at or below the first segment's base offset: (offset, its producers)
@@ -64,36 +56,16 @@ class PartitionState:
     findings: list[Finding] = field(default_factory=list)
 
 
-CheckpointCache = dict[str, dict[str, dict[tuple[str, int], int]]]
-"""Log dir -> checkpoint meaning -> (topic, partition) -> offset: each log dir's files read once."""
-
-
-def partition_checkpoints(partition: PartitionDir, meanings: dict[str, str], cache: dict[str, Any],
-                          read: ReadSmall = read_local) -> tuple[dict[str, int], list[tuple[str, KdumpError]]]:
-    """What the log dir's offset checkpoint files in ``meanings`` (file name -> meaning) say of ``partition``
-    (meaning -> offset), and (path, error) for each file that could not be read or parsed, told with the
-    first partition of its log dir only: ``cache`` (a ``CheckpointCache``) keeps what each log dir holds."""
+def partition_checkpoints(partition: PartitionDir, cache: CheckpointCache | None = None) \
+        -> tuple[PartitionCheckpoints, list[tuple[str, KdumpError]]]:
+    """What the log dir's checkpoints (kdump.broker.log_dir_checkpoints) say of ``partition``, and (path,
+    error) for each checkpoint file that could not be read or parsed, told with the first partition of its
+    log dir only (``cache`` keeps what each log dir holds)."""
     log_dir = os.path.dirname(partition.path)
-    problems: list[tuple[str, KdumpError]] = []
-    if log_dir not in cache:
-        cache[log_dir] = {}
-        for name, meaning in meanings.items():
-            path = os.path.join(log_dir, name)
-            try:
-                data = read(path)
-                if data is None:
-                    continue
-                parsed = parse_offset_checkpoint(data, path)
-            except KdumpError as err:
-                problems.append((path, err))
-                continue
-            cache[log_dir][meaning] = {(e.topic, e.partition): e.offset for e in parsed.entries}
-    values = {}
-    for meaning, table in cache[log_dir].items():
-        value = table.get((partition.topic, partition.partition))
-        if value is not None:
-            values[meaning] = value
-    return values, problems
+    checkpoints, first = (cache or CheckpointCache()).log_dir(log_dir)
+    first_base = partition.segments[0].base_offset if partition.segments else None
+    problems = [(os.path.join(log_dir, name), err) for name, err in checkpoints.problems.items()] if first else []
+    return checkpoints.partition(partition.topic, partition.partition, first_base), problems
 
 
 def _problem(err: KdumpError, check: str, path: str, why: str = "") -> Finding:
@@ -117,14 +89,14 @@ def read_txn_indexes(partition: PartitionDir, read: ReadSmall, state: PartitionS
 
 
 def read_state(partition: PartitionDir, read: ReadSmall = read_local,
-               cache: dict[str, object] | None = None) -> PartitionState:
+               cache: CheckpointCache | None = None) -> PartitionState:
     state = PartitionState(partition.path)
-    state.checkpoints, problems = partition_checkpoints(partition, CHECKPOINTS, {} if cache is None else cache, read)
+    state.checkpoints, problems = partition_checkpoints(partition, CheckpointCache(read) if cache is None else cache)
     state.findings.extend(_problem(err, "checkpoint-unreadable", path) for path, err in problems)
     epoch_path = os.path.join(partition.path, LEADER_EPOCH_CHECKPOINT_NAME)
     if epoch_path in partition.other_files:
         try:
-            state.epochs = list(parse_leader_epoch_checkpoint(read(epoch_path) or b"", epoch_path).entries)
+            state.epochs = read_leader_epochs(partition.path, read) or []
         except KdumpError as err:
             state.findings.append(_problem(err, "checkpoint-unreadable", epoch_path))
     first_base = partition.segments[0].base_offset if partition.segments else None
@@ -175,12 +147,13 @@ def _across_segments(facts: Sequence[SegmentFacts]) -> Iterator[Finding]:
             prev = seg
 
 
-def _checkpoints(path: str, values: dict[str, int], leo: int, first_base: int) -> Iterator[Finding]:
-    for meaning, value in values.items():
-        if value > leo:
+def _checkpoints(path: str, checkpoints: PartitionCheckpoints, leo: int, first_base: int) -> Iterator[Finding]:
+    for name, meaning in CHECKPOINT_MEANINGS:
+        value = getattr(checkpoints, name)
+        if value is not None and value > leo:
             yield Finding(ERROR, "checkpoint-past-log", path, f"the {meaning} checkpoint says {value}, above the log "
                           f"end offset {leo}: data it covers is missing from this replica", offset=value)
-    start = values.get("log start offset")
+    start = checkpoints.log_start_offset
     if start is not None and start < first_base:
         yield tiered_log_start(path, start, first_base) or Finding(  # a tiered partition's log start is remote
             NOTE, "log-start-below-segments", path, f"the log start offset checkpoint says {start}, below "
@@ -252,6 +225,7 @@ def _transactions(partition: PartitionDir, before: PartitionState, after: Partit
                   facts: Sequence[SegmentFacts]) -> Iterator[Finding]:
     """Aborts replayed from the markers (as ProducerStateManager does) against the ``.txnindex`` entries."""
     first_base = facts[0].base_offset if facts else None
-    start = log_start_offset(before.checkpoints.get("log start offset"), first_base)
+    # the .txnindex files are local: what lies below the local log start is in remote storage
+    start = before.checkpoints.offsets(first_base, None).local_log_start_offset
     yield from check_txn_index(partition.path, expected_aborts(before, facts), after.aborted,
                                [f.base_offset for f in facts], start, before.aborted)

@@ -11,15 +11,24 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from kdump.broker.log_dir_checkpoints import (
+    CLEANER_CHECKPOINT,
+    HIGH_WATERMARK_CHECKPOINT,
+    LOG_START_CHECKPOINT,
+    RECOVERY_POINT_CHECKPOINT,
+    CheckpointCache,
+    read_leader_epochs,
+    read_local,
+)
 from kdump.broker.recovery import offset_range_problem
 from kdump.broker.unified_log import LogOffsetsSnapshot, log_end_offset
 from kdump.errors import KdumpError
-from kdump.format.checkpoint import EpochEntry, parse_leader_epoch_checkpoint, parse_partition_metadata
+from kdump.format.checkpoint import LEADER_EPOCH_CHECKPOINT_NAME, EpochEntry, parse_partition_metadata
 from kdump.log.batches import LogBatches
 from kdump.log.logdir import PartitionDir
 from kdump.log.segment import ReadOnlyFile
 from kdump.verify.findings import ERROR, NOTE, WARNING, Finding, Severity
-from kdump.verify.partition_check import CheckpointCache, partition_checkpoints, read_local
+from kdump.verify.partition_check import partition_checkpoints
 
 
 @dataclass(slots=True)
@@ -54,6 +63,7 @@ class PartitionSummary:
     segments: list[SegmentSummary] = field(default_factory=list)
     snapshots: list[str] = field(default_factory=list)
     checkpoints: dict[str, int] = field(default_factory=dict)   # CHECKPOINT_MEANING name -> offset
+    remote_log_enabled: bool = False                           # tiered: the log start is in remote storage
     leader_epochs: list[EpochEntry] = field(default_factory=list)
     topic_id: str | None = None
     findings: list[Finding] = field(default_factory=list)
@@ -67,7 +77,8 @@ class PartitionSummary:
                                      first_segment_base=self.segments[0].base_offset,
                                      log_end=log_end_offset(self.segments),
                                      high_watermark_checkpoint=self.checkpoints.get("highWatermark"),
-                                     recovery_point=self.checkpoints.get("recoveryPoint"))
+                                     recovery_point=self.checkpoints.get("recoveryPoint"),
+                                     remote_log_enabled=self.remote_log_enabled)
 
     @property
     def log_start_offset(self) -> int | None:
@@ -95,11 +106,13 @@ class PartitionSummary:
 
 
 CHECKPOINT_MEANING = {
-    "recovery-point-offset-checkpoint": "recoveryPoint",
-    "replication-offset-checkpoint": "highWatermark",
-    "log-start-offset-checkpoint": "logStartOffset",
-    "cleaner-offset-checkpoint": "firstDirtyOffset",
+    RECOVERY_POINT_CHECKPOINT: "recoveryPoint",
+    HIGH_WATERMARK_CHECKPOINT: "highWatermark",
+    LOG_START_CHECKPOINT: "logStartOffset",
+    CLEANER_CHECKPOINT: "firstDirtyOffset",
 }
+_FIELDS = {"recoveryPoint": "recovery_point", "highWatermark": "high_watermark", "logStartOffset": "log_start_offset",
+           "firstDirtyOffset": "cleaner_offset"}
 
 
 def _file_size(path: str | None) -> int:
@@ -162,17 +175,20 @@ class CheckpointsRead:
 
     values: dict[str, int] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)   # a bad checkpoint, told with the first partition
+    remote_log_enabled: bool = False
 
 
-def read_partition_checkpoints(partition: PartitionDir, cache: CheckpointCache) -> CheckpointsRead:
+def read_partition_checkpoints(partition: PartitionDir, cache: CheckpointCache | None = None) -> CheckpointsRead:
     """The checkpoint values of ``partition`` (``cache`` keyed by log dir avoids re-reading root files).
 
     Read before the segments: a broker writes the checkpoints after the log, so read in this order a
     live partition's high watermark is never past the log end kdump then reads.
     """
-    values, problems = partition_checkpoints(partition, CHECKPOINT_MEANING, cache)
+    checkpoints, problems = partition_checkpoints(partition, cache)
+    values = {meaning: value for meaning in CHECKPOINT_MEANING.values()
+              if (value := getattr(checkpoints, _FIELDS[meaning])) is not None}
     return CheckpointsRead(values, [Finding(ERROR, "checkpoint-unreadable", path, _problem_text(err))
-                                    for path, err in problems])
+                                    for path, err in problems], checkpoints.remote_log_enabled)
 
 
 def summarize_segments(partition: PartitionDir, checkpoints: CheckpointsRead) -> PartitionSummary:
@@ -180,6 +196,7 @@ def summarize_segments(partition: PartitionDir, checkpoints: CheckpointsRead) ->
     summary = PartitionSummary(partition.topic, partition.partition, partition.path, partition.state)
     summary.findings.extend(checkpoints.findings)
     summary.checkpoints.update(checkpoints.values)
+    summary.remote_log_enabled = checkpoints.remote_log_enabled
     for files in partition.segments:
         if files.log is None:
             summary.findings.append(Finding(WARNING, "orphan-index", files.paths()[0],
@@ -197,16 +214,13 @@ def summarize_segments(partition: PartitionDir, checkpoints: CheckpointsRead) ->
 
 
 def _partition_files(partition: PartitionDir, summary: PartitionSummary) -> None:
-    epoch_path = os.path.join(partition.path, "leader-epoch-checkpoint")
+    epoch_path = os.path.join(partition.path, LEADER_EPOCH_CHECKPOINT_NAME)
     meta_path = os.path.join(partition.path, "partition.metadata")
     for path in (epoch_path, meta_path):
         try:
-            data = read_local(path)
-            if data is None:
-                continue
             if path == epoch_path:
-                summary.leader_epochs = list(parse_leader_epoch_checkpoint(data, path).entries)
-            else:
+                summary.leader_epochs = read_leader_epochs(partition.path) or []
+            elif (data := read_local(path)) is not None:
                 summary.topic_id = parse_partition_metadata(data, path).topic_id
         except KdumpError as err:
             summary.findings.append(Finding(ERROR, "checkpoint-unreadable", path, _problem_text(err)))
@@ -241,7 +255,7 @@ def compare_checkpoints(summary: PartitionSummary) -> list[Finding]:
     if ls is not None and summary.segments:
         if ls > leo:
             add(WARNING, "checkpoint-past-log", ls, f"log start offset {ls} is above the log end offset {leo}")
-        elif ls < summary.segments[0].base_offset:
+        elif ls < summary.segments[0].base_offset and not summary.remote_log_enabled:   # tiered: remote
             add(WARNING, "log-start-below-segments", ls, f"log start offset {ls} is below the first segment's "
                 f"base offset {summary.segments[0].base_offset}")
     if summary.leader_epochs and summary.leader_epochs[-1].start_offset > leo:

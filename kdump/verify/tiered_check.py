@@ -25,9 +25,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from itertools import pairwise
 
+from kdump.broker.log_dir_checkpoints import LOG_START_CHECKPOINT, CheckpointCache, read_leader_epochs
 from kdump.broker.remote_log_metadata import (
     COPY_FINISHED,
     DELETE_FINISHED,
@@ -35,18 +35,18 @@ from kdump.broker.remote_log_metadata import (
     METADATA_TOPIC,
     PartitionMetadata,
     SegmentMetadata,
+    remote_log_starts,
     replay,
 )
 from kdump.errors import KdumpError
 from kdump.format.checkpoint import (
     EpochEntry,
     parse_leader_epoch_checkpoint,
-    parse_offset_checkpoint,
     parse_partition_metadata,
 )
 from kdump.format.snapshot import parse_producer_snapshot
 from kdump.log.batches import LogBatches
-from kdump.log.logdir import PartitionDir, parse_partition_dir_name, read_partition_dir, walk_partitions
+from kdump.log.logdir import PartitionDir, parse_partition_dir_name, walk_partitions
 from kdump.log.remote_layout import LOCAL, RemotePartition, RemoteSegment, Store, remote_partitions
 from kdump.log.segment import ReadOnlyFile
 from kdump.verify.findings import ERROR as FINDING_ERROR
@@ -140,21 +140,10 @@ def _local_facts(pdir: PartitionDir | None) -> tuple[str | None, list[EpochEntry
     except (OSError, KdumpError):
         topic_id = None
     try:
-        with open(os.path.join(pdir.path, "leader-epoch-checkpoint"), "rb") as f:
-            epochs = list(parse_leader_epoch_checkpoint(f.read(), "leader-epoch-checkpoint").entries)
-    except (OSError, KdumpError):
+        epochs = read_leader_epochs(pdir.path)
+    except KdumpError:
         epochs = None
     return topic_id, epochs
-
-
-def _log_start_checkpoint(pdir: PartitionDir) -> int | None:
-    path = os.path.join(os.path.dirname(pdir.path), "log-start-offset-checkpoint")
-    try:
-        with open(path, "rb") as f:
-            entries = parse_offset_checkpoint(f.read(), path).entries
-    except (OSError, KdumpError):
-        return None
-    return next((e.offset for e in entries if e.topic == pdir.topic and e.partition == pdir.partition), None)
 
 
 def _epoch_disagreement(meta: SegmentMetadata, checkpoint: Sequence[EpochEntry]) -> str | None:
@@ -176,7 +165,8 @@ def _epoch_disagreement(meta: SegmentMetadata, checkpoint: Sequence[EpochEntry])
 
 
 def check_partition(topic: str, partition: int, meta: PartitionMetadata | None, remote: RemotePartition | None,
-                    local: PartitionDir | None, opener: Opener = ReadOnlyFile) -> TieredPartition:
+                    local: PartitionDir | None, opener: Opener = ReadOnlyFile,
+                    checkpoints: CheckpointCache | None = None) -> TieredPartition:
     topic_id = meta.topic_id if meta else remote.topic_id if remote else _local_facts(local)[0]
     _, checkpoint = _local_facts(local)
     out = TieredPartition(topic, partition, topic_id, None, None, None)
@@ -228,7 +218,7 @@ def check_partition(topic: str, partition: int, meta: PartitionMetadata | None, 
                                         f"remote segment {seg_id}: {why}", where))
         readable.append((rec.start_offset, rec.end_offset, seg_id))
     problems.extend(_continuity(readable))
-    _local_side(out, local, readable, opener)
+    _local_side(out, local, readable, opener, checkpoints or CheckpointCache())
     where = remote.location if remote else local.path if local else None
     out.problems = [p if p.file else replace(p, file=where) for p in problems]
     return out
@@ -311,12 +301,13 @@ def _continuity(readable: list[tuple[int, int, str]]) -> Iterator[Problem]:
 
 
 def _local_side(out: TieredPartition, local: PartitionDir | None, readable: list[tuple[int, int, str]],
-                opener: Opener) -> None:
+                opener: Opener, checkpoints: CheckpointCache) -> None:
     logs = [s for s in (local.segments if local else ()) if s.log is not None]
     out.local_segments = [s.base_offset for s in logs]
     remote_start = readable[0][0] if readable else None
     remote_end = max((end for _, end, _ in readable), default=None)
-    checkpoint_start = _log_start_checkpoint(local) if local else None
+    checkpoint_start = checkpoints.log_dir(os.path.dirname(local.path))[0].offset(
+        LOG_START_CHECKPOINT, local.topic, local.partition) if local else None
     local_start = logs[0].base_offset if logs else None
     out.local_log_start_offset = local_start
     # UnifiedLog.logStartOffset: the checkpoint, else the first segment's base offset (remote first when tiered)
@@ -352,26 +343,11 @@ def check_tiered(log_dirs: Iterable[str], remote_root: str, store: Store = LOCAL
     metadata = replay(sorted(meta_dirs, key=lambda p: p.partition)).partitions
     remotes = {(r.topic, r.partition, r.topic_id): r for r in remote_partitions(remote_root, store)}
     keys = sorted(set(metadata) | set(remotes))
+    checkpoints = CheckpointCache()
     for topic, partition, topic_id in keys:
         yield check_partition(topic, partition, metadata.get((topic, partition, topic_id)),
-                              remotes.get((topic, partition, topic_id)), locals_.get((topic, partition)), opener)
-
-
-@lru_cache(maxsize=16)
-def tiered_partition_keys(log_dir: str) -> dict[tuple[str, int], int]:
-    """(topic, partition) -> remote start offset, for the partitions this log dir's __remote_log_metadata has
-    copied segments of (only the log dir's own metadata partitions: one broker's view)."""
-    try:
-        names = [n for n in os.listdir(log_dir) if n.startswith(METADATA_TOPIC + "-")]
-    except OSError:
-        return {}
-    meta_dirs = [p for p in (read_partition_dir(os.path.join(log_dir, n)) for n in sorted(names)) if p.state is None]
-    try:
-        parts = replay(meta_dirs).partitions if meta_dirs else {}
-    except KdumpError:
-        return {}
-    return {(t, p): min(s.start_offset for s in part.segments.values() if s.state == COPY_FINISHED)
-            for (t, p, _), part in parts.items() if any(s.state == COPY_FINISHED for s in part.segments.values())}
+                              remotes.get((topic, partition, topic_id)), locals_.get((topic, partition)), opener,
+                              checkpoints)
 
 
 def tiered_log_start(partition_path: str, start: int, first_base: int) -> Finding | None:
@@ -381,7 +357,7 @@ def tiered_log_start(partition_path: str, start: int, first_base: int) -> Findin
     name = parse_partition_dir_name(os.path.basename(os.path.normpath(partition_path)))
     if name is None:
         return None
-    remote_start = tiered_partition_keys(os.path.dirname(os.path.normpath(partition_path))).get(name[:2])
+    remote_start = remote_log_starts(os.path.dirname(os.path.normpath(partition_path))).get(name[:2])
     if remote_start is None:
         return None
     return Finding(FINDING_NOTE, "log-start-remote", partition_path, f"tiered partition: the log start offset "

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from kdump.broker.producer_state import CompletedTxn, ProducerStateManager
-from kdump.broker.unified_log import last_stable_offset, load_from_snapshot, log_end_offset, log_start_offset
+from kdump.broker.unified_log import last_stable_offset, load_from_snapshot, log_end_offset
 from kdump.errors import KdumpError
 from kdump.format.batch import Batch
 from kdump.format.control import parse_control_record
@@ -23,7 +23,7 @@ from kdump.log.logdir import PartitionDir
 from kdump.log.segment import ReadOnlyFile
 from kdump.log.state_files import read_aborted_txns
 from kdump.verify.findings import ERROR, WARNING, Finding
-from kdump.verify.partition_check import LOG_START_CHECKPOINT, partition_checkpoints
+from kdump.verify.partition_check import partition_checkpoints
 from kdump.verify.txn_index import check_txn_index
 
 COMMIT = "COMMIT"
@@ -198,8 +198,9 @@ def analyze_transactions(partition: PartitionDir) -> TxnReport:
                                            position=err.position))
     entries_by_key = {(e.producer_id, e.last_offset): (path, e.first_offset, e.last_stable_offset)
                       for path, e in report.index_entries}
-    checkpoint, _problems = partition_checkpoints(partition, {LOG_START_CHECKPOINT: "log start offset"}, {})
-    log_start = log_start_offset(checkpoint.get("log start offset"), first_base)
+    checkpoints, _problems = partition_checkpoints(partition)
+    # the .txnindex files are local: what lies below the local log start is in remote storage
+    log_start = checkpoints.offsets(first_base, None).local_log_start_offset
     report.findings.extend(check_txn_index(report.path, replay.completed, entries_by_key,
                                            [s.base_offset for s in partition.segments], log_start))
     report.findings.extend(_hanging(report))

@@ -7,7 +7,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kdump.broker.unified_log import LogOffsetsSnapshot, high_watermark, last_stable_offset, log_start_offset
+from kdump.broker.unified_log import (
+    LogOffsetsSnapshot,
+    high_watermark,
+    last_stable_offset,
+    local_log_start_offset,
+    log_start_offset,
+)
 from kdump.format.checkpoint import OffsetCheckpointEntry, encode_offset_checkpoint
 from kdump_testing import run_kdump
 
@@ -20,6 +26,20 @@ def test_the_rules() -> None:
     offsets = LogOffsetsSnapshot.of(log_start_checkpoint=45, first_segment_base=0, log_end=200,
                                     high_watermark_checkpoint=300, recovery_point=100)
     assert (offsets.log_start_offset, offsets.high_watermark, offsets.last_stable_offset) == (45, 200, 200)
+
+
+def test_the_rules_of_a_tiered_partition() -> None:
+    # LogLoader.load (4.3.0): newLogStartOffset = isRemoteLogEnabled ? checkpoint : max(checkpoint, first base);
+    # UnifiedLog's constructor: updateLocalLogStartOffset(max(logStartOffset, first base)), which lifts the
+    # high watermark to it.
+    assert log_start_offset(0, 30, remote_log_enabled=True) == 0 and log_start_offset(None, 30, True) == 0
+    assert local_log_start_offset(0, 30) == 30 and local_log_start_offset(45, 30) == 45
+    tiered = LogOffsetsSnapshot.of(log_start_checkpoint=0, first_segment_base=30, log_end=40,
+                                   high_watermark_checkpoint=5, remote_log_enabled=True)
+    local = LogOffsetsSnapshot.of(log_start_checkpoint=0, first_segment_base=30, log_end=40,
+                                  high_watermark_checkpoint=5)
+    assert (tiered.log_start_offset, tiered.local_log_start_offset, tiered.high_watermark) == (0, 30, 30)
+    assert (local.log_start_offset, local.local_log_start_offset, local.high_watermark) == (30, 30, 30)
 
 
 def test_find_summary_and_recover_agree_on_the_checkpointed_log_start(tmp_path: Path) -> None:

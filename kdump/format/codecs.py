@@ -101,12 +101,7 @@ def decompress_chunks(codec: Codec, data: Buffer, *, magic: int = 2,
     gigabytes are read a chunk at a time, never whole. The one exception is a snappy block (see
     ``decompress_stream``). Raises CodecError, and nothing else, for any input.
     """
-    if codec is Codec.NONE:
-        view = memoryview(data)
-        for start in range(0, len(view), chunk_size):
-            yield view[start:start + chunk_size]
-        return
-    yield from decompress_stream(codec, (data,), len(data), magic=magic, chunk_size=chunk_size)
+    return decompress_stream(codec, (data,), len(data), magic=magic, chunk_size=chunk_size)
 
 
 def decompress_stream(codec: Codec, pieces: Iterable[Buffer], size: int, *, magic: int = 2,
@@ -123,13 +118,19 @@ def decompress_stream(codec: Codec, pieces: Iterable[Buffer], size: int, *, magi
     at most ~21 times.
     """
     if codec is Codec.NONE:
-        for piece in pieces:
-            view = memoryview(piece).cast("B")
-            for start in range(0, len(view), chunk_size):
-                yield view[start:start + chunk_size]
-        return
+        return _uncompressed_chunks(pieces, chunk_size)
     _check_magic(codec, magic)
-    src = PieceReader(pieces, size)
+    return _decompressed(codec, PieceReader(pieces, size), magic, chunk_size)
+
+
+def _uncompressed_chunks(pieces: Iterable[Buffer], chunk_size: int) -> Iterator[Buffer]:
+    for piece in pieces:
+        view = memoryview(piece).cast("B")
+        for start in range(0, len(view), chunk_size):
+            yield view[start:start + chunk_size]
+
+
+def _decompressed(codec: Codec, src: PieceReader, magic: int, chunk_size: int) -> Iterator[Buffer]:
     try:
         if codec is Codec.GZIP:
             yield from _gzip_chunks(src, chunk_size)
@@ -353,6 +354,7 @@ def _lz4_chunks(src: PieceReader, magic: int, chunk_size: int) -> Iterator[bytes
         # lz4.frame would trust for its output allocation (a forged one raises MemoryError).
         descriptor = bytes((flg & ~_LZ4_CONTENT_SIZE, bd))
         piece = b"".join((_LZ4_MAGIC, descriptor, bytes((_lz4_hc(descriptor),))))
+    piece = bytes(piece) + bytes(src.read(_LZ4_INPUT))  # one call for a small batch
     reader = lz4_frame.LZ4FrameDecompressor()
     while True:
         out = reader.decompress(piece, max_length=chunk_size)

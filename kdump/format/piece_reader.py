@@ -18,6 +18,7 @@ class PieceReader:
     def __init__(self, pieces: Iterable[Buffer], size: int) -> None:
         self._pieces = iter(pieces)
         self._piece = _EMPTY
+        self._next()
         self._pos = 0
         self.left = size
         self.size = size
@@ -29,15 +30,24 @@ class PieceReader:
 
     def read(self, n: int) -> memoryview:
         """Up to ``n`` bytes from the current piece, without copying them; empty only at the end."""
-        if self._pos >= len(self._piece) and not self._next():
-            return _EMPTY
-        piece = self._piece[self._pos:self._pos + n]
-        self._pos += len(piece)
+        pos = self._pos
+        if pos >= len(self._piece):
+            if not self._next():
+                return _EMPTY
+            pos = 0
+        piece = self._piece[pos:pos + n]
+        self._pos = pos + len(piece)
         self.left -= len(piece)
         return piece
 
     def exact(self, n: int) -> Buffer:
         """The next ``n`` bytes (fewer only at the end); joined only when they span pieces."""
+        pos = self._pos
+        end = pos + n
+        if end <= len(self._piece):  # the common case, inline: codecs call this per block
+            self._pos = end
+            self.left -= n
+            return self._piece[pos:end]
         first = self.read(n)
         if len(first) == n or not first:
             return first

@@ -6,8 +6,9 @@ fail on a size field below 14), with file positions, while holding at most one w
 
 * the window starts at ``WINDOW_BYTES`` and grows to hold one entry of up to ``MAX_HELD_ENTRY_BYTES``;
 * a larger entry (a corrupt size field, or a huge ``max.message.bytes``) is never held: its CRC is
-  computed a window at a time, and so are its records read when a caller asks for them (an
-  uncompressed v2 batch; the others are read whole, a compressed one then decompressed as a stream);
+  computed a window at a time, and so are its records read when a caller asks for them (a v2 batch,
+  compressed ones decompressed as they are read; a v0/v1 wrapper is still read whole, and so is a
+  malformed uncompressed batch, for Kafka's error, see ``_stream_held``);
 * ``records(batch)`` decodes the batch that was just yielded, from the window, so a deep dump costs
   one read of the log.
 

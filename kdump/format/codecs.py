@@ -22,11 +22,12 @@ import struct
 import sys
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from kdump.errors import CodecError
+from kdump.format.piece_reader import PieceReader
 
 
 def _on_first_use(name: str) -> ModuleType:
@@ -97,25 +98,48 @@ def decompress_chunks(codec: Codec, data: Buffer, *, magic: int = 2,
     """The decompressed bytes of ``data`` as a stream of non-empty pieces of at most ``chunk_size``.
 
     Memory stays bounded whatever the compression ratio: a few kilobytes that inflate to
-    gigabytes are read a chunk at a time, never whole. The one exception is a raw snappy block,
-    which the library only decodes whole; snappy cannot inflate more than ~21 times, so such a
-    piece is bounded by the input's size. Raises CodecError, and nothing else, for any input.
+    gigabytes are read a chunk at a time, never whole. The one exception is a snappy block (see
+    ``decompress_stream``). Raises CodecError, and nothing else, for any input.
+    """
+    return decompress_stream(codec, (data,), len(data), magic=magic, chunk_size=chunk_size)
+
+
+def decompress_stream(codec: Codec, pieces: Iterable[Buffer], size: int, *, magic: int = 2,
+                      chunk_size: int = CHUNK_SIZE) -> Iterator[Buffer]:
+    """``decompress_chunks`` of the ``size`` compressed bytes that ``pieces`` hand out in order.
+
+    The input is read a bounded slice at a time (64 KiB for gzip and lz4, a block or up to
+    ``chunk_size`` of blocks for zstd), so a batch too large to hold is decompressed as it is read
+    from the file; how the input is cut into pieces changes nothing in the output or the errors.
+    The exception is snappy, whose library decodes a block only whole: one xerial block is held
+    (snappy-java's SnappyInputStream reads a whole block into memory too; Kafka's producer writes
+    32 KiB ones), and input without the xerial magic is one raw block, held whole as snappy-java
+    holds it (it reads the whole stream before calling Snappy.uncompress). A snappy block inflates
+    at most ~21 times.
     """
     if codec is Codec.NONE:
-        view = memoryview(data)
+        return _uncompressed_chunks(pieces, chunk_size)
+    _check_magic(codec, magic)
+    return _decompressed(codec, PieceReader(pieces, size), magic, chunk_size)
+
+
+def _uncompressed_chunks(pieces: Iterable[Buffer], chunk_size: int) -> Iterator[Buffer]:
+    for piece in pieces:
+        view = memoryview(piece).cast("B")
         for start in range(0, len(view), chunk_size):
             yield view[start:start + chunk_size]
-        return
-    _check_magic(codec, magic)
+
+
+def _decompressed(codec: Codec, src: PieceReader, magic: int, chunk_size: int) -> Iterator[Buffer]:
     try:
         if codec is Codec.GZIP:
-            yield from _gzip_chunks(data, chunk_size)
+            yield from _gzip_chunks(src, chunk_size)
         elif codec is Codec.SNAPPY:
-            yield from _snappy_chunks(data)
+            yield from _snappy_chunks(src)
         elif codec is Codec.LZ4:
-            yield from _lz4_chunks(data, magic, chunk_size)
+            yield from _lz4_chunks(src, magic, chunk_size)
         else:
-            yield from _zstd_chunks(data, chunk_size)
+            yield from _zstd_chunks(src, chunk_size)
     except CodecError:
         raise
     # The libraries signal bad input with all of these (zlib.error, RuntimeError from lz4,
@@ -166,22 +190,17 @@ _GZIP_INPUT = 1 << 16
 so handing it the whole batch copied the rest of the batch on every output chunk."""
 
 
-def _gzip_chunks(data: Buffer, chunk_size: int) -> Iterator[bytes]:
-    view = memoryview(data).cast("B")
-    size = len(view)
-    start = 0
-    while True:
-        # wbits 31: gzip wrapper, checks the CRC-32 and ISIZE trailer. max_length bounds each
-        # output; the input it did not reach waits in unconsumed_tail.
-        member = zlib.decompressobj(31)
-        fed = start
+def _gzip_chunks(src: PieceReader, chunk_size: int) -> Iterator[bytes]:
+    # wbits 31: gzip wrapper, checks the CRC-32 and ISIZE trailer. max_length bounds each output;
+    # the input it did not reach waits in unconsumed_tail.
+    member: zlib._Decompress | None = zlib.decompressobj(31)
+    while member is not None:
         pending: Buffer = b""
         while not member.eof:
             if not pending:
-                if fed >= size:
+                pending = src.read(_GZIP_INPUT)
+                if not pending:
                     raise CodecError("gzip: truncated data (no complete gzip member)")
-                pending = view[fed:fed + _GZIP_INPUT]
-                fed += len(pending)
             left = len(pending)
             out = member.decompress(pending, chunk_size)
             pending = member.unconsumed_tail
@@ -189,32 +208,57 @@ def _gzip_chunks(data: Buffer, chunk_size: int) -> Iterator[bytes]:
                 yield out
             elif not member.eof and pending and len(pending) == left:
                 raise CodecError("gzip: truncated data (no complete gzip member)")
-        start = fed - len(member.unused_data)
-        # KafkaGZIPInputStream goes on while the rest starts with a well-formed member header
-        # and silently ignores anything else.
-        if start >= size or not _gzip_header_complete(bytes(view[start:])):
-            return
+        src.unread(len(member.unused_data))  # a suffix of the last slice read
+        member = _gzip_next_member(src)
 
 
-def _gzip_header_complete(buf: bytes) -> bool:
-    """True if ``buf`` starts with a whole, valid gzip header (RFC 1952 section 2.3)."""
-    if len(buf) < 10 or buf[0] != 0x1F or buf[1] != 0x8B or buf[2] != 8:
-        return False
-    flags, pos = buf[3], 10
-    if flags & 0x04:  # FEXTRA
-        if len(buf) < pos + 2:
-            return False
-        pos += 2 + int.from_bytes(buf[pos:pos + 2], "little")
+def _gzip_next_member(src: PieceReader) -> zlib._Decompress | None:
+    """A decompressor that has read the header of the member starting here, or None where Kafka
+    stops: KafkaGZIPInputStream (as java.util.zip.GZIPInputStream.readTrailer) goes on
+    while the rest starts with a well-formed member header (readHeader) and silently ignores
+    anything else. The header is read as it comes, never held: Java's readHeader ignores the
+    reserved flag bits, which zlib rejects, so zlib is given the flags without them and without
+    FHCRC, whose header CRC is checked here (RFC 1952 section 2.3)."""
+    fixed = src.exact(10)
+    if len(fixed) < 10 or fixed[0] != 0x1F or fixed[1] != 0x8B or fixed[2] != 8:
+        return None
+    flags = fixed[3]
+    hcrc = zlib.crc32(fixed)
+    member = zlib.decompressobj(31)
+    member.decompress(bytes((0x1F, 0x8B, 8, flags & 0x1D)) + bytes(fixed[4:]))
+    if flags & 0x04:  # FEXTRA: XLEN, then XLEN bytes
+        xlen = src.exact(2)
+        if len(xlen) < 2:
+            return None
+        hcrc = zlib.crc32(xlen, hcrc)
+        member.decompress(xlen)
+        left = int.from_bytes(xlen, "little")
+        while left:
+            piece = src.read(min(left, _GZIP_INPUT))
+            if not piece:
+                return None
+            hcrc = zlib.crc32(piece, hcrc)
+            member.decompress(piece)
+            left -= len(piece)
     for bit in (0x08, 0x10):  # FNAME, FCOMMENT: zero-terminated
         if flags & bit:
-            end = buf.find(b"\x00", pos)
-            if end < 0:
-                return False
-            pos = end + 1
+            while True:
+                piece = src.read(_GZIP_INPUT)
+                if not piece:
+                    return None
+                end = bytes(piece).find(0)
+                if end >= 0:
+                    src.unread(len(piece) - end - 1)
+                    piece = piece[:end + 1]
+                hcrc = zlib.crc32(piece, hcrc)
+                member.decompress(piece)
+                if end >= 0:
+                    break
     if flags & 0x02:  # FHCRC: low 16 bits of the CRC-32 of the header so far
-        hcrc = int.from_bytes(buf[pos:pos + 2], "little")
-        return len(buf) >= pos + 2 and hcrc == zlib.crc32(buf[:pos]) & 0xFFFF
-    return len(buf) >= pos
+        stored = src.exact(2)
+        if len(stored) < 2 or int.from_bytes(stored, "little") != hcrc & 0xFFFF:
+            return None
+    return member
 
 
 # --- snappy ------------------------------------------------------------------------------------
@@ -225,38 +269,38 @@ _XERIAL_MAGIC_HEAD = struct.unpack(">i", _XERIAL_MAGIC[:4])[0]  # as a block len
 _XERIAL_BLOCK = 32 * 1024  # snappy-java's default block size
 
 
-def _snappy_chunks(data: Buffer) -> Iterator[Buffer]:
-    # Mirrors snappy-java's SnappyInputStream (readHeader, hasNextChunk). One xerial block is
-    # at most ~21 times its compressed size (snappy's densest copy: 3 bytes for 64).
-    size = len(data)
-    if size == 0:
+def _snappy_chunks(src: PieceReader) -> Iterator[Buffer]:
+    # Mirrors snappy-java's SnappyInputStream (readHeader, hasNextChunk). One xerial block is at
+    # most ~21 times its compressed size (snappy's densest copy: 3 bytes for 64).
+    if src.left == 0:
         raise CodecError("snappy: empty input")
-    if size < len(_XERIAL_HEADER) or data[:8] != _XERIAL_MAGIC:
-        block = cramjam.snappy.decompress_raw(data)
+    head = src.exact(len(_XERIAL_HEADER))
+    if len(head) < len(_XERIAL_HEADER) or head[:8] != _XERIAL_MAGIC:
+        block = cramjam.snappy.decompress_raw(bytes(head) + src.rest())
         if len(block):
             yield memoryview(block)  # the library's buffer as is: no copy of a possibly large block
         return
     # The first header's version fields are not checked (some producers write them little-endian).
-    pos = len(_XERIAL_HEADER)
-    while size - pos >= 4:  # snappy-java stops quietly at a tail shorter than a length field
-        length = struct.unpack_from(">i", data, pos)[0]
+    while True:
+        field = src.exact(4)
+        if len(field) < 4:  # snappy-java stops quietly at a tail shorter than a length field
+            return
+        length = struct.unpack(">i", field)[0]
         if length == _XERIAL_MAGIC_HEAD:  # another stream's header (concatenated streams)
-            if size - pos < len(_XERIAL_HEADER):
+            rest = src.exact(len(_XERIAL_HEADER) - 4)
+            if len(rest) < len(_XERIAL_HEADER) - 4:
                 raise CodecError("snappy: truncated xerial header in a concatenated stream")
-            if data[pos:pos + 8] != _XERIAL_MAGIC:
-                break
-            if struct.unpack_from(">i", data, pos + 8)[0] < 1:
+            if bytes(field) + bytes(rest[:4]) != _XERIAL_MAGIC:
+                return
+            if struct.unpack_from(">i", rest, 4)[0] < 1:
                 raise CodecError("snappy: incompatible xerial stream version in a concatenated stream")
-            pos += len(_XERIAL_HEADER)
             continue
-        pos += 4
-        if length < 0 or length > size - pos:
-            raise CodecError(f"snappy: block length {length} at byte {pos - 4} exceeds the "
-                             f"{size - pos} bytes left")
-        block = cramjam.snappy.decompress_raw(data[pos:pos + length])
+        if length < 0 or length > src.left:
+            raise CodecError(f"snappy: block length {length} at byte {src.position - 4} exceeds the "
+                             f"{src.left} bytes left")
+        block = cramjam.snappy.decompress_raw(src.exact(length))
         if len(block):
             yield memoryview(block)
-        pos += length
 
 
 def _snappy_compress(data: bytes) -> bytes:
@@ -273,17 +317,19 @@ def _snappy_compress(data: bytes) -> bytes:
 
 _LZ4_MAGIC = b"\x04\x22\x4d\x18"  # 0x184D2204 little-endian
 _LZ4_CONTENT_SIZE = 0x08  # FLG bit 3: 8-byte content size follows BD
+_LZ4_INPUT = 1 << 16  # compressed bytes per call (lz4.frame copies what a call leaves unread)
 
 
-def _lz4_chunks(data: Buffer, magic: int, chunk_size: int) -> Iterator[bytes]:
+def _lz4_chunks(src: PieceReader, magic: int, chunk_size: int) -> Iterator[bytes]:
     # The header is checked here as Lz4BlockInputStream.readHeader does; the blocks, block and
-    # content checksums are left to lz4.frame (C). Like Kafka, lz4.frame reads one frame and
-    # ignores bytes after its end mark.
-    if len(data) < 7:
+    # content checksums are left to lz4.frame (C), fed 64 KiB at a time. Like Kafka, lz4.frame
+    # reads one frame and ignores bytes after its end mark.
+    head = src.exact(7)
+    if len(head) < 7:
         raise CodecError("lz4: stream ended prematurely (no complete frame header)")
-    if data[:4] != _LZ4_MAGIC:
+    if head[:4] != _LZ4_MAGIC:
         raise CodecError("lz4: not an LZ4 frame (invalid magic bytes)")
-    flg, bd = data[4], data[5]
+    flg, bd = head[4], head[5]
     if flg >> 6 != 1:
         raise CodecError(f"lz4: frame version {flg >> 6} is unsupported")
     if flg & 0x03 or bd & 0x8F:
@@ -292,29 +338,37 @@ def _lz4_chunks(data: Buffer, magic: int, chunk_size: int) -> Iterator[bytes]:
         raise CodecError("lz4: dependent block stream is unsupported")
     if not 4 <= (bd >> 4) & 7 <= 7:
         raise CodecError(f"lz4: block size value {(bd >> 4) & 7} is not between 4 and 7")
-    hc_pos = 6 + (8 if flg & _LZ4_CONTENT_SIZE else 0)
-    if len(data) <= hc_pos:
-        raise CodecError("lz4: stream ended prematurely (no complete frame header)")
+    if flg & _LZ4_CONTENT_SIZE:
+        more = src.exact(8)
+        head = bytes(head) + bytes(more)
+        if len(more) < 8:
+            raise CodecError("lz4: stream ended prematurely (no complete frame header)")
+    hc_pos = len(head) - 1
     if magic != 0 and not flg & _LZ4_CONTENT_SIZE:
-        frame: Buffer = data  # Kafka's own frames: lz4.frame checks HC
+        piece: Buffer = head  # Kafka's own frames: lz4.frame checks HC
     else:
-        if magic != 0 and data[hc_pos] != _lz4_hc(bytes(data[4:hc_pos])):
+        if magic != 0 and head[hc_pos] != _lz4_hc(bytes(head[4:hc_pos])):
             raise CodecError("lz4: frame descriptor checksum mismatch")
         # Rebuild the header before handing over to lz4.frame: with magic 0 Kafka ignores the HC
         # byte (old clients computed it wrongly), and Kafka always skips the content size, which
         # lz4.frame would trust for its output allocation (a forged one raises MemoryError).
         descriptor = bytes((flg & ~_LZ4_CONTENT_SIZE, bd))
-        frame = b"".join((_LZ4_MAGIC, descriptor, bytes((_lz4_hc(descriptor),)), data[hc_pos + 1:]))
+        piece = b"".join((_LZ4_MAGIC, descriptor, bytes((_lz4_hc(descriptor),))))
+    piece = bytes(piece) + bytes(src.read(_LZ4_INPUT))  # one call for a small batch
     reader = lz4_frame.LZ4FrameDecompressor()
-    out = reader.decompress(frame, max_length=chunk_size)
     while True:
-        if out:
-            yield out
-        if reader.eof:
-            return
-        if reader.needs_input:
+        out = reader.decompress(piece, max_length=chunk_size)
+        while True:
+            if out:
+                yield out
+            if reader.eof:
+                return
+            if reader.needs_input:
+                break
+            out = reader.decompress(b"", max_length=chunk_size)
+        piece = src.read(_LZ4_INPUT)
+        if not piece:
             raise CodecError("lz4: invalid compressed data (frame incomplete: no end mark)")
-        out = reader.decompress(b"", max_length=chunk_size)
 
 
 def _lz4_compress(data: bytes, magic: int, level: int | None) -> bytes:
@@ -388,55 +442,58 @@ _ZSTD_BLOCK_MAX = 128 * 1024  # no block decodes to more (Block_Maximum_Size)
 _ZSTD_TRUNCATED = "zstd: truncated data (no complete zstd frame)"
 
 
-def _zstd_chunks(data: Buffer, chunk_size: int) -> Iterator[bytes]:
+def _zstd_chunks(src: PieceReader, chunk_size: int) -> Iterator[bytes]:
     # zstandard's decompressobj writes out all it can of its input at once, so it is fed whole
     # blocks, a few at a time: a block never decodes to more than 128 KiB. Walking the frame
     # layout (RFC 8878) here also finds each frame's end, so truncation is detected, like
     # zstd-jni's stream, which reads across frames. Skippable frames decode to nothing.
     dctx = _zstd_decompressor()
-    size = len(data)
-    pos = 0
+    started = False
     while True:
-        if size - pos < 4:
-            if pos and pos == size:
+        head = src.exact(4)
+        if len(head) < 4:
+            if started and not head:
                 return
             raise CodecError(_ZSTD_TRUNCATED)
-        magic = int.from_bytes(data[pos:pos + 4], "little")
+        started = True
+        magic = int.from_bytes(head, "little")
         if magic & 0xFFFFFFF0 == _ZSTD_SKIPPABLE:
-            if size - pos < 8:
-                raise CodecError(_ZSTD_TRUNCATED)
-            pos += 8 + int.from_bytes(data[pos + 4:pos + 8], "little")
-            if pos > size:
+            skippable = src.exact(4)
+            if len(skippable) < 4 or not src.skip(int.from_bytes(skippable, "little")):
                 raise CodecError(_ZSTD_TRUNCATED)
             continue
         frame = dctx.decompressobj()
-        if magic != _ZSTD_MAGIC or size - pos < 5:
-            frame.decompress(data[pos:pos + 5])  # the library words the error for a bad magic
+        descriptor_byte = src.exact(1)
+        if magic != _ZSTD_MAGIC or not descriptor_byte:
+            frame.decompress(bytes(head) + bytes(descriptor_byte))  # the library words the error for a bad magic
             raise CodecError(_ZSTD_TRUNCATED if magic == _ZSTD_MAGIC else "zstd: unsupported frame format")
-        descriptor = data[pos + 4]
+        descriptor = descriptor_byte[0]
         single_segment = descriptor >> 5 & 1
         content_size_bytes = (1 if single_segment else 0, 2, 4, 8)[descriptor >> 6]
-        block = pos + 5 + (0 if single_segment else 1) + (0, 1, 2, 4)[descriptor & 3] + content_size_bytes
-        fed = pos  # data[pos:fed] has been given to the decompressor
+        rest = src.exact((0 if single_segment else 1) + (0, 1, 2, 4)[descriptor & 3] + content_size_bytes)
+        parts: list[Buffer] = [head, descriptor_byte, rest]  # read, not yet given to the decompressor
         budget = chunk_size
         while True:
-            if size - block < 3:
+            block_header = src.exact(3)
+            if len(block_header) < 3:
                 raise CodecError(_ZSTD_TRUNCATED)
-            header = int.from_bytes(data[block:block + 3], "little")
+            header = int.from_bytes(block_header, "little")
             kind = header >> 1 & 3
             length = header >> 3
-            block += 3 + (1 if kind == 1 else length)  # an RLE block stores one byte
-            if block > size:
+            body = src.exact(1 if kind == 1 else length)  # an RLE block stores one byte
+            if len(body) < (1 if kind == 1 else length):
                 raise CodecError(_ZSTD_TRUNCATED)
+            parts += (block_header, body)
             budget -= length if kind < 2 else _ZSTD_BLOCK_MAX
             last = header & 1
             if last and descriptor & 0x04:  # content checksum
-                block += 4
-                if block > size:
+                checksum = src.exact(4)
+                if len(checksum) < 4:
                     raise CodecError(_ZSTD_TRUNCATED)
+                parts.append(checksum)
             if budget <= 0 or last:
-                out = frame.decompress(data[fed:block])
-                fed = block
+                out = frame.decompress(b"".join(parts))
+                parts = []
                 budget = chunk_size
                 if out:
                     yield out
@@ -444,4 +501,3 @@ def _zstd_chunks(data: Buffer, chunk_size: int) -> Iterator[bytes]:
                 break
         if not frame.eof:
             raise CodecError(_ZSTD_TRUNCATED)
-        pos = block

@@ -20,7 +20,7 @@ from typing import NamedTuple
 from kdump.accelerators import load
 from kdump.errors import FormatError, InvalidRecordError
 from kdump.format.batch import V2_HEADER_SIZE, Batch, increment_sequence
-from kdump.format.codecs import Codec, decompress_chunks
+from kdump.format.codecs import Codec, decompress_chunks, decompress_stream
 from kdump.format.legacy_records import legacy_records
 from kdump.format.record_stream import (
     GROUP_SIZE,
@@ -194,16 +194,36 @@ def _v2_records(buf: Buffer, batch: Batch, values: bool) -> Iterator[list[Record
                                  new_record=lambda fields: _new_record(Record, fields), group_size=GROUP_SIZE)
 
 
-def stream_uncompressed_v2_records(chunks: Iterator[Buffer], batch: Batch, *, values: bool,
-                                   reopen: Callable[[], Callable[[], Iterator[Buffer]]]) -> Iterator[list[Record]]:
-    """The records of an uncompressed v2 batch too large to hold, from ``chunks`` of its records area.
+def stream_held_v2_records(read: Callable[[], Iterator[Buffer]], batch: Batch, *,
+                           values: bool) -> Iterator[list[Record]]:
+    """The records of a v2 batch too large to hold; ``read()`` hands out its records area (the
+    ``batch.size - V2_HEADER_SIZE`` bytes after the header, compressed or not) in pieces, and is
+    called again by a ``LazyValue``.
 
-    A healthy batch gives the records ``iter_records`` gives for it whole. On a malformed one this
-    may stop at another record, or with other words, than Kafka's in-place reading: the caller then
-    decodes the batch whole to find Kafka's error (``log.batches`` does).
+    A compressed batch is decompressed as it is read (``decompress_stream``): the same decoding, and
+    so the same records and errors, as ``iter_records`` on the batch whole. An uncompressed one is
+    decoded as a stream too, which on a malformed batch may stop at another record, or with other
+    words, than Kafka's in-place reading: the caller then decodes that batch whole to find Kafka's
+    error (``log.batches`` does). Errors name ``batch.position``.
     """
-    yield from stream_v2_records(chunks, batch.records_count or 0, batch, _group_decoder(batch),
-                                 values=values, reopen=reopen, new_record=lambda fields: _new_record(Record, fields))
+    count = batch.records_count or 0
+    size = batch.size - V2_HEADER_SIZE
+    codec = batch.codec
+    if count < 0:
+        raise InvalidRecordError(f"Found invalid record count {count} in magic v2 batch", position=batch.position)
+
+    def chunks() -> Iterator[Buffer]:
+        return read() if codec is Codec.NONE else decompress_stream(codec, read(), size, magic=2)
+
+    try:
+        yield from stream_v2_records(chunks(), count, batch, _group_decoder(batch), values=values or batch.is_control,
+                                     reopen=lambda: chunks, new_record=lambda fields: _new_record(Record, fields),
+                                     group_size=GROUP_SIZE)
+    except FormatError as err:
+        err.position = batch.position
+        raise
+    except (IndexError, ValueError, OverflowError) as err:
+        raise InvalidRecordError(f"unreadable records: {err}", position=batch.position) from None
 
 
 def _group_decoder(batch: Batch) -> Callable[[bytes, int, int], tuple[list[Record], int, Exception | None]]:

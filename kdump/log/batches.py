@@ -6,8 +6,9 @@ fail on a size field below 14), with file positions, while holding at most one w
 
 * the window starts at ``WINDOW_BYTES`` and grows to hold one entry of up to ``MAX_HELD_ENTRY_BYTES``;
 * a larger entry (a corrupt size field, or a huge ``max.message.bytes``) is never held: its CRC is
-  computed a window at a time, and so are its records read when a caller asks for them (an
-  uncompressed v2 batch; the others are read whole, a compressed one then decompressed as a stream);
+  computed a window at a time, and so are its records read when a caller asks for them (a v2 batch,
+  compressed ones decompressed as they are read; a v0/v1 wrapper is still read whole, and so is a
+  malformed uncompressed batch, for Kafka's error, see ``_stream_held``);
 * ``records(batch)`` decodes the batch that was just yielded, from the window, so a deep dump costs
   one read of the log.
 
@@ -37,7 +38,7 @@ from kdump.format.records import (
     count_records,
     decode_records,
     iter_records,
-    stream_uncompressed_v2_records,
+    stream_held_v2_records,
 )
 from kdump.log.segment import ReadOnlyFile
 
@@ -71,6 +72,7 @@ class LogBatches:
         self._buf = bytearray(min(max(window_bytes, V2_HEADER_SIZE), max(0, self.end - start)))
         self._base = start          # file position of self._buf[0]
         self._held: Batch | None = None   # an oversized entry whose bytes are not in the window
+        self._held_crc = 0                # the CRC its bytes have (when check_crc)
 
     def __iter__(self) -> Iterator[Batch]:
         """Raises CorruptRecordError where framing breaks, except at zero padding (see below)."""
@@ -136,20 +138,34 @@ class LogBatches:
         header = read_batch(buf, done, check_crc=False, base=self._base)
         if not self.check_crc:
             return header
-        legacy = header.is_legacy
-        start = position + (LEGACY_CRC_START if legacy else V2_ATTRIBUTES_OFFSET)
-        stop = position + size
+        value = self._held_crc = self._crc_in_windows(header._replace(position=position, size=size))
+        minimum = LOG_OVERHEAD + MIN_RECORD_OVERHEAD if header.is_legacy else V2_HEADER_SIZE
+        return header._replace(is_valid=size >= minimum and value == header.crc)
+
+    def _crc_in_windows(self, batch: Batch) -> int:
+        """The CRC of the bytes ``batch``'s checksum covers, read from the file a window at a time
+        (crc32c and crc32 take the running value, as Kafka's Checksums.update does). The window is the
+        scratch buffer: an oversized entry is not in it, and the scan refills it after the entry."""
+        legacy = batch.is_legacy
+        pos = batch.position + (LEGACY_CRC_START if legacy else V2_ATTRIBUTES_OFFSET)
+        stop = batch.position + batch.size
         crc_of = crc32 if legacy else crc32c
         value = 0
-        view = memoryview(buf)
-        pos = start
+        view = memoryview(self._buf)
         while pos < stop:
-            step = min(len(buf), stop - pos)
+            step = min(len(view), stop - pos)
             self.file.read_into(view[:step], pos)
             value = crc_of(view[:step], value)
             pos += step
-        minimum = LOG_OVERHEAD + MIN_RECORD_OVERHEAD if legacy else V2_HEADER_SIZE
-        return header._replace(is_valid=size >= minimum and value == header.crc)
+        return value
+
+    def computed_crc(self, batch: Batch) -> int:
+        """The CRC the bytes of the batch just yielded really have (for an oversized entry, computed a
+        window at a time, or remembered from the scan), to show beside the stored one."""
+        if self._held is not None and batch.position == self._held.position:
+            return self._held_crc if self.check_crc else self._crc_in_windows(batch)
+        data = self.view(batch)
+        return crc32(data[LEGACY_CRC_START:]) if batch.is_legacy else crc32c(data[V2_ATTRIBUTES_OFFSET:])
 
     def view(self, batch: Batch) -> memoryview:
         """The bytes of the batch just yielded (read from the file for an oversized entry)."""
@@ -163,8 +179,7 @@ class LogBatches:
 
         Valid, like the window, until the next batch is requested; so are lazy values.
         """
-        if self._held is not None and batch.position == self._held.position and batch.codec_id == 0 \
-                and not batch.is_legacy:
+        if self._held is not None and batch.position == self._held.position and not batch.is_legacy:
             yield from self._stream_held(batch, values)
             return
         data = self.view(batch)
@@ -175,24 +190,26 @@ class LogBatches:
             raise
 
     def _stream_held(self, batch: Batch, values: bool) -> Iterator[list[Record]]:
-        """The records of an uncompressed batch too large to hold, read from the file a window at a
-        time (a large value stays a ``LazyValue`` that reads the file again, unless ``values``).
-        Where the batch is malformed it is read whole and decoded in place, as Kafka reads it, for
-        Kafka's error; the records already given are not given again."""
+        """The records of a v2 batch too large to hold, read from the file a window at a time (and
+        decompressed as they are read); a large value stays a ``LazyValue`` that reads the file again,
+        unless ``values``. Where an uncompressed batch is malformed it is read whole and decoded in
+        place, as Kafka reads it, for Kafka's error; the records already given are not given again.
+        A compressed batch needs no such second reading: Kafka reads it as a stream too."""
         start, stop = batch.position + V2_HEADER_SIZE, batch.position + batch.size
 
-        def chunks() -> Iterator[bytes]:
+        def read() -> Iterator[bytes]:
             for position in range(start, stop, WINDOW_BYTES):
                 yield self.file.read(position, min(WINDOW_BYTES, stop - position))
 
         given = 0
         try:
-            for group in stream_uncompressed_v2_records(chunks(), batch, values=values, reopen=lambda: chunks):
+            for group in stream_held_v2_records(read, batch, values=values):
                 given += len(group)
                 yield group
             return
         except (FormatError, IndexError, ValueError, OverflowError):
-            pass
+            if batch.codec_id:
+                raise
         data = memoryview(self.file.read(batch.position, batch.size))
         try:
             for group in iter_records(data, batch._replace(position=0), values=values):

@@ -27,12 +27,9 @@ from kdump.format.batch import (
     ATTR_CONTROL,
     ATTR_TRANSACTIONAL,
     INT32_MAX,
-    LEGACY_CRC_START,
-    V2_ATTRIBUTES_OFFSET,
     Batch,
 )
 from kdump.format.control import ControlType, parse_control_record
-from kdump.format.crc import crc32, crc32c
 from kdump.format.index import OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE
 from kdump.format.records import Record
 from kdump.log.batches import LogBatches
@@ -213,8 +210,7 @@ class SegmentCheck:
     def _batch_rules(self, batch: Batch, prev_last: int | None, batches: LogBatches) -> Iterator[Finding]:
         path = self.seg.log or ""
         if not batch.is_valid:
-            data = batches.view(batch)
-            computed = (crc32(data[LEGACY_CRC_START:]) if batch.is_legacy else crc32c(data[V2_ATTRIBUTES_OFFSET:]))
+            computed = batches.computed_crc(batch)
             yield Finding(ERROR, "crc", path, f"Record is corrupt (stored crc = {batch.crc}, computed crc = "
                           f"{computed}): the batch's bytes changed after it was written", offset=batch.base_offset,
                           position=batch.position)

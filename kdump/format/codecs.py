@@ -41,6 +41,9 @@ def _on_first_use(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
+    parent, _, child = name.rpartition(".")
+    if parent:  # as the import system does for a submodule, so `import lz4.frame` elsewhere sees it
+        setattr(importlib.import_module(parent), child, module)
     return module
 
 

@@ -4,6 +4,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,12 +69,7 @@ public final class DumpRunner {
         System.setOut(outStream);
         System.setErr(errStream);
 
-        org.apache.kafka.common.utils.Exit.setExitProcedure((code, message) -> {
-            throw new ExitSignal(code);
-        });
-        org.apache.kafka.common.utils.Exit.setHaltProcedure((code, message) -> {
-            throw new ExitSignal(code);
-        });
+        throwOnExit();
         Method main = Class.forName(args[0]).getMethod("main", String[].class);
         List<String> requests = Files.readAllLines(Paths.get(args[1]), StandardCharsets.UTF_8);
         Path outDir = Paths.get(args[2]);
@@ -118,6 +114,33 @@ public final class DumpRunner {
             write(outDir.resolve(i + ".rc"), Integer.toString(code).getBytes(StandardCharsets.UTF_8));
         }
         restore(pristine, work);
+    }
+
+    /**
+     * Kafka's Exit.setExitProcedure/setHaltProcedure with a procedure that throws ExitSignal. Exit is
+     * org.apache.kafka.common.utils.Exit up to 4.3 and org.apache.kafka.common.utils.internals.Exit from
+     * 4.4 (clients/src/main/java/org/apache/kafka/common/utils/internals/Exit.java), so it is found by name.
+     */
+    private static void throwOnExit() throws ReflectiveOperationException {
+        Class<?> exit;
+        try {
+            exit = Class.forName("org.apache.kafka.common.utils.internals.Exit");
+        } catch (ClassNotFoundException beforeFourFour) {
+            exit = Class.forName("org.apache.kafka.common.utils.Exit");
+        }
+        Class<?> procedure = Class.forName(exit.getName() + "$Procedure");
+        Object thrower = Proxy.newProxyInstance(procedure.getClassLoader(), new Class<?>[] {procedure},
+            (proxy, method, methodArgs) -> {
+                if (method.getName().equals("execute")) {
+                    throw new ExitSignal((Integer) methodArgs[0]);
+                }
+                if (method.getName().equals("equals")) {
+                    return proxy == methodArgs[0];
+                }
+                return method.getName().equals("hashCode") ? (Object) System.identityHashCode(proxy) : "DumpRunner exit";
+            });
+        exit.getMethod("setExitProcedure", procedure).invoke(null, thrower);
+        exit.getMethod("setHaltProcedure", procedure).invoke(null, thrower);
     }
 
     private static void write(Path path, byte[] bytes) throws IOException {

@@ -42,9 +42,9 @@ Keep = Callable[[int, int, str | None], bool]
 
 
 @pytest.fixture(scope="module")
-def kafka_dumps(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
+def kafka_dumps() -> dict[str, tuple[str, str]]:
     """segment -> (its path in a copy, Kafka's --print-data-log stdout)."""
-    root = tmp_path_factory.mktemp("filters")
+    root = real_kafka.corpus_dir("filters")
     paths = {}
     for segment in SEGMENTS:
         source = corpus.FIXTURES / segment
@@ -55,7 +55,7 @@ def kafka_dumps(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str
         paths[segment] = str(target)
     outcomes = real_kafka.run_dump_log_segments(
         RELEASE, [["--files", paths[s], "--print-data-log"] for s in SEGMENTS],
-        ["--files", paths[SEGMENTS[0]]])
+        ["--files", paths[SEGMENTS[0]]], root=root)
     assert all(o.exit_code == 0 for o in outcomes)
     return {s: (paths[s], o.stdout) for s, o in zip(SEGMENTS, outcomes, strict=True)}
 

@@ -2,8 +2,9 @@
 temp dir left as it was found.
 
 - Every test under tests/kafka and tests/spark, and every test marked ``spark``, is marked ``kafka``:
-  it needs Java and starts JVMs (the real Kafka tools, brokers, a local Spark). ``pytest -m "not kafka"``
-  is the fast tier for everyday work.
+  it needs Java and starts JVMs (the real Kafka tools, brokers, a local Spark). Those and the few
+  heavy tests without Java are marked ``slow``: ``pytest -m "not slow"`` is the fast tier for everyday
+  work (under 2 minutes on 2 cores), ``pytest -m "not kafka"`` the run without Java.
 - Before the first test, one notice says what those tests fetch (the Kafka jars, where they are cached,
   what is missing), what they start, and how to skip them.
 - Child processes (JVMs, Spark, Python subprocesses) put their temporary files under the session's
@@ -22,14 +23,33 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).resolve().parent
-_KAFKA_DIRS = (TESTS / "kafka", TESTS / "spark")
+# Tests that run Kafka's jars, a JVM or Spark, beside every test marked ``spark``.
+_KAFKA = ("kafka/", "spark/", "log/test_topic_names.py")
+# Tests that take over a second each on 2 cores without a JVM: wheel builds and installs, 256 MiB and
+# 2 GiB inputs, whole processes on a pseudo-terminal or sent signals (measured with --durations).
+_SLOW = (
+    "packaging/", "format/test_bombs.py", "cli/test_jobs.py", "cli/test_progress.py", "cli/test_exit_codes.py",
+    "cli/test_hostile_files.py", "cli/test_rebuild_index_out.py", "dump/test_files_jobs.py",
+    "log/test_spill.py::test_a_million_offset_gaps_keep_memory_flat", "cli/test_gen.py::test_signal_cleans_up",
+    "cli/test_verify.py::test_a_partition_being_written_to_raises_no_false_alarm",
+    "log/test_read_layer.py::test_real_truncation_of_an_index_during_verify_index",
+    "cli/test_partition_for.py::test_against_independent_implementation",
+)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``kafka`` and ``slow`` by the lists above; every ``kafka`` test is ``slow`` too, so
+    ``-m "not slow"`` is the fast tier and ``-m "not kafka"`` the run without Java."""
     for item in items:
-        path = Path(str(item.path))
-        if item.get_closest_marker("spark") is not None or any(path.is_relative_to(d) for d in _KAFKA_DIRS):
+        try:
+            node = Path(str(item.path)).relative_to(TESTS).as_posix() + item.nodeid.partition("::")[1] + item.name
+        except ValueError:
+            continue
+        if item.get_closest_marker("spark") is not None or node.startswith(_KAFKA):
             item.add_marker(pytest.mark.kafka)
+            item.add_marker(pytest.mark.slow)
+        elif node.startswith(_SLOW):
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -52,7 +72,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     reporter.write_line(
         f"kdump: {kafka} tests marked `kafka` run real Kafka and Spark: the Kafka jars live in {cache} "
         f"({size / 1e9:.1f} GB; KDUMP_KAFKA_CACHE moves it), {fetch}; they start JVMs, single-node Kafka "
-        f"brokers on 127.0.0.1 and a local Spark. Skip them with: pytest -m \"not kafka\"")
+        f"brokers on 127.0.0.1 and a local Spark. Skip them with -m \"not kafka\" (or every slow test: -m \"not slow\")")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -45,7 +45,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             node = Path(str(item.path)).relative_to(TESTS).as_posix() + item.nodeid.partition("::")[1] + item.name
         except ValueError:
             continue
-        if item.get_closest_marker("spark") is not None or node.startswith(_KAFKA):
+        if any(item.get_closest_marker(name) is not None for name in ("spark", "kafka")) or node.startswith(_KAFKA):
             item.add_marker(pytest.mark.kafka)
             item.add_marker(pytest.mark.slow)
         elif node.startswith(_SLOW):

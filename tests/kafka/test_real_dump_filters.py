@@ -1,6 +1,6 @@
 """Filtered dumps are Kafka's own lines: the real DumpLogSegments output, filtered here record by record.
 
-Kafka 4.3.0's tool dumps each segment whole with --print-data-log; the expected output of
+Kafka 4.4.0's tool dumps each segment whole with --print-data-log; the expected output of
 ``kdump --files SEG --print-data-log --offsets A..B`` (and the other filters) is that output with
 only the matching record lines kept, each batch line kept when its batch keeps a record. The
 segments include real broker output (indexes written by Kafka), so the index positioning is checked
@@ -23,7 +23,7 @@ import real_kafka
 
 from tests.kdump_testing import run_kdump
 
-RELEASE = "4.3.0"
+RELEASE = "4.4.0"  # the newest release: kdump's default --kafka-version
 SEGMENTS = [
     "logdirs/plain-0/00000000000000000035.log",
     "logdirs/gzip-0/00000000000000000025.log",

@@ -80,16 +80,21 @@ def _children_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
     """TMPDIR (and Python's tempfile) under basetemp for the whole session, so what children leave
     (a JVM's extracted native libraries, Spark's block manager dirs) is removed with basetemp."""
     tmp = tmp_path_factory.mktemp("children-tmp", numbered=False)
-    saved = os.environ.get("TMPDIR"), tempfile.tempdir
-    os.environ["TMPDIR"] = str(tmp)
+    # TMPDIR for every child; for a Spark a child starts (``kdump spark`` in a subprocess), its block
+    # manager dirs and its driver JVM's java.io.tmpdir (spark-submit adds SPARK_SUBMIT_OPTS to the JVM).
+    settings = {"TMPDIR": str(tmp), "SPARK_LOCAL_DIRS": str(tmp),
+                "SPARK_SUBMIT_OPTS": f"-Djava.io.tmpdir={tmp} -XX:-UsePerfData"}
+    saved = {name: os.environ.get(name) for name in settings}, tempfile.tempdir
+    os.environ.update(settings)
     tempfile.tempdir = str(tmp)
     try:
         yield tmp
     finally:
-        if saved[0] is None:
-            os.environ.pop("TMPDIR", None)
-        else:
-            os.environ["TMPDIR"] = saved[0]
+        for name, value in saved[0].items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
         tempfile.tempdir = saved[1]
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -119,7 +119,7 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     from kdump.format.records import RECORD_DECODER
     from kdump.render.log_text import LINE_FORMATTER
 
-    click.echo(f"kdump {__version__} (reproduces kafka-dump-log output of Kafka 2.2 to 4.3)")
+    click.echo(f"kdump {__version__} (reproduces kafka-dump-log output of Kafka 2.2 to 4.4)")
     click.echo(f"CRC-32C: {CRC32C_IMPLEMENTATION}; v2 records: {RECORD_DECODER}; dump lines: {LINE_FORMATTER}")
     click.echo(accelerators.status())
     ctx.exit()

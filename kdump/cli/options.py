@@ -33,7 +33,7 @@ def option_stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
 kafka_version_option = click.option(
     "--kafka-version", default=DEFAULT_KAFKA_VERSION, show_default=True, metavar="V",
     shell_complete=complete_kafka_version,
-    help="Reproduce the output of this Kafka version's tool (2.2 ... 4.3).")
+    help="Reproduce the output of this Kafka version's tool (2.2 ... 4.4).")
 json_option = click.option("--json", "json_output", is_flag=True,
                            help="Write JSON Lines instead of Kafka's text (schema: docs/json-output.md).")
 traceback_option = click.option("--traceback", is_flag=True, help=TRACEBACK_HELP)

@@ -33,7 +33,7 @@ LogDirPlans = tuple[LogDirState, list[PartitionPlan]]
 @click.option("--force", is_flag=True, help="Replace --out if it holds an earlier kdump recover copy (or is empty).")
 @index_settings_options
 @click.option("--kafka-version", default=DEFAULT_KAFKA_VERSION, show_default=True, metavar="V",
-              help="The broker's Kafka release (3.0 ... 4.3): what its log loading does where releases differ.")
+              help="The broker's Kafka release (3.0 ... 4.4): what its log loading does where releases differ.")
 @json_option
 def recover(paths: tuple[str, ...], out_dir: str | None, force: bool, index_interval_bytes: int,
             segment_index_bytes: int, kafka_version: str, json_output: bool) -> None:

@@ -1,6 +1,6 @@
 """Which Kafka's output to reproduce: ``--kafka-version`` mapped to the small set of text differences.
 
-Default is Kafka 4.3, the first release with the Java tool (J); 3.3-4.2 is the Scala tool (S) most
+Default is Kafka 4.4; the Java tool (J) starts at 4.3; 3.3-4.2 is the Scala tool (S) most
 deployed brokers ship. The boundaries come from diffing DumpLogSegments.scala at every release tag
 (docs/dialects-research.md).
 """
@@ -14,7 +14,7 @@ from typing import Generic, TypeVar
 from kdump.errors import UsageError
 
 # The newest Kafka release kdump imitates, and so the default of --kafka-version.
-LATEST_RELEASE = (4, 3)
+LATEST_RELEASE = (4, 4)
 DEFAULT_KAFKA_VERSION = f"{LATEST_RELEASE[0]}.{LATEST_RELEASE[1]}"
 OLDEST_SUPPORTED = (2, 2)
 

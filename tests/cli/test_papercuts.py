@@ -88,7 +88,7 @@ def test_completion_offers_kafka_versions_and_decoders() -> None:
     assert set(_complete("kdump --value-decoder-class ")) >= {"StringDecoder", "LongDecoder", "hex", "json",
                                                                "schema-registry",
                                                                "org.apache.kafka.tools.api.StringDecoder"}
-    assert _complete("kdump find --kafka-version 4.") == ["4.0", "4.1", "4.2", "4.3"]
+    assert _complete("kdump find --kafka-version 4.") == ["4.0", "4.1", "4.2", "4.3", "4.4"]
 
 
 def test_help_says_what_files_takes() -> None:

@@ -4,14 +4,17 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -22,7 +25,8 @@ import java.util.stream.Stream;
  * OUT_DIR/i.out, OUT_DIR/i.err (the bytes the tool wrote) and OUT_DIR/i.rc (its exit code).
  * Some releases rewrite the files they dump (an index whose size is not a multiple of its entry
  * size is truncated), so with PRISTINE and WORK every file of PRISTINE is copied over WORK before
- * each run and after the last: every run sees the original bytes.
+ * the first run, and after each run what it changed in the directories it named: every run sees the
+ * original bytes.
  *
  * System.out/err are replaced before any Kafka or Scala class loads, by streams whose target is
  * switched per run: Scala's Console captures System.out once, so a later System.setOut would miss it.
@@ -68,12 +72,7 @@ public final class DumpRunner {
         System.setOut(outStream);
         System.setErr(errStream);
 
-        org.apache.kafka.common.utils.Exit.setExitProcedure((code, message) -> {
-            throw new ExitSignal(code);
-        });
-        org.apache.kafka.common.utils.Exit.setHaltProcedure((code, message) -> {
-            throw new ExitSignal(code);
-        });
+        throwOnExit();
         Method main = Class.forName(args[0]).getMethod("main", String[].class);
         List<String> requests = Files.readAllLines(Paths.get(args[1]), StandardCharsets.UTF_8);
         Path outDir = Paths.get(args[2]);
@@ -88,9 +87,9 @@ public final class DumpRunner {
         out.take();
         err.take();
         Path pristine = args.length > 4 ? Paths.get(args[3]) : null;
-        Path work = args.length > 4 ? Paths.get(args[4]) : null;
+        Path work = args.length > 4 ? Paths.get(args[4]).toAbsolutePath().normalize() : null;
+        restore(pristine, work, null);
         for (int i = 0; i < requests.size(); i++) {
-            restore(pristine, work);
             String line = requests.get(i);
             String[] toolArgs = line.isEmpty() ? new String[0] : line.split("\t", -1);
             int code = 0;
@@ -116,8 +115,55 @@ public final class DumpRunner {
             write(outDir.resolve(i + ".out"), out.take());
             write(outDir.resolve(i + ".err"), err.take());
             write(outDir.resolve(i + ".rc"), Integer.toString(code).getBytes(StandardCharsets.UTF_8));
+            restore(pristine, work, dirsOf(toolArgs));
         }
-        restore(pristine, work);
+    }
+
+    /**
+     * The directories of the files a run named with --files (and a named directory itself): the tool
+     * opens nothing else (an index's .log and .index are beside it).
+     */
+    private static Set<Path> dirsOf(String[] toolArgs) {
+        Set<Path> dirs = new HashSet<>();
+        for (int i = 0; i + 1 < toolArgs.length; i++) {
+            if (toolArgs[i].equals("--files")) {
+                for (String name : toolArgs[i + 1].split(",")) {
+                    Path file = Paths.get(name).toAbsolutePath().normalize();
+                    dirs.add(file);
+                    if (file.getParent() != null) {
+                        dirs.add(file.getParent());
+                    }
+                }
+            }
+        }
+        return dirs;
+    }
+
+    /**
+     * Kafka's Exit.setExitProcedure/setHaltProcedure with a procedure that throws ExitSignal. Exit is
+     * org.apache.kafka.common.utils.Exit up to 4.3 and org.apache.kafka.common.utils.internals.Exit from
+     * 4.4 (clients/src/main/java/org/apache/kafka/common/utils/internals/Exit.java), so it is found by name.
+     */
+    private static void throwOnExit() throws ReflectiveOperationException {
+        Class<?> exit;
+        try {
+            exit = Class.forName("org.apache.kafka.common.utils.internals.Exit");
+        } catch (ClassNotFoundException beforeFourFour) {
+            exit = Class.forName("org.apache.kafka.common.utils.Exit");
+        }
+        Class<?> procedure = Class.forName(exit.getName() + "$Procedure");
+        Object thrower = Proxy.newProxyInstance(procedure.getClassLoader(), new Class<?>[] {procedure},
+            (proxy, method, methodArgs) -> {
+                if (method.getName().equals("execute")) {
+                    throw new ExitSignal((Integer) methodArgs[0]);
+                }
+                if (method.getName().equals("equals")) {
+                    return proxy == methodArgs[0];
+                }
+                return method.getName().equals("hashCode") ? (Object) System.identityHashCode(proxy) : "DumpRunner exit";
+            });
+        exit.getMethod("setExitProcedure", procedure).invoke(null, thrower);
+        exit.getMethod("setHaltProcedure", procedure).invoke(null, thrower);
     }
 
     private static void write(Path path, byte[] bytes) throws IOException {
@@ -127,7 +173,8 @@ public final class DumpRunner {
     /** Work file -> its size and modification time right after the last copy. */
     private static final Map<Path, List<Long>> COPIED = new HashMap<>();
 
-    private static void restore(Path pristine, Path work) throws IOException {
+    /** Copies back what a run changed in ``dirs`` (every file when null). */
+    private static void restore(Path pristine, Path work, Set<Path> dirs) throws IOException {
         if (pristine == null) {
             return;
         }
@@ -141,9 +188,13 @@ public final class DumpRunner {
             }
             return;
         }
-        // Only what a run changed is copied back: a stat per file instead of a copy per file.
+        // Only what a run changed is copied back: a stat per file of the run's directories instead of a
+        // copy per file (or a stat of every file of the corpus after every run).
         for (Map.Entry<Path, List<Long>> entry : COPIED.entrySet()) {
             Path target = entry.getKey();
+            if (dirs != null && !dirs.contains(target.getParent())) {
+                continue;
+            }
             if (!Files.exists(target) || !stamp(target).equals(entry.getValue())) {
                 copy(pristine.resolve(work.relativize(target).toString()), target);
             }

@@ -19,6 +19,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 FETCH = HERE / "fetch.sh"
 DRIVER = HERE / "producer" / "KafkaDriver.java"
 # Releases the broker tests run against: the newest, and the last 3.x line (KRaft, Scala tools, reload4j).
-RELEASES = ("4.3.0", "3.9.2")
+RELEASES = ("4.4.0", "3.9.2")
 # `kdump recover` is also checked against an older 3.x broker (LogLoader.scala of 3.3); its jars are
 # those tests/kafka/releases.txt already fetches for DumpLogSegments.
 RECOVER_RELEASES = (*RELEASES, "3.3.2")
@@ -37,6 +38,13 @@ _LOGGING_EXTRAS = {"4": ("org.apache.logging.log4j:log4j-slf4j-impl:2.25.4",)}
 CLUSTER_ID = base64.urlsafe_b64encode(b"kdump-real-brokr").decode().rstrip("=")
 NODE_ID = 1
 _JVM_FLAGS = ("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true")
+
+
+def jvm_temp_flags() -> list[str]:
+    """Java's temp dir where Python's is (tests/conftest.py puts it under the session's basetemp): a JVM
+    extracts native libraries there (snappy-java, zstd-jni) and a killed JVM never deletes them. No
+    /tmp/hsperfdata_<user>/<pid> file either (a killed JVM leaves that one too)."""
+    return [f"-Djava.io.tmpdir={tempfile.gettempdir()}", "-XX:-UsePerfData"]
 
 
 class BrokerError(RuntimeError):
@@ -170,7 +178,7 @@ class Broker:
         return [f"-Dlog4j.configuration=file:{config}"]
 
     def _java(self, main: str, *args: str) -> list[str]:
-        return ["java", *_JVM_FLAGS, *self._logging_flags(), "-cp", f"{self.lib}/*", main, *args]
+        return ["java", *_JVM_FLAGS, *jvm_temp_flags(), *self._logging_flags(), "-cp", f"{self.lib}/*", main, *args]
 
     def _format_storage(self, timeout: float) -> None:
         proc = subprocess.run(
@@ -284,7 +292,7 @@ def driver_classes(lib: Path, timeout: float = 120, source: Path = DRIVER) -> Pa
 
 
 def _driver_command(lib: Path, args: tuple[str, ...]) -> list[str]:
-    return ["java", *_JVM_FLAGS, "-cp", f"{driver_classes(lib)}:{lib}/*", "KafkaDriver", *args]
+    return ["java", *_JVM_FLAGS, *jvm_temp_flags(), "-cp", f"{driver_classes(lib)}:{lib}/*", "KafkaDriver", *args]
 
 
 def run_driver(lib: Path, *args: str, timeout: float = 240) -> str:

@@ -19,7 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from broker import _JVM_FLAGS, _SERVER_DEFAULTS, HERE, Broker, BrokerError, _die_with_parent, driver_classes, free_port
+from broker import (
+    _JVM_FLAGS,
+    _SERVER_DEFAULTS,
+    HERE,
+    Broker,
+    BrokerError,
+    _die_with_parent,
+    driver_classes,
+    free_port,
+    jvm_temp_flags,
+)
 
 CLUSTER_DRIVER = HERE / "producer" / "ClusterDriver.java"
 # The newest release and the last 3.x line.
@@ -162,7 +172,7 @@ class Cluster:
             classes = driver_classes(self.lib, source=CLUSTER_DRIVER)
             with open(self.root / "driver.err", "ab") as err:
                 self._driver = subprocess.Popen(
-                    ["java", *_JVM_FLAGS, "-cp", f"{classes}:{self.lib}/*", "ClusterDriver"],
+                    ["java", *_JVM_FLAGS, *jvm_temp_flags(), "-cp", f"{classes}:{self.lib}/*", "ClusterDriver"],
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                     preexec_fn=_die_with_parent,
                 )

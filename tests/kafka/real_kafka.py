@@ -6,15 +6,21 @@ this file are compiled into that cache at test time, never committed as classes.
 
 from __future__ import annotations
 
+import atexit
+import fcntl
+import gzip
 import hashlib
+import json
 import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from broker import jvm_temp_flags
 
 HERE = Path(__file__).resolve().parent
 FETCH = HERE / "fetch.sh"
@@ -32,6 +38,11 @@ def tool_class(release: str) -> str:
 
 def cache_dir() -> Path:
     return Path(os.environ.get("KDUMP_KAFKA_CACHE", Path.home() / ".cache" / "kdump-kafka"))
+
+
+def cached_releases() -> set[str]:
+    """The releases whose jars fetch.sh has finished fetching into the cache (with any extras)."""
+    return {path.parent.parent.name.rsplit("-", 1)[0] for path in cache_dir().glob("*/lib/.complete")}
 
 
 def unavailable(reason: str) -> None:
@@ -81,7 +92,7 @@ class Outcome:
 
 
 def run_dump_log_segments(release: str, runs: list[list[str]], warmup: list[str],
-                          restore: tuple[Path, Path] | None = None) -> list[Outcome]:
+                          restore: tuple[Path, Path] | None = None, root: Path | None = None) -> list[Outcome]:
     """Every run of ``runs`` through the release's DumpLogSegments in one JVM.
 
     ``restore`` = (pristine, work): the files of ``work`` are copied back from ``pristine`` before
@@ -89,23 +100,100 @@ def run_dump_log_segments(release: str, runs: list[list[str]], warmup: list[str]
 
     ``warmup`` is run first and dropped: it absorbs the logging framework's one-time start-up
     notices, which kafka-dump-log.sh's log4j configuration keeps off the console.
+
+    ``root``: the directory every input lies under (``work`` when restoring; best a ``corpus_dir``).
+    Then the outcomes are kept in the jar cache, keyed by the release's jars, the JDK, DumpRunner.java,
+    the command lines and every byte under ``root``, so a later session with the same inputs reads them
+    instead of starting the JVM (see ``_cached``).
     """
     lib = kafka_lib(release)
     classes = compiled("DumpRunner.java", f"{lib}/*")
+    for run in [warmup, *runs]:
+        assert not any("\t" in arg or "\n" in arg for arg in run), run
+    if root is None:
+        return _run_dump_runner(release, lib, classes, [warmup, *runs], restore)
+    return _cached(release, lib, [warmup, *runs], (restore or (root, root))[0],
+                   lambda: _run_dump_runner(release, lib, classes, [warmup, *runs], restore))
+
+
+def _run_dump_runner(release: str, lib: Path, classes: Path, runs: list[list[str]],
+                     restore: tuple[Path, Path] | None) -> list[Outcome]:
+    """The outcomes of ``runs[1:]`` (``runs[0]`` is the warm-up) from one DumpRunner JVM."""
     with tempfile.TemporaryDirectory(prefix="kdump-real-") as tmp:
         requests = Path(tmp) / "requests"
-        for run in [warmup, *runs]:
-            assert not any("\t" in arg or "\n" in arg for arg in run), run
-        requests.write_text("".join("\t".join(run) + "\n" for run in [warmup, *runs]), encoding="utf-8")
+        requests.write_text("".join("\t".join(run) + "\n" for run in runs), encoding="utf-8")
         out = Path(tmp) / "out"
-        subprocess.run(["java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", f"{lib}/*:{classes}",
+        subprocess.run(["java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx384m",
+                        *jvm_temp_flags(), "-cp", f"{lib}/*:{classes}",
                         "DumpRunner", tool_class(release), str(requests), str(out),
                         *([str(restore[0]), str(restore[1])] if restore else [])],
                        check=True, capture_output=True, timeout=600)
         return [Outcome((out / f"{i}.out").read_bytes().decode("utf-8"),
                         (out / f"{i}.err").read_bytes().decode("utf-8"),
                         int((out / f"{i}.rc").read_text()))
-                for i in range(1, len(runs) + 1)]
+                for i in range(1, len(runs))]
+
+
+def _cached(release: str, lib: Path, runs: list[list[str]], content: Path,
+            compute: Callable[[], list[Outcome]]) -> list[Outcome]:
+    """``compute()``, or what it returned in an earlier session for the same key: the jars (their
+    directory's name holds the release and fetch.sh's key), the JDK's path, DumpRunner.java, the runs
+    and every file under ``content`` (relative path and bytes). The paths stay in the key: the tool walks
+    its summaries in hash-map order of the paths, so ``root`` should be the same in every session
+    (``corpus_dir``)."""
+    digest = hashlib.sha256()
+    java = shutil.which("java") or "java"
+    for part in (lib.parent.name, os.path.realpath(java), (HERE / "DumpRunner.java").read_text(encoding="utf-8"),
+                 json.dumps(runs)):
+        digest.update(part.encode() + b"\x00")
+    for path in sorted(p for p in content.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(content)).encode() + b"\x00" + path.read_bytes() + b"\x00")
+    entry = cache_dir() / "dump-results" / release / f"{digest.hexdigest()[:32]}.gz"
+    if entry.exists():
+        # One JSON line of [stdout bytes, stderr bytes, exit code] per run, then those bytes.
+        header, _, data = gzip.decompress(entry.read_bytes()).partition(b"\n")
+        outcomes, at = [], 0
+        for out_len, err_len, code in json.loads(header):
+            out, err = data[at:at + out_len], data[at + out_len:at + out_len + err_len]
+            at += out_len + err_len
+            outcomes.append(Outcome(out.decode("utf-8"), err.decode("utf-8"), code))
+        return outcomes
+    outcomes = compute()
+    parts = [(o.stdout.encode("utf-8"), o.stderr.encode("utf-8"), o.exit_code) for o in outcomes]
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    partial = entry.with_name(f"{entry.name}.{os.getpid()}.tmp")
+    partial.write_bytes(gzip.compress(json.dumps([(len(out), len(err), code) for out, err, code in parts]).encode()
+                                      + b"\n" + b"".join(out + err for out, err, _ in parts), compresslevel=5))
+    partial.replace(entry)
+    return outcomes
+
+
+_LOCKS: list[object] = []
+
+
+def corpus_dir(name: str) -> Path:
+    """An empty directory for inputs of the real tool, outside the repository and the temp dir, at the
+    same path in every session (``<cache>/corpus/<name>``, so ``_cached`` can find earlier outcomes),
+    held with a lock for this process and removed when it exits. A session running beside another
+    gets ``<name>-<pid>`` (and no cached outcomes)."""
+    base = cache_dir() / "corpus"
+    base.mkdir(parents=True, exist_ok=True)
+    for candidate in (name, f"{name}-{os.getpid()}"):
+        lock = (base / f"{candidate}.lock").open("w")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            lock.close()
+            continue
+        _LOCKS.append(lock)
+        path = base / candidate
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir()
+        atexit.register(shutil.rmtree, path, ignore_errors=True)
+        if candidate != name:
+            atexit.register(os.unlink, lock.name)
+        return path
+    raise AssertionError("unreachable: the pid-named lock is this process's own")
 
 
 class JavaUtf8:
@@ -114,7 +202,7 @@ class JavaUtf8:
     def __init__(self) -> None:
         require_java()
         classes = compiled("JavaUtf8.java")
-        self._process = subprocess.Popen(["java", "-cp", str(classes), "JavaUtf8"], stdin=subprocess.PIPE,
+        self._process = subprocess.Popen(["java", *jvm_temp_flags(), "-cp", str(classes), "JavaUtf8"], stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, text=True, bufsize=1)
 
     def decode(self, data: bytes) -> str:

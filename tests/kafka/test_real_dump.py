@@ -8,8 +8,6 @@ Without java/mvn the module skips; with CI=true in the environment it fails inst
 
 from __future__ import annotations
 
-import atexit
-import os
 import re
 import shutil
 from collections.abc import Callable
@@ -21,13 +19,12 @@ from click.testing import CliRunner
 from real_kafka import Outcome
 
 DOC = corpus.REPO / "docs" / "real-kafka.md"
-# Outside the repository, built at collection, one directory per test process (sessions may run side
-# by side) and removed at exit: PRISTINE holds the inputs, WORK the copy both tools read (DumpRunner
-# copies PRISTINE over WORK before every Kafka run).
-_CORPUS = real_kafka.cache_dir() / "corpus" / f"session-{os.getpid()}"
+# Outside the repository, built at collection, at the same path in every session (the real tool's
+# outcomes are cached by path and content) and removed at exit: PRISTINE holds the inputs, WORK the copy
+# both tools read (DumpRunner copies PRISTINE over WORK before every Kafka run).
+_CORPUS = real_kafka.corpus_dir("dump")
 PRISTINE = _CORPUS / "pristine"
 WORK = _CORPUS / "work"
-atexit.register(shutil.rmtree, _CORPUS, ignore_errors=True)
 
 
 def _all_cases() -> list[corpus.Case]:
@@ -49,10 +46,11 @@ _REAL: dict[str, dict[str, Outcome]] = {}
 
 def real_outcome(release: str, case: corpus.Case) -> Outcome:
     if release not in _REAL:
+        _REAL.clear()  # tests run release by release: hold one release's outputs (~250 MB), not all
         cases = [c for c in CASES if c.applies_to(release)]
         warmup = list(cases[0].args)
         outcomes = real_kafka.run_dump_log_segments(release, [list(c.args) for c in cases], warmup,
-                                                    restore=(PRISTINE, WORK))
+                                                    restore=(PRISTINE, WORK), root=WORK)
         _REAL[release] = {c.name: o for c, o in zip(cases, outcomes, strict=True)}
     return _REAL[release][case.name]
 

@@ -1,6 +1,6 @@
 """Filtered dumps are Kafka's own lines: the real DumpLogSegments output, filtered here record by record.
 
-Kafka 4.3.0's tool dumps each segment whole with --print-data-log; the expected output of
+Kafka 4.4.0's tool dumps each segment whole with --print-data-log; the expected output of
 ``kdump --files SEG --print-data-log --offsets A..B`` (and the other filters) is that output with
 only the matching record lines kept, each batch line kept when its batch keeps a record. The
 segments include real broker output (indexes written by Kafka), so the index positioning is checked
@@ -23,7 +23,7 @@ import real_kafka
 
 from tests.kdump_testing import run_kdump
 
-RELEASE = "4.3.0"
+RELEASE = "4.4.0"  # the newest release: kdump's default --kafka-version
 SEGMENTS = [
     "logdirs/plain-0/00000000000000000035.log",
     "logdirs/gzip-0/00000000000000000025.log",
@@ -42,9 +42,9 @@ Keep = Callable[[int, int, str | None], bool]
 
 
 @pytest.fixture(scope="module")
-def kafka_dumps(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
+def kafka_dumps() -> dict[str, tuple[str, str]]:
     """segment -> (its path in a copy, Kafka's --print-data-log stdout)."""
-    root = tmp_path_factory.mktemp("filters")
+    root = real_kafka.corpus_dir("filters")
     paths = {}
     for segment in SEGMENTS:
         source = corpus.FIXTURES / segment
@@ -55,7 +55,7 @@ def kafka_dumps(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str
         paths[segment] = str(target)
     outcomes = real_kafka.run_dump_log_segments(
         RELEASE, [["--files", paths[s], "--print-data-log"] for s in SEGMENTS],
-        ["--files", paths[SEGMENTS[0]]])
+        ["--files", paths[SEGMENTS[0]]], root=root)
     assert all(o.exit_code == 0 for o in outcomes)
     return {s: (paths[s], o.stdout) for s, o in zip(SEGMENTS, outcomes, strict=True)}
 

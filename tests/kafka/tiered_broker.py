@@ -66,9 +66,9 @@ def tiered_lib() -> Path:
 def _driver(lib: Path, *args: str, timeout: float = 180) -> str:
     import subprocess
 
-    from broker import _JVM_FLAGS, _die_with_parent
+    from broker import _JVM_FLAGS, _die_with_parent, jvm_temp_flags
 
-    cmd = ["java", *_JVM_FLAGS, "-cp", f"{driver_classes(lib, source=TIERED_DRIVER)}:{lib}/*", "TieredDriver", *args]
+    cmd = ["java", *_JVM_FLAGS, *jvm_temp_flags(), "-cp", f"{driver_classes(lib, source=TIERED_DRIVER)}:{lib}/*", "TieredDriver", *args]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False,
                           preexec_fn=_die_with_parent)
     if proc.returncode != 0:

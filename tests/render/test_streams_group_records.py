@@ -344,7 +344,7 @@ def test_cluster_metadata_clear_elr_record() -> None:
         None, "Error at 0, skipping. org.apache.kafka.common.errors.UnsupportedVersionException: "
               "Unknown metadata id 28")
     unregister = uvarint(1) + uvarint(29) + uvarint(0) + b"\x00\x00\x00\x01\x00"  # 4.4: ControllerId 1, no tags
-    assert ClusterMetadataDecoder().decode(0, None, unregister)[1] == (
+    assert ClusterMetadataDecoder((4, 3)).decode(0, None, unregister)[1] == (
         "Error at 0, skipping. org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id 29")
     assert ClusterMetadataDecoder((4, 4)).decode(0, None, unregister)[1] == (
         '{"type":"UNREGISTER_CONTROLLER_RECORD","version":0,"data":{"controllerId":1}}')

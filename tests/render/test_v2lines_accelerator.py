@@ -114,7 +114,7 @@ def test_same_batch_line_as_python(batch, delta, version):
 def test_version_names_the_implementations():
     args = [sys.executable, "-m", "kdump", "--version"]
     fast, slow = (done.stdout.splitlines() for done in run_with_and_without_accelerators(args))
-    assert fast[0] == slow[0] == "kdump 0.1.0 (reproduces kafka-dump-log output of Kafka 2.2 to 4.3)"
+    assert fast[0] == slow[0] == "kdump 0.1.0 (reproduces kafka-dump-log output of Kafka 2.2 to 4.4)"
     built = "C extension" if string_lines is not None else "pure Python"
     assert fast[1].endswith(f"v2 records: {built}; dump lines: {built}")
     assert slow[1].endswith("v2 records: pure Python; dump lines: pure Python")

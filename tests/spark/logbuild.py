@@ -145,6 +145,7 @@ def as_tuples(rows: list[dict]) -> list[tuple]:
 def start_spark(master: str = "local[2]"):  # type: ignore[no-untyped-def]
     """The test SparkSession (small, quiet, UTC, fast JVM start); getOrCreate, so test modules share one."""
     import sys
+    import tempfile
 
     from pyspark.sql import SparkSession
 
@@ -156,7 +157,11 @@ def start_spark(master: str = "local[2]"):  # type: ignore[no-untyped-def]
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", "2")
                .config("spark.sql.session.timeZone", "UTC")
-               .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
+               # Temp files (extracted native libraries, block manager dirs) where Python's go: under the
+               # session's basetemp in a test run (tests/conftest.py), removed with it.
+               .config("spark.local.dir", tempfile.gettempdir())
+               .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData "
+                       f"-Djava.io.tmpdir={tempfile.gettempdir()}")
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     return session

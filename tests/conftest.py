@@ -1,0 +1,113 @@
+"""Session-wide set-up of the test run: the ``kafka`` marker, what the run fetches and starts, and a
+temp dir left as it was found.
+
+- Every test under tests/kafka and tests/spark, and every test marked ``spark``, is marked ``kafka``:
+  it needs Java and starts JVMs (the real Kafka tools, brokers, a local Spark). Those and the few
+  heavy tests without Java are marked ``slow``: ``pytest -m "not slow"`` is the fast tier for everyday
+  work (under 2 minutes on 2 cores), ``pytest -m "not kafka"`` the run without Java.
+- Before the first test, one notice says what those tests fetch (the Kafka jars, where they are cached,
+  what is missing), what they start, and how to skip them.
+- Child processes (JVMs, Spark, Python subprocesses) put their temporary files under the session's
+  basetemp (``TMPDIR``, and ``-Djava.io.tmpdir`` through ``jvm_temp_flags``), removed with the rest of
+  basetemp when the session ends (``tmp_path_retention_policy`` in pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+# Tests that run Kafka's jars, a JVM or Spark, beside every test marked ``spark``.
+_KAFKA = ("kafka/", "spark/", "log/test_topic_names.py")
+# Tests that take over a second each on 2 cores without a JVM: wheel builds and installs, 256 MiB and
+# 2 GiB inputs, whole processes on a pseudo-terminal or sent signals (measured with --durations).
+_SLOW = (
+    "packaging/", "format/test_bombs.py", "cli/test_jobs.py", "cli/test_progress.py", "cli/test_exit_codes.py",
+    "cli/test_hostile_files.py", "cli/test_rebuild_index_out.py", "dump/test_files_jobs.py",
+    "log/test_spill.py::test_a_million_offset_gaps_keep_memory_flat", "cli/test_gen.py::test_signal_cleans_up",
+    "cli/test_verify.py::test_a_partition_being_written_to_raises_no_false_alarm",
+    "log/test_read_layer.py::test_real_truncation_of_an_index_during_verify_index",
+    "cli/test_partition_for.py::test_against_independent_implementation",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``kafka`` and ``slow`` by the lists above; every ``kafka`` test is ``slow`` too, so
+    ``-m "not slow"`` is the fast tier and ``-m "not kafka"`` the run without Java."""
+    for item in items:
+        try:
+            node = Path(str(item.path)).relative_to(TESTS).as_posix() + item.nodeid.partition("::")[1] + item.name
+        except ValueError:
+            continue
+        if any(item.get_closest_marker(name) is not None for name in ("spark", "kafka")) or node.startswith(_KAFKA):
+            item.add_marker(pytest.mark.kafka)
+            item.add_marker(pytest.mark.slow)
+        elif node.startswith(_SLOW):
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    kafka = sum(1 for item in session.items if item.get_closest_marker("kafka") is not None)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if kafka == 0 or reporter is None:
+        return
+    import sys
+
+    sys.path.insert(0, str(TESTS / "kafka"))
+    from real_kafka import RELEASES, cache_dir, cached_releases
+
+    cache = cache_dir()
+    present = cached_releases()
+    missing = [release for release in RELEASES if release not in present]
+    size = sum(f.stat().st_size for f in cache.rglob("*") if f.is_file()) if cache.is_dir() else 0
+    fetch = (f"{len(missing)} of {len(RELEASES)} releases are missing ({', '.join(missing)}): Maven downloads "
+             f"them now, about 60 MB each (or run .ci/fetch-kafka-releases first)" if missing
+             else f"all {len(RELEASES)} releases cached")
+    reporter.write_line(
+        f"kdump: {kafka} tests marked `kafka` run real Kafka and Spark: the Kafka jars live in {cache} "
+        f"({size / 1e9:.1f} GB; KDUMP_KAFKA_CACHE moves it), {fetch}; they start JVMs, single-node Kafka "
+        f"brokers on 127.0.0.1 and a local Spark. Skip them with -m \"not kafka\" (or every slow test: -m \"not slow\")")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _children_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """TMPDIR (and Python's tempfile) under basetemp for the whole session, so what children leave
+    (a JVM's extracted native libraries, Spark's block manager dirs) is removed with basetemp."""
+    tmp = tmp_path_factory.mktemp("children-tmp", numbered=False)
+    # TMPDIR for every child; for a Spark a child starts (``kdump spark`` in a subprocess), its block
+    # manager dirs and its driver JVM's java.io.tmpdir (spark-submit adds SPARK_SUBMIT_OPTS to the JVM).
+    settings = {"TMPDIR": str(tmp), "SPARK_LOCAL_DIRS": str(tmp),
+                "SPARK_SUBMIT_OPTS": f"-Djava.io.tmpdir={tmp} -XX:-UsePerfData"}
+    saved = {name: os.environ.get(name) for name in settings}, tempfile.tempdir
+    os.environ.update(settings)
+    tempfile.tempdir = str(tmp)
+    try:
+        yield tmp
+    finally:
+        for name, value in saved[0].items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        tempfile.tempdir = saved[1]
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """pytest removes a passing session's basetemp; its parent pytest-of-<user> goes too when empty."""
+    basetemp = session.config._tmp_path_factory._basetemp  # type: ignore[attr-defined]
+    if basetemp is not None and session.config.option.basetemp is None and not basetemp.exists():
+        current = basetemp.parent / "pytest-current"   # the symlink to the newest basetemp, now dangling
+        try:
+            if current.is_symlink() and not current.exists():
+                current.unlink()
+            basetemp.parent.rmdir()
+        except OSError:
+            pass   # another session's dirs (or a failed test's) are still there

@@ -13,13 +13,24 @@ from __future__ import annotations
 import os
 import re
 import select
+import shutil
 import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from broker import _JVM_FLAGS, _SERVER_DEFAULTS, HERE, Broker, BrokerError, _die_with_parent, driver_classes, free_port
+from broker import (
+    _JVM_FLAGS,
+    _SERVER_DEFAULTS,
+    CLUSTER_ID,
+    HERE,
+    Broker,
+    BrokerError,
+    _die_with_parent,
+    driver_classes,
+    free_port,
+)
 
 CLUSTER_DRIVER = HERE / "producer" / "ClusterDriver.java"
 # The newest release and the last 3.x line.
@@ -44,7 +55,27 @@ class Node(Broker):
 
     node_id: int = 0
     controller: Node | None = None
+    # A second log dir (JBOD), added at a restart (add_log_dir): a broker given two dirs from the start
+    # spreads its partitions over both (LogManager.nextLogDirs picks the dir holding the fewest), and
+    # every per-dir checkpoint a case reads would move with them.
+    second_dir: Path | None = None
     log_level = "INFO"
+
+    def start(self, timeout: float = 90) -> Node:
+        """Broker.start, formatting a newly added second log dir first (StorageTool format
+        --ignore-formatted formats only the dirs without meta.properties)."""
+        if self.second_dir is not None and not (self.second_dir / "meta.properties").exists():
+            self.work_dir.mkdir(parents=True, exist_ok=True)
+            self._pick_ports()
+            self._write_properties()
+            proc = subprocess.run(
+                self._java("kafka.tools.StorageTool", "format", "-t", CLUSTER_ID, "-c", str(self.properties_path),
+                           "--ignore-formatted"),
+                capture_output=True, text=True, timeout=timeout, check=False)
+            if proc.returncode != 0:
+                raise BrokerError(f"StorageTool format failed ({proc.returncode}): {proc.stdout}{proc.stderr}")
+        super().start(timeout)
+        return self
 
     @property
     def voters(self) -> str:
@@ -61,7 +92,7 @@ class Node(Broker):
     def _write_properties(self) -> None:
         config = {**_SERVER_DEFAULTS, **_CLUSTER_SETTINGS}
         config.update({"node.id": str(self.node_id), "controller.quorum.voters": self.voters,
-                       "log.dirs": str(self.log_dir)})
+                       "log.dirs": ",".join(str(d) for d in (self.log_dir, self.second_dir) if d is not None)})
         if self.controller is None:
             del config["inter.broker.listener.name"]
             config.update({"process.roles": "controller", "listeners": f"CONTROLLER://127.0.0.1:{self.port}"})
@@ -144,12 +175,24 @@ class Cluster:
                 pass  # stop() already killed it
 
     def copy_log_dirs(self, dest: Path) -> Path:
-        """dest/broker-N: every broker's log dir, copied while every broker is stopped."""
+        """dest/broker-N (and dest/broker-N-dir2 for a second log dir): every broker's log dirs, copied
+        while every broker is stopped."""
         if self.running():
             raise BrokerError(f"brokers {self.running()} still running; copies are taken with all stopped")
         for n, broker in self.brokers.items():
             broker.copy_log_dir(dest / f"broker-{n}")
+            if broker.second_dir is not None:
+                shutil.copytree(broker.second_dir, dest / f"broker-{n}-dir2", symlinks=True)
         return dest
+
+    def add_log_dir(self, n: int, **config: str) -> Path:
+        """Give stopped broker n a second, empty log dir (and static settings) from its next start on."""
+        broker = self.brokers[n]
+        if broker.process is not None:
+            raise BrokerError(f"broker {n} is running")
+        broker.second_dir = self.root / f"broker-{n}-dir2"
+        broker.extra_config.update(config)
+        return broker.second_dir
 
     # ----- the admin and producer client -----
     @property

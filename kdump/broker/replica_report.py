@@ -39,6 +39,9 @@ from kdump.log.logdir import PartitionDir
 from kdump.log.segment import ReadOnlyFile
 
 MAX_LISTED_PRODUCERS = 100
+# DirectoryId.MIGRATING, UNASSIGNED and LOST (server-common org/apache/kafka/common/DirectoryId.java,
+# 3.9.2 and 4.4.0): Uuid(0, 0), Uuid(0, 1), Uuid(0, 2), printed as Uuid.toString does; no dir of a broker's.
+RESERVED_DIRECTORY_IDS = frozenset({"AAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAQ", "AAAAAAAAAAAAAAAAAAAAAg"})
 
 
 @dataclass
@@ -281,6 +284,8 @@ def _future_note(report: PartitionReport, future: Replica) -> str:
     assigned = None
     if part is not None and broker in part.replicas and len(part.directories) == len(part.replicas):
         assigned = part.directories[part.replicas.index(broker)]
+    if assigned in RESERVED_DIRECTORY_IDS:
+        assigned = None
     target = future.log_dir.directory_id
     if assigned is not None and target is not None and assigned == target:
         return (f"{head}: the metadata already assigns the replica to its dir ({target}), so at startup the "

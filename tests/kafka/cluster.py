@@ -20,17 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from broker import (
-    _JVM_FLAGS,
-    _SERVER_DEFAULTS,
-    CLUSTER_ID,
-    HERE,
-    Broker,
-    BrokerError,
-    _die_with_parent,
-    driver_classes,
-    free_port,
-)
+from broker import _JVM_FLAGS, _SERVER_DEFAULTS, HERE, Broker, BrokerError, _die_with_parent, driver_classes, free_port
 
 CLUSTER_DRIVER = HERE / "producer" / "ClusterDriver.java"
 # The newest release and the last 3.x line.
@@ -55,27 +45,26 @@ class Node(Broker):
 
     node_id: int = 0
     controller: Node | None = None
-    # A second log dir (JBOD), added at a restart (add_log_dir): a broker given two dirs from the start
-    # spreads its partitions over both (LogManager.nextLogDirs picks the dir holding the fewest), and
-    # every per-dir checkpoint a case reads would move with them.
+    # A second log dir (JBOD) from a restart on (Cluster.add_log_dir). Every broker's spare dir is formatted
+    # with its first dir (one StorageTool run), but a broker given two dirs from the start spreads its
+    # partitions over both (LogManager.nextLogDirs picks the dir holding the fewest), and every per-dir
+    # checkpoint a case reads would move with them: log.dirs names the spare only once it is added.
     second_dir: Path | None = None
     log_level = "INFO"
+    _formatting: bool = False
 
-    def start(self, timeout: float = 90) -> Node:
-        """Broker.start, formatting a newly added second log dir first (StorageTool format
-        --ignore-formatted formats only the dirs without meta.properties)."""
-        if self.second_dir is not None and not (self.second_dir / "meta.properties").exists():
-            self.work_dir.mkdir(parents=True, exist_ok=True)
-            self._pick_ports()
+    @property
+    def spare_dir(self) -> Path:
+        return self.log_dir.with_name(self.log_dir.name + "-dir2")
+
+    def _format_storage(self, timeout: float) -> None:
+        self._formatting = self.controller is not None
+        self._write_properties()
+        try:
+            super()._format_storage(timeout)
+        finally:
+            self._formatting = False
             self._write_properties()
-            proc = subprocess.run(
-                self._java("kafka.tools.StorageTool", "format", "-t", CLUSTER_ID, "-c", str(self.properties_path),
-                           "--ignore-formatted"),
-                capture_output=True, text=True, timeout=timeout, check=False)
-            if proc.returncode != 0:
-                raise BrokerError(f"StorageTool format failed ({proc.returncode}): {proc.stdout}{proc.stderr}")
-        super().start(timeout)
-        return self
 
     @property
     def voters(self) -> str:
@@ -93,6 +82,8 @@ class Node(Broker):
         config = {**_SERVER_DEFAULTS, **_CLUSTER_SETTINGS}
         config.update({"node.id": str(self.node_id), "controller.quorum.voters": self.voters,
                        "log.dirs": ",".join(str(d) for d in (self.log_dir, self.second_dir) if d is not None)})
+        if self._formatting:
+            config["log.dirs"] = f"{self.log_dir},{self.spare_dir}"
         if self.controller is None:
             del config["inter.broker.listener.name"]
             config.update({"process.roles": "controller", "listeners": f"CONTROLLER://127.0.0.1:{self.port}"})
@@ -190,7 +181,9 @@ class Cluster:
         broker = self.brokers[n]
         if broker.process is not None:
             raise BrokerError(f"broker {n} is running")
-        broker.second_dir = self.root / f"broker-{n}-dir2"
+        if not (broker.spare_dir / "meta.properties").exists():
+            raise BrokerError(f"broker {n}'s spare log dir {broker.spare_dir} was not formatted")
+        broker.second_dir = broker.spare_dir
         broker.extra_config.update(config)
         return broker.second_dir
 

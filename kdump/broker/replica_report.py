@@ -39,6 +39,9 @@ from kdump.log.logdir import PartitionDir
 from kdump.log.segment import ReadOnlyFile
 
 MAX_LISTED_PRODUCERS = 100
+# DirectoryId.MIGRATING, UNASSIGNED and LOST (server-common org/apache/kafka/common/DirectoryId.java,
+# 3.9.2 and 4.4.0): Uuid(0, 0), Uuid(0, 1), Uuid(0, 2), printed as Uuid.toString does; no dir of a broker's.
+RESERVED_DIRECTORY_IDS = frozenset({"AAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAQ", "AAAAAAAAAAAAAAAAAAAAAg"})
 
 
 @dataclass
@@ -242,8 +245,7 @@ def _metadata_notes(report: PartitionReport) -> None:
     part = report.registration
     for replica in report.replicas:
         if replica.state == "future":
-            report.notes.append(f"broker {replica.label}: {replica.partition.path} is a -future replica (an "
-                                f"intra-broker move in progress); not compared")
+            report.notes.append(_future_note(report, replica))
         elif replica.state == "delete":
             report.notes.append(f"broker {replica.label}: {replica.partition.path} is marked for deletion")
     if part is None:
@@ -257,6 +259,48 @@ def _metadata_notes(report: PartitionReport) -> None:
         if latest is not None and latest > part.leader_epoch:
             report.notes.append(f"broker {replica.label}: its leader epoch {latest} runs ahead of the metadata's "
                                 f"leader epoch {part.leader_epoch}")
+
+
+def _future_note(report: PartitionReport, future: Replica) -> str:
+    """A ``-future`` replica: a copy of the broker's replica being moved to another of its log dirs
+    (alterReplicaLogDirs, kafka-reassign-partitions --reassignment-json-file with "log_dirs"); what the
+    broker does with it when it starts.
+
+    Kafka 3.9.2 core/src/main/scala/kafka/log/LogManager.scala and 4.4.0
+    storage/src/main/java/org/apache/kafka/storage/internals/log/LogManager.java, recoverAbandonedFutureLogs
+    (KAFKA-16082): at startup a future log in the directory the metadata already assigns to the replica
+    replaces the current one. Otherwise the broker resumes the copy from its current replica
+    (core/src/main/scala/kafka/server/ReplicaAlterLogDirsThread.scala, both releases, throttled by
+    replica.alter.log.dirs.io.max.bytes.per.second) and, once the copy has caught up, asks the controller to
+    assign the replica to the new dir, renames the future dir to the partition's name and the old one
+    to ``-delete`` (LogManager.replaceCurrentWithFutureLog). It is neither a divergent replica nor a stray.
+    """
+    current = next((r for r in report.live if r.broker == future.broker), None)
+    copied = (f"copied up to offset {future.log_end_offset}" +
+              (f" of the current replica's {current.log_end_offset}" if current is not None else ""))
+    head = (f"broker {future.label}: {future.partition.path} is a -future replica (an intra-broker move "
+            f"between log dirs, {copied}); not compared with the other replicas")
+    part, broker = report.registration, future.broker
+    assigned = None
+    if part is not None and broker in part.replicas and len(part.directories) == len(part.replicas):
+        assigned = part.directories[part.replicas.index(broker)]
+    if assigned in RESERVED_DIRECTORY_IDS:
+        assigned = None
+    target = future.log_dir.directory_id
+    if assigned is not None and target is not None and assigned == target:
+        return (f"{head}: the metadata already assigns the replica to its dir ({target}), so at startup the "
+                f"broker makes it the current replica and deletes the old one (LogManager."
+                f"recoverAbandonedFutureLogs)")
+    if assigned is None:
+        where = "the metadata names no dir for it"
+    else:
+        mine = current is not None and assigned == current.log_dir.directory_id
+        where = f"the metadata assigns the replica to dir {assigned}" + (" (the current replica's)" if mine else "")
+    if current is None:
+        return f"{head}: {where}; the broker has no current replica of it in the given dirs"
+    return (f"{head}: {where}, so when the broker starts it resumes the copy "
+            f"(ReplicaAlterLogDirsThread) and, once caught up, makes it the current replica and renames the "
+            f"old one -delete")
 
 
 def _choose_leader(report: PartitionReport, unclean: set[int], options: ReplicasOptions) -> None:

@@ -15,6 +15,7 @@ import pytest
 
 from kdump.broker.cluster_generator import ClusterGenSpec, generate_cluster
 from kdump.broker.cluster_metadata import PartitionRegistration, predict_leader, replay_metadata
+from kdump.broker.replica_report import ReplicasOptions, analyze_partition, plan_partitions
 from kdump.log.logdir import read_partition_dir
 from kdump.log.writer import LogConfig
 from kdump_testing import run_kdump
@@ -138,3 +139,46 @@ def test_real_kraft_metadata_replay(release: str) -> None:
     assert found is not None
     assert found[1].replicas == [1]
     assert metadata.compacted("compacted") and not metadata.compacted("plain")
+
+
+def _future_in_second_dir(out: Path) -> str:
+    """broker-1's replica of t-0 copied as a -future replica into a second log dir of broker 1; its
+    directory id."""
+    dir2 = out / "broker-1-dir2"
+    dir2.mkdir()
+    props = (out / "broker-1" / "meta.properties").read_text().splitlines()
+    new_id = "nJp3Yq5cQ9uW0L2oV8Xk1g"
+    (dir2 / "meta.properties").write_text("".join(
+        (f"directory.id={new_id}" if line.startswith("directory.id=") else line) + "\n" for line in props))
+    future = dir2 / f"t-0.{'ab' * 16}-future"
+    future.mkdir()
+    for f in (out / "broker-1" / "t-0").iterdir():
+        (future / f.name).write_bytes(f.read_bytes())
+    return new_id
+
+
+def test_future_replica_what_the_broker_does_with_it(tmp_path: Path) -> None:
+    # LogManager.recoverAbandonedFutureLogs (3.9.2 kafka/log/LogManager.scala, 4.4.0 storage LogManager.java):
+    # a future log in the dir the metadata assigns to the replica becomes the current one at startup;
+    # otherwise ReplicaAlterLogDirsThread resumes the copy. The generator's metadata assigns no dir
+    # (DirectoryId's reserved Uuid(0, 0)).
+    out = tmp_path / "c"
+    generate_cluster(str(out), ClusterGenSpec("t", 3, 1, "agree", R, value_bytes=10))
+    new_id = _future_in_second_dir(out)
+    options = ReplicasOptions(topic="t", partition=0)
+    [work] = plan_partitions([str(out)], options)
+    report = analyze_partition(*work)
+    [future] = [r for r in report.replicas if r.state == "future"]
+    assert future.broker == 1 and future.log_end_offset == R
+    [note] = [n for n in report.notes if "-future replica" in n]
+    assert "names no dir" in note and "resumes the copy" in note, note
+    assert report.divergences == [] and all(t.follower is not future for t in report.truncations)
+
+    [work] = plan_partitions([str(out)], options)
+    assert work[3] is not None
+    _topic_id, registration = work[3].partition("t", 0)  # type: ignore[misc]
+    registration.directories[registration.replicas.index(1)] = new_id
+    report = analyze_partition(*work)
+    [note] = [n for n in report.notes if "-future replica" in n]
+    assert "at startup the broker makes it the current replica" in note, note
+    assert "recoverAbandonedFutureLogs" in note and "resumes" not in note, note

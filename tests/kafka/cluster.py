@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import select
+import shutil
 import subprocess
 import time
 from collections.abc import Callable
@@ -54,7 +55,26 @@ class Node(Broker):
 
     node_id: int = 0
     controller: Node | None = None
+    # A second log dir (JBOD) from a restart on (Cluster.add_log_dir). Every broker's spare dir is formatted
+    # with its first dir (one StorageTool run), but a broker given two dirs from the start spreads its
+    # partitions over both (LogManager.nextLogDirs picks the dir holding the fewest), and every per-dir
+    # checkpoint a case reads would move with them: log.dirs names the spare only once it is added.
+    second_dir: Path | None = None
     log_level = "INFO"
+    _formatting: bool = False
+
+    @property
+    def spare_dir(self) -> Path:
+        return self.log_dir.with_name(self.log_dir.name + "-dir2")
+
+    def _format_storage(self, timeout: float) -> None:
+        self._formatting = self.controller is not None
+        self._write_properties()
+        try:
+            super()._format_storage(timeout)
+        finally:
+            self._formatting = False
+            self._write_properties()
 
     @property
     def voters(self) -> str:
@@ -71,7 +91,9 @@ class Node(Broker):
     def _write_properties(self) -> None:
         config = {**_SERVER_DEFAULTS, **_CLUSTER_SETTINGS}
         config.update({"node.id": str(self.node_id), "controller.quorum.voters": self.voters,
-                       "log.dirs": str(self.log_dir)})
+                       "log.dirs": ",".join(str(d) for d in (self.log_dir, self.second_dir) if d is not None)})
+        if self._formatting:
+            config["log.dirs"] = f"{self.log_dir},{self.spare_dir}"
         if self.controller is None:
             del config["inter.broker.listener.name"]
             config.update({"process.roles": "controller", "listeners": f"CONTROLLER://127.0.0.1:{self.port}"})
@@ -154,12 +176,26 @@ class Cluster:
                 pass  # stop() already killed it
 
     def copy_log_dirs(self, dest: Path) -> Path:
-        """dest/broker-N: every broker's log dir, copied while every broker is stopped."""
+        """dest/broker-N (and dest/broker-N-dir2 for a second log dir): every broker's log dirs, copied
+        while every broker is stopped."""
         if self.running():
             raise BrokerError(f"brokers {self.running()} still running; copies are taken with all stopped")
         for n, broker in self.brokers.items():
             broker.copy_log_dir(dest / f"broker-{n}")
+            if broker.second_dir is not None:
+                shutil.copytree(broker.second_dir, dest / f"broker-{n}-dir2", symlinks=True)
         return dest
+
+    def add_log_dir(self, n: int, **config: str) -> Path:
+        """Give stopped broker n a second, empty log dir (and static settings) from its next start on."""
+        broker = self.brokers[n]
+        if broker.process is not None:
+            raise BrokerError(f"broker {n} is running")
+        if not (broker.spare_dir / "meta.properties").exists():
+            raise BrokerError(f"broker {n}'s spare log dir {broker.spare_dir} was not formatted")
+        broker.second_dir = broker.spare_dir
+        broker.extra_config.update(config)
+        return broker.second_dir
 
     # ----- the admin and producer client -----
     @property

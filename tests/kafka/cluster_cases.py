@@ -8,10 +8,14 @@ restarted as few times as the cases need:
             leader deletes by retention past its end, case 5's other replicas clean, case 6 reassigned
             away from it); broker 2 stopped (cases 2 and 3 get acks=1 writes on broker 1 alone); then
             broker 1 killed and 2 elected uncleanly (case 2 and 3), 2 killed and 1 elected uncleanly
-            (case 3), 1 killed and 2 back (case 3 elected uncleanly again, case 2 cleanly); 2 stopped.
-  copy 1    every broker's log dir, all brokers stopped: the input for cases 2 to 6.
+            (case 3), 1 killed and 2 back (case 3 elected uncleanly again, case 2 cleanly) with a second
+            log dir, to which case 6's `moving` replica starts moving (held open by broker 2's
+            replica.alter.log.dirs.io.max.bytes.per.second of 1 and replica.fetch.max.bytes of 1024: one
+            batch copied about every 11 s); 2 stopped.
+  copy 1    every broker's log dirs, all brokers stopped: the input for cases 2 to 6.
   phase B   brokers 2, 3, 1 restarted in that order; the test waits until every replica is back in sync and
-            reads what each broker did (its truncation log lines, leader-epoch-checkpoint, log end).
+            reads what each broker did (its truncation log lines, leader-epoch-checkpoint, log end); broker
+            2's move unthrottled and awaited until the future replica replaced the current one.
   phase C   case 1's partitions back on their preferred leaders (1, 2, 3) and written in sync, brokers
             stopped cleanly one by one (3, 2, 1), each stop moving leaderships.
   copy 2    the input for case 1.
@@ -29,6 +33,13 @@ from pathlib import Path
 from cluster import Cluster, high_watermark, leader_epochs, read_checkpoint
 
 C1, C2, C3, C4, C5, C6 = "in-sync", "unclean", "kip279", "retention", "compacted", "stray"
+C6F = "moving"  # case 6's second half: a replica moving between broker 2's log dirs (a -future dir)
+MOVING = 150  # its records: about 20 batches of at most 1 KiB (the driver's batch.size)
+ALTER_DIRS_RATE = "replica.alter.log.dirs.io.max.bytes.per.second"
+# LogManager.replaceCurrentWithFutureLog (3.9.2 kafka/log/LogManager.scala, 4.4.0 storage LogManager.java)
+# and LogManager.recoverAbandonedFutureLogs, the two ways a future replica becomes the current one.
+REPLACED = r"The current replica is successfully replaced with the future replica for {tp}\b"
+ABANDONED = r"Attempting to recover abandoned future log for {tp}\b"
 INITIAL = 10  # records every case topic gets while all replicas are in sync
 ACKS1 = 7  # case 2: acks=1 records only broker 1 ever holds
 LATER = 12  # case 2: records broker 2 takes after its unclean election
@@ -76,6 +87,10 @@ class Run:
     truths: dict[str, Truth]
     case1_partitions: int = 3
     stray_gone: bool = False  # case 6: broker 3 removed its stray replica dir when it came back
+    moving_end: int = -1  # case 6: the moving replica's log end offset (the producer's acknowledged offsets)
+    future_replaced: bool = False  # case 6: broker 2 finished the move (its copy thread's swap) after restart
+    future_recovered: bool = False  # case 6: ... or promoted the future replica at startup instead
+    moved_bytes: bytes = b""  # case 6: the replica's .log bytes in broker 2's second dir after the move
     notes: list[str] = field(default_factory=list)
 
 
@@ -96,6 +111,9 @@ def play(cluster: Cluster, work: Path) -> Run:
     c.create_topic(C5, [(1, 2, 3)], **seg, cleanup_policy="compact", min_cleanable_dirty_ratio="0.01",
                    delete_retention_ms="0", min_compaction_lag_ms="86400000")
     c.create_topic(C6, [(1, 2, 3)], **seg)
+    c.create_topic(C6F, [(2, 3)], **seg)
+    c.call("alter", "broker:2", f"{ALTER_DIRS_RATE}=1")
+    _, moving_last = c.produce(C6F, 0, MOVING, "all", "moving")
     for topic in (C2, C3, C4, C6):
         c.produce(topic, 0, INITIAL, "all", "in-sync")
     for p in range(3):
@@ -145,7 +163,11 @@ def play(cluster: Cluster, work: Path) -> Run:
     c.wait_partition(C3, 0, "broker 1 leads", lambda p: p.leader == 1)
     _, f_last = c.produce(C3, 0, 5, "1", "f1-on-1")
     c.kill_broker(1)
+    dir2 = c.add_log_dir(2, **{"replica.fetch.max.bytes": "1024"})
     c.start_broker(2)
+    # case 6: the moving replica starts its move to broker 2's new dir, the copy held open by the throttle.
+    c.call("movedir", 2, dir2, C6F, 0)
+    c.wait_for("broker 2's -future replica", lambda: list(dir2.glob(f"{C6F}-0.*-future")), timeout=30)
     c.wait_partition(C3, 0, "no leader", lambda p: p.leader == -1)
     c.elect("unclean", C3, 0)
     c.wait_partition(C3, 0, "broker 2 leads", lambda p: p.leader == 2)
@@ -167,7 +189,7 @@ def play(cluster: Cluster, work: Path) -> Run:
     c.mark_logs()
     for n in (2, 3, 1):
         c.start_broker(n)
-    run = Run(c.release, copy1, work / "copy2", truths)
+    run = Run(c.release, copy1, work / "copy2", truths, moving_end=moving_last + 1)
     for topic in (C2, C3, C4, C5):
         t = truths[topic]
         part = c.wait_partition(topic, 0, "every replica back in sync",
@@ -176,6 +198,15 @@ def play(cluster: Cluster, work: Path) -> Run:
         t.log_end_after = c.offsets(topic, 0)[1]
     run.stray_gone = bool(c.wait_for("broker 3 dropped its stray replica",
                                      lambda: not (c.brokers[3].log_dir / f"{C6}-0").exists(), timeout=60))
+    # case 6: the move resumed after the restart; unthrottled, the future replica catches up and replaces
+    # the current one.
+    c.call("alter", "broker:2", f"{ALTER_DIRS_RATE}=1000000000")
+    tp = re.escape(f"{C6F}-0")
+    c.wait_for("broker 2 finished the move", lambda: c.log_lines(2, REPLACED.format(tp=tp))
+               or c.log_lines(2, ABANDONED.format(tp=tp)), timeout=90)
+    run.future_replaced = bool(c.log_lines(2, REPLACED.format(tp=tp)))
+    run.future_recovered = bool(c.log_lines(2, ABANDONED.format(tp=tp)))
+    run.moved_bytes = log_bytes(dir2, f"{C6F}-0")
     for t in truths.values():
         for n in (1, 2, 3):
             if not (c.brokers[n].log_dir / t.tp).exists():

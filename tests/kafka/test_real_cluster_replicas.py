@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from cluster import CLUSTER_RELEASES, Cluster
-from cluster_cases import C1, C2, C3, C4, C5, C6, INITIAL, Run, Truth, log_bytes, play
+from cluster_cases import C1, C2, C3, C4, C5, C6, C6F, INITIAL, Run, Truth, log_bytes, play
 from real_jars import kafka_lib
 
 from kdump_testing import run_kdump
@@ -169,3 +169,28 @@ def test_case6_stray_replica(run: Run) -> None:
     states = {r["broker"]: r["state"] for r in part["replicas"]}
     assert states[3] == "stray", part
     assert 3 not in [t["broker"] for t in part["truncations"]]
+
+
+def test_case6_future_replica(run: Run) -> None:
+    # the broker's facts: the copy holds broker 2's replica of C6F and, in its second dir, a -future
+    # replica holding a prefix of it (the throttled copy); when broker 2 came back it resumed the copy and
+    # replaced the current replica with the future one (not at startup: the metadata still assigned the
+    # current dir), and the moved replica holds the same bytes.
+    current = log_bytes(run.copy1 / "broker-2", f"{C6F}-0")
+    [future_dir] = (run.copy1 / "broker-2-dir2").glob(f"{C6F}-0.*-future")
+    future = b"".join(p.read_bytes() for p in sorted(future_dir.glob("*.log")))
+    assert 0 < len(future) < len(current) and current.startswith(future)
+    assert run.future_replaced and not run.future_recovered
+    assert run.moved_bytes == current
+
+    _code, parts = replicas(run.copy1, C6F)
+    [part] = parts
+    by_dir = {Path(r["logDir"]).name: r for r in part["replicas"]}
+    assert by_dir["broker-2-dir2"]["state"] == "future", part
+    assert by_dir["broker-2-dir2"]["broker"] == 2
+    assert 0 < by_dir["broker-2-dir2"]["logEndOffset"] < run.moving_end
+    assert by_dir["broker-2"]["state"] != "stray" and by_dir["broker-2"]["logEndOffset"] == run.moving_end
+    assert part["divergences"] == [], part
+    assert len(part["truncations"]) <= 1 and {t["broker"] for t in part["truncations"]} <= {2, 3}, part
+    [note] = [n for n in part["notes"] if "-future replica" in n]
+    assert "resumes the copy" in note and "(the current replica's)" in note, note

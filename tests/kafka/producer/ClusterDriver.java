@@ -14,7 +14,7 @@
 //                                             (org.apache.kafka.tools.LeaderElectionCommand) sends;
 //                                             TYPE unclean or preferred
 //   offsets TOPIC PARTITION                   "offsets EARLIEST LATEST" (ListOffsets, read_uncommitted)
-//   alter TOPIC CONFIGS                       incrementalAlterConfigs SET
+//   alter TOPIC CONFIGS                       incrementalAlterConfigs SET (TOPIC "broker:N": broker N's configs)
 //   reassign TOPIC PARTITION REPLICAS         alterPartitionReassignments to REPLICAS "1,2"
 //   movedir BROKER DIR TOPIC PARTITION        alterReplicaLogDirs: start moving the replica to DIR
 import java.util.*;
@@ -120,7 +120,7 @@ public class ClusterDriver {
                 List<AlterConfigOp> ops = new ArrayList<>();
                 for (Map.Entry<String, String> e : configs(a[2]).entrySet())
                     ops.add(new AlterConfigOp(new ConfigEntry(e.getKey(), e.getValue()), AlterConfigOp.OpType.SET));
-                admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, a[1]), ops))
+                admin.incrementalAlterConfigs(Map.of(a[1].startsWith("broker:") ? new ConfigResource(ConfigResource.Type.BROKER, a[1].substring(7)) : new ConfigResource(ConfigResource.Type.TOPIC, a[1]), ops))
                     .all().get();
             }
             case "reassign" -> {

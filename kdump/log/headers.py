@@ -7,8 +7,7 @@ bytes; where batches are small it reads a window instead (a ``pread`` per 100-by
 more than the bytes it saves). "Small" is below 32 KiB: batches of a producer's default 16 KiB
 ``batch.size`` put a header on every fourth page, and read from a cold page cache one ``pread`` per
 header took 2.4 times as long as reading the 64 KiB windows whole (benchmarks/bench_replicas.py
---cold, three 256 MiB replicas of 16 KiB batches: 4.7-5.0 s against 2.0-2.8 s). The CRC is not
-checked: that needs every byte (``kdump verify`` does it).
+--cold, three 256 MiB replicas of 16 KiB batches: 4.7-5.0 s against 2.0-2.8 s). The CRC is not checked: that needs every byte (``kdump verify`` does it).
 Framing follows ``kdump.format.batch.scan_batches`` (Kafka's FileLogInputStream.nextBatch): a tail
 of 17 bytes or fewer, or an entry that runs past the end of the file, ends the segment.
 """

@@ -4,10 +4,7 @@
 which a v2 header holds in its first 61 bytes. ``HeaderReader`` reads a header where the previous
 batch ends, so a log of large batches costs one small ``pread`` per batch and only the headers'
 bytes; where batches are small it reads a window instead (a ``pread`` per 100-byte batch costs
-more than the bytes it saves). "Small" is below 32 KiB: batches of a producer's default 16 KiB
-``batch.size`` put a header on every fourth page, and read from a cold page cache one ``pread`` per
-header took 2.4 times as long as reading the 64 KiB windows whole (benchmarks/bench_replicas.py
---cold, three 256 MiB replicas of 16 KiB batches: 4.7-5.0 s against 2.0-2.8 s). The CRC is not checked: that needs every byte (``kdump verify`` does it).
+more than the bytes it saves). The CRC is not checked: that needs every byte (``kdump verify`` does it).
 Framing follows ``kdump.format.batch.scan_batches`` (Kafka's FileLogInputStream.nextBatch): a tail
 of 17 bytes or fewer, or an entry that runs past the end of the file, ends the segment.
 """
@@ -30,7 +27,7 @@ from kdump.format.batch import (
 from kdump.log.logdir import SegmentFiles
 from kdump.log.segment import ReadOnlyFile
 
-SMALL_BATCH_BYTES = 32 << 10
+SMALL_BATCH_BYTES = 4096
 """Below this a batch's successor is read with a window rather than a header-sized pread."""
 WINDOW_BYTES = 64 << 10
 # A legacy message's header fields lie within its first 26 bytes; a v2 header is 61.

@@ -25,6 +25,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from kdump.broker import unified_log
 from kdump.broker.leader_epoch_cache import LeaderEpochFileCache
 from kdump.broker.log_dir_checkpoints import CLEANER_CHECKPOINT, read_leader_epochs
 from kdump.broker.log_manager import CLEAN_SHUTDOWN_FILE, METADATA_TOPIC, LogDirState, read_log_dir_state
@@ -102,8 +103,9 @@ class Replica:
     @property
     def committed_end(self) -> int:
         """The high watermark as the broker loads it: within [log start, log end]."""
-        hw = self.high_watermark if self.high_watermark is not None else 0
-        return min(max(hw, self.log_start_offset), self.log_end_offset)
+        hw = unified_log.high_watermark(self.high_watermark or 0, self.log_start_offset, self.log_end_offset)
+        assert hw is not None
+        return hw
 
 
 def _read_log_dir(path: str) -> LogDir:
@@ -247,8 +249,8 @@ class ReplicaScan:
         cache.truncate_from_start(replica.log_start_checkpoint)   # LogLoader: the checkpoint's value
         replica.cache = cache
         first_unstable = min(self.open_txns.values()) if self.open_txns else None
-        hw = replica.committed_end
-        replica.last_stable_offset = hw if first_unstable is None else min(first_unstable, hw)
+        replica.last_stable_offset = unified_log.last_stable_offset(first_unstable, replica.committed_end,
+                                                                    replica.log_end_offset)
         replica.epoch_problems.extend(compare_epoch_chains(replica))
 
 

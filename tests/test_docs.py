@@ -38,7 +38,9 @@ def test_demo_command_uses_bundled_fixtures_that_exist() -> None:
 
 
 def test_readme_stays_short_and_names_every_command() -> None:
-    assert len(README.splitlines()) <= 210
+    # About 150 lines of prose and everyday examples, plus the two worked examples from real Kafka
+    # (replicas after an unclean election, tiered storage) that README shows.
+    assert len(README.splitlines()) <= 225
     for name in SUBCOMMANDS:
         assert f"kdump {name}" in README, f"`kdump {name}` is not in README.md"
 

@@ -20,6 +20,7 @@ from rich.table import Table
 
 from kdump.render.times import TimeStyle, format_timestamp
 from kdump.verify.partition_summary import PartitionSummary
+from kdump.words import counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,7 @@ def partition_flags(summary: PartitionSummary) -> str:
     for severity in ("error", "warning"):
         count = sum(1 for f in summary.findings if f.severity == severity)
         if count:
-            flags.append(f"{count} {severity}{'s' if count > 1 else ''}")
+            flags.append(counted(count, severity))
     if summary.total("transactional_batches"):
         flags.append("txn")
     if summary.total("padding_bytes"):

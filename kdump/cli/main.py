@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-from kdump import __version__
 from kdump.cli.boundary import KdumpGroup
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import dump_options
@@ -114,14 +113,10 @@ _IGNORED = click.Command("ignored", callback=lambda: None, hidden=True)
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    from kdump import accelerators
-    from kdump.format.crc import CRC32C_IMPLEMENTATION
-    from kdump.format.records import RECORD_DECODER
-    from kdump.render.log_text import LINE_FORMATTER
+    from kdump.cli.version import version_lines
 
-    click.echo(f"kdump {__version__} (reproduces kafka-dump-log output of Kafka 2.2 to 4.4)")
-    click.echo(f"CRC-32C: {CRC32C_IMPLEMENTATION}; v2 records: {RECORD_DECODER}; dump lines: {LINE_FORMATTER}")
-    click.echo(accelerators.status())
+    for line in version_lines():
+        click.echo(line)
     ctx.exit()
 
 

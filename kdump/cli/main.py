@@ -10,7 +10,6 @@ options: each subcommand's module is imported when that subcommand runs, the dum
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from typing import TYPE_CHECKING
 
@@ -101,6 +100,8 @@ class TopLevelGroup(KdumpGroup):
                        f"(list files as --files a,b)", err=True)
             return None, _IGNORED, []
         if not known and not args[0].startswith("-") and not ctx.resilient_parsing:
+            import difflib  # only for a misspelt subcommand: every other run is spared its import
+
             close = difflib.get_close_matches(args[0], list(SUBCOMMANDS), n=3, cutoff=0.6)
             hint = f" Did you mean {' or '.join(repr(name) for name in close)}?" if close else ""
             ctx.fail(f"No such command {args[0]!r}.{hint} (kdump --help lists them)")

@@ -11,6 +11,12 @@ import sys
 
 def main() -> None:
     try:
+        if sys.argv[1:] == ["--version"]:   # the commonest probe, answered before click is imported
+            from kdump.cli.version import version_lines
+
+            sys.stdout.write("".join(f"{line}\n" for line in version_lines()))
+            sys.stdout.flush()
+            return
         from kdump.cli.main import main as run
 
         run()   # exits through kdump.cli.boundary, which handles a Ctrl-C from here on

@@ -32,6 +32,7 @@ from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
 from kdump.log.interrupts import SignalInterrupt
 from kdump.log.writer import LogConfig
 from kdump.render.times import TIME_INPUT_HELP
+from kdump.words import counted
 
 T = TypeVar("T")
 
@@ -204,11 +205,11 @@ def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str,
         if isinstance(err, SignalInterrupt):
             raise  # the error boundary words it with the signal's name and exit code
         raise Interrupted("interrupted; nothing was written") from None
-    click.echo(f"wrote {result.records} records in {result.segments} segments of {result.partitions} "
-               f"partitions to {result.outdir}")
+    click.echo(f"wrote {counted(result.records, 'record')} in {counted(result.segments, 'segment')} of "
+               f"{counted(result.partitions, 'partition')} to {result.outdir}")
 
 
 def _gen_cluster(outdir: str, spec: ClusterGenSpec, force: bool) -> None:
     result = generate_cluster(outdir, spec, force=force)
-    click.echo(f"wrote {result.brokers} brokers' log dirs ({spec.scenario}) of {result.partitions} "
-               f"partition(s), {result.bytes_written} bytes, to {result.outdir}")
+    click.echo(f"wrote {result.brokers} brokers' log dirs ({spec.scenario}) of "
+               f"{counted(result.partitions, 'partition')}, {result.bytes_written} bytes, to {result.outdir}")

@@ -10,13 +10,11 @@ options: each subcommand's module is imported when that subcommand runs, the dum
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from typing import TYPE_CHECKING
 
 import click
 
-from kdump import __version__
 from kdump.cli.boundary import KdumpGroup
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import dump_options
@@ -102,6 +100,8 @@ class TopLevelGroup(KdumpGroup):
                        f"(list files as --files a,b)", err=True)
             return None, _IGNORED, []
         if not known and not args[0].startswith("-") and not ctx.resilient_parsing:
+            import difflib  # only for a misspelt subcommand: every other run is spared its import
+
             close = difflib.get_close_matches(args[0], list(SUBCOMMANDS), n=3, cutoff=0.6)
             hint = f" Did you mean {' or '.join(repr(name) for name in close)}?" if close else ""
             ctx.fail(f"No such command {args[0]!r}.{hint} (kdump --help lists them)")
@@ -114,14 +114,10 @@ _IGNORED = click.Command("ignored", callback=lambda: None, hidden=True)
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    from kdump import accelerators
-    from kdump.format.crc import CRC32C_IMPLEMENTATION
-    from kdump.format.records import RECORD_DECODER
-    from kdump.render.log_text import LINE_FORMATTER
+    from kdump.cli.version import version_lines
 
-    click.echo(f"kdump {__version__} (reproduces kafka-dump-log output of Kafka 2.2 to 4.4)")
-    click.echo(f"CRC-32C: {CRC32C_IMPLEMENTATION}; v2 records: {RECORD_DECODER}; dump lines: {LINE_FORMATTER}")
-    click.echo(accelerators.status())
+    for line in version_lines():
+        click.echo(line)
     ctx.exit()
 
 

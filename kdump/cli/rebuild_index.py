@@ -27,6 +27,7 @@ from kdump.log.index_builder import (
     SegmentIndexBuilder,
 )
 from kdump.log.segment import ReadOnlyFile
+from kdump.words import counted
 
 
 @click.command("rebuild-index", cls=KdumpCommand, error_exit=ExitCode.FAILED)
@@ -76,7 +77,8 @@ def rebuild_index(segment: str, out_dir: str, force: bool, index_interval_bytes:
         raise
     if stopped is not None:
         click.echo(f"Note: {segment}: stopped where recovery would truncate the log: {stopped}", err=True)
-    click.echo(f"wrote {targets[0]} ({len(builder.offset_entries)} entries, {len(offset_data)} bytes)")
-    click.echo(f"wrote {targets[1]} ({len(builder.time_entries)} entries, {len(time_data)} bytes)")
-    click.echo(f"from {recovered.count} batches ({builder.size} bytes) of {segment}, "
+    for target, entries, data in ((targets[0], builder.offset_entries, offset_data),
+                                  (targets[1], builder.time_entries, time_data)):
+        click.echo(f"wrote {target} ({counted(len(entries), 'entry')}, {len(data)} bytes)")
+    click.echo(f"from {counted(recovered.count, 'batch')} ({builder.size} bytes) of {segment}, "
                f"index.interval.bytes={index_interval_bytes}")

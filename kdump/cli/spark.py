@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -32,6 +31,14 @@ if TYPE_CHECKING:
     from kdump.spark.jobs import VerifyResult
 
 MISSING = "PySpark is not installed: pip install 'kdump[spark]'"
+QUIET_LOG4J = "log4j2-quiet.properties"   # in kdump/spark/
+_DRIVER_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
+# Start-up lines the JVM writes to stderr itself, not through log4j, so only a filter on its stderr drops
+# them: the JVM's (jdk.internal.module.ModuleBootstrap) for the --add-modules=jdk.incubator.vector that
+# Spark's launcher adds (launcher/JavaModuleOptions, Spark 4.x), and Spark's for a PySpark driver
+# (core/src/main/scala/org/apache/spark/internal/Logging.scala).
+JVM_NOISE = ("WARNING: Using incubator modules:", 'Setting default log level to "',
+             "To adjust logging level use sc.setLogLevel(")
 
 
 @dataclass(frozen=True)
@@ -43,15 +50,26 @@ class SessionSettings:
     packages: tuple[str, ...] = ()
     py_files: tuple[str, ...] = ()
     archives: tuple[str, ...] = ()
+    verbose: bool = False
 
     def config(self) -> dict[str, str]:
-        """The Spark configuration: spark-submit's ``--packages``/``--py-files``/``--archives`` are these keys."""
+        """The Spark configuration: spark-submit's ``--packages``/``--py-files``/``--archives`` are these keys.
+
+        Unless ``verbose``, the driver's log4j reads ``log4j2-quiet.properties`` (FATAL only) from its
+        start, so none of Spark's start-up warnings reach the terminal; ``--conf
+        spark.driver.extraJavaOptions=...`` is kept, after it.
+        """
         config = {"spark.ui.showConsoleProgress": "false", "spark.sql.session.timeZone": "UTC"}
         for key, values in (("spark.jars.packages", self.packages), ("spark.submit.pyFiles", self.py_files),
                             ("spark.archives", self.archives)):
             if values:
                 config[key] = ",".join(values)
         config.update(self.conf)
+        quiet = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "spark", QUIET_LOG4J)
+        if not self.verbose and os.path.isfile(quiet):   # not a file when kdump runs from a zip
+            ours = f"-Dlog4j2.configurationFile=file:{os.path.normpath(quiet)}"
+            theirs = config.get(_DRIVER_JAVA_OPTIONS)
+            config[_DRIVER_JAVA_OPTIONS] = f"{ours} {theirs}" if theirs else ours
         return config
 
 
@@ -83,12 +101,15 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      help=".zip/.egg/.py files to put on the executors' Python path (e.g. a zip of kdump)."),
         click.option("--archives", multiple=True, callback=_comma_lists, metavar="ARCHIVES",
                      help="Archives unpacked in each executor's directory, e.g. env.tar.gz#environment."),
+        click.option("--verbose", is_flag=True,
+                     help="Show Spark's and the JVM's own log lines (start-up warnings, task failures)."),
     )
 
     @functools.wraps(command)
     def with_settings(*args: Any, master: str, conf: tuple[tuple[str, str], ...], packages: tuple[str, ...],
-                      py_files: tuple[str, ...], archives: tuple[str, ...], **kwargs: Any) -> Any:
-        return command(*args, settings=SessionSettings(master, conf, packages, py_files, archives), **kwargs)
+                      py_files: tuple[str, ...], archives: tuple[str, ...], verbose: bool, **kwargs: Any) -> Any:
+        settings = SessionSettings(master, conf, packages, py_files, archives, verbose)
+        return command(*args, settings=settings, **kwargs)
 
     return options(with_settings)
 
@@ -109,49 +130,71 @@ def spark_session(settings: SessionSettings, app: str) -> Iterator[SparkSession]
     existing = SparkSession.getActiveSession()
     if existing is None:
         builder = SparkSession.builder.master(settings.master).appName(app)
-        for key, value in settings.config().items():
+        config = settings.config()
+        for key, value in config.items():
             builder = builder.config(key, value)
-        spark = builder.getOrCreate()
-        # Task failures are logged at ERROR with the worker's whole traceback; kdump reports them itself.
-        spark.sparkContext.setLogLevel("FATAL")
+        with spark_failures(config), _jvm_stderr_filtered(not settings.verbose):
+            spark = builder.getOrCreate()
+        if not settings.verbose:
+            # Task failures are logged at ERROR with the worker's whole traceback; kdump reports them itself.
+            spark.sparkContext.setLogLevel("FATAL")
     else:
         spark = existing
     try:
-        with spark_failures():
+        with spark_failures(dict(spark.sparkContext.getConf().getAll())):
             yield spark
     finally:
         if existing is None:
             spark.stop()
 
 
-_MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([^']+)'")
-_MISSING_SOURCE = re.compile(r"DATA_SOURCE_NOT_FOUND\] Failed to find the data source: ([^.\s]+)")
-_PACKAGES = {"delta": "io.delta:delta-spark_2.13:<Delta release for your Spark>",
-             "avro": "org.apache.spark:spark-avro_2.13:<your Spark version>"}
-
-
 @contextmanager
-def spark_failures() -> Iterator[None]:
-    """Turn Spark failures with a known cause into a ``UsageError`` (one line, exit 2)."""
+def spark_failures(conf: dict[str, str]) -> Iterator[None]:
+    """Turn Spark failures with a known cause (``kdump.spark.hints``) into a ``UsageError`` (one line, exit 2)."""
+    from kdump.spark.hints import hint
+
     try:
         yield
     except Exception as err:
         if isinstance(err, KdumpError):
             raise
-        text = str(err)
-        module = _MISSING_MODULE.search(text)
-        if module:
-            raise UsageError(f"Spark's executors cannot import {module.group(1)} (ModuleNotFoundError): install "
-                             f"kdump on every node, or ship it with --py-files kdump.zip and its dependencies "
-                             f"with --archives env.tar.gz#environment --conf "
-                             f"spark.pyspark.python=./environment/bin/python") from None
-        source = _MISSING_SOURCE.search(text)
-        if source:
-            name = source.group(1)
-            package = _PACKAGES.get(name.lower(), "<its Maven coordinates>")
-            raise UsageError(f"Spark has no data source {name!r} on its classpath: add its package with "
-                             f"--packages {package}") from None
+        why = hint(str(err), conf, os.environ)
+        if why is not None:
+            raise UsageError(why) from None
         raise
+
+
+@contextmanager
+def _jvm_stderr_filtered(enabled: bool) -> Iterator[None]:
+    """While PySpark starts its JVM, give the JVM a pipe for stderr that a thread copies to ours,
+    without the lines in ``JVM_NOISE``. The JVM (and the Python workers it forks) keep the pipe; this
+    process gets its own stderr back as soon as the JVM has started."""
+    if not enabled:
+        yield
+        return
+    import threading
+
+    read_end, write_end = os.pipe()
+    saved = os.dup(2)
+    sys.stderr.flush()
+    os.dup2(write_end, 2)
+    os.close(write_end)
+    copier = threading.Thread(target=_copy_without_noise, args=(read_end, os.dup(saved)), daemon=True,
+                              name="kdump-jvm-stderr")
+    copier.start()
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _copy_without_noise(read_end: int, out: int) -> None:
+    with os.fdopen(read_end, "rb") as lines, os.fdopen(out, "wb", buffering=0) as stderr:
+        for line in lines:
+            if not line.decode(errors="replace").startswith(JVM_NOISE):
+                stderr.write(line)
 
 
 @click.group("spark", cls=KdumpGroup, error_exit=ExitCode.UNREADABLE)

@@ -26,6 +26,7 @@ from kdump.log.batches import LogBatches, batch_at
 from kdump.log.indexes import open_offset_index, open_time_index
 from kdump.log.logdir import PartitionDir, SegmentFiles
 from kdump.log.segment import ReadOnlyFile
+from kdump.words import counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,11 +75,11 @@ def _offset_index_position(result: LookupResult, seg: SegmentFiles, target: int,
     with open_offset_index(seg.index, seg.base_offset) as index:
         entry = index.lookup(target)
         if entry.slot < 0:
-            result.step("index", f"{_name(seg.index)}: no entry <= {target} among {index.entries} entries; "
+            result.step("index", f"{_name(seg.index)}: no entry <= {target} among {counted(index.entries, 'entry')}; "
                                  f"start at (base offset {seg.base_offset}, position 0)",
                         file=seg.index, slot=None, entries=index.entries, offset=seg.base_offset, position=0)
             return 0
-        result.step("index", f"{_name(seg.index)}: slot {entry.slot} of {index.entries} entries holds "
+        result.step("index", f"{_name(seg.index)}: slot {entry.slot} of {counted(index.entries, 'entry')} holds "
                              f"offset {entry.offset} position {entry.position} (largest entry <= {target})",
                     file=seg.index, slot=entry.slot, entries=index.entries, offset=entry.offset,
                     position=entry.position)
@@ -176,7 +177,8 @@ def find_offset(partition: PartitionDir, target: int, log_start: int | None = No
                     if first is not None else "no segments in this partition directory")
         return result
     result.step("segment", f"{_name(segments[i].log)}: the largest base offset <= {target} "
-                           f"({len(segments)} segments)", file=segments[i].log, base_offset=bases[i])
+                           f"({counted(len(segments), 'segment')})",
+                file=segments[i].log, base_offset=bases[i])
     while i < len(segments):
         seg = segments[i]
         if _scan_segment(result, seg, target if seg.base_offset <= target else None,
@@ -209,7 +211,7 @@ def _summarise(result: LookupResult) -> None:
     else:
         result.step("result", f"record at offset {result.record.offset} (timestamp {result.record.timestamp})",
                     offset=result.record.offset, timestamp=result.record.timestamp)
-    result.step("read", f"{result.batches_scanned} batches scanned, {result.bytes_read} bytes of log read",
+    result.step("read", f"{counted(result.batches_scanned, 'batch')} scanned, {result.bytes_read} bytes of log read",
                 batches=result.batches_scanned, bytes=result.bytes_read)
 
 
@@ -257,15 +259,16 @@ def _time_index_offset(result: LookupResult, seg: SegmentFiles, target: int) -> 
     with open_time_index(seg.time_index, seg.base_offset) as index:
         entry = index.lookup(target)
         if entry.slot >= 0:
-            result.step("time-index", f"{_name(seg.time_index)}: slot {entry.slot} of {index.entries} entries "
-                                      f"holds timestamp {entry.timestamp} offset {entry.offset} (largest "
-                                      f"timestamp <= {target})", file=seg.time_index, slot=entry.slot,
+            result.step("time-index", f"{_name(seg.time_index)}: slot {entry.slot} of "
+                                      f"{counted(index.entries, 'entry')} holds timestamp {entry.timestamp} "
+                                      f"offset {entry.offset} (largest timestamp <= {target})",
+                        file=seg.time_index, slot=entry.slot,
                         timestamp=entry.timestamp, offset=entry.offset)
             before = index.entry(entry.slot - 1).offset if entry.slot > 0 else seg.base_offset
             return TimeIndexChoice(entry.offset, min(before, entry.offset), entry.slot, entry.timestamp,
                                    seg.time_index)
-        result.step("time-index", f"{_name(seg.time_index)}: no entry <= {target} among {index.entries} "
-                                  f"entries; use (-1, base offset {seg.base_offset})",
+        result.step("time-index", f"{_name(seg.time_index)}: no entry <= {target} among "
+                                  f"{counted(index.entries, 'entry')}; use (-1, base offset {seg.base_offset})",
                     file=seg.time_index, slot=None, offset=seg.base_offset)
         return TimeIndexChoice(entry.offset, entry.offset)
 
@@ -375,7 +378,7 @@ def find_timestamp(partition: PartitionDir, target: int, log_start: int | None =
     if found:
         return result
     result.step("result", f"no record with timestamp >= {target} in {_name(seg.log)}")
-    result.step("read", f"{result.batches_scanned} batches scanned, {result.bytes_read} bytes of log read",
+    result.step("read", f"{counted(result.batches_scanned, 'batch')} scanned, {result.bytes_read} bytes of log read",
                 batches=result.batches_scanned, bytes=result.bytes_read)
     return result
 

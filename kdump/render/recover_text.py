@@ -8,6 +8,7 @@ from typing import Any
 from kdump.broker.log_manager import CLEAN_SHUTDOWN_FILE, LogDirState
 from kdump.broker.partition_plan import PartitionPlan
 from kdump.broker.recovery import SegmentRecovery
+from kdump.words import counted
 
 _DIR_KINDS = {"future": ", the future replica of a move between log dirs", "stray": ", a stray replica",
               "delete": ", a deleted partition"}
@@ -30,8 +31,8 @@ def log_dir_object(state: LogDirState) -> dict[str, Any]:
 def totals_line(plans: list[PartitionPlan]) -> str:
     """The last line of the text output, over every log dir planned."""
     lost = sum(1 for p in plans if p.loses_data)
-    return (f"recover: {len(plans)} partitions, {lost} would lose data, "
-            f"{sum(len(p.deleted_segments) for p in plans)} segments deleted, "
+    return (f"recover: {counted(len(plans), 'partition')}, {lost} would lose data, "
+            f"{counted(sum(len(p.deleted_segments) for p in plans), 'segment')} deleted, "
             f"{sum(1 for p in plans if p.refused)} refused")
 
 
@@ -41,7 +42,8 @@ def _loss(r: SegmentRecovery) -> str:
     what = f"loses {r.truncated_bytes} bytes"
     if r.lost_batches:
         assert r.lost_offsets is not None
-        what += (f": {r.lost_batches} complete batches, {r.lost_records} records, offsets "
+        what += (f": {counted(r.lost_batches, 'complete batch')}, "
+                 f"{counted(r.lost_records, 'record')}, offsets "
                  f"{r.lost_offsets[0]}..{r.lost_offsets[1]}")
         if r.lost_producers:
             what += f" (producer ids {', '.join(map(str, sorted(r.lost_producers)))})"
@@ -69,10 +71,11 @@ def plan_lines(plan: PartitionPlan) -> list[str]:
         if r.truncated_bytes:
             lines.append(f"    truncate at position {r.valid_bytes} ({r.stopped}); {_loss(r)}")
         else:
-            lines.append(f"    keeps all {r.kept_batches} batches ({r.size} bytes); indexes rebuilt")
+            kept = counted(r.kept_batches, 'batch')
+            lines.append(f"    keeps all {kept} ({r.size} bytes); indexes rebuilt")
     for d in plan.deleted_segments:
-        held = f"{d.batches} batches, {d.records} records" + (f", offsets {d.offsets[0]}..{d.offsets[1]}"
-                                                              if d.offsets else "")
+        held = f"{counted(d.batches, 'batch')}, {counted(d.records, 'record')}"
+        held += f", offsets {d.offsets[0]}..{d.offsets[1]}" if d.offsets else ""
         lines.append(f"  delete segment {basename(d.log)} and its indexes ({d.size} bytes: {held}): {d.why}")
     for entry in plan.epochs_removed:
         lines.append(f"  leader-epoch-checkpoint: drop epoch {entry.epoch} at offset {entry.start_offset}")
@@ -99,7 +102,7 @@ def plan_lines(plan: PartitionPlan) -> list[str]:
                  f"log start offset {plan.log_start_offset}, recovery point {plan.new_recovery_point}, "
                  f"high watermark {hw_after}")
     records = sum(r.lost_records for r in plan.recovered) + sum(d.records for d in plan.deleted_segments)
-    lost = f"DATA LOSS: {records} records in complete batches" if plan.loses_data else "nothing lost"
+    lost = f"DATA LOSS: {counted(records, 'record')} in complete batches" if plan.loses_data else "nothing lost"
     if plan.loses_data and plan.log_end_offset < plan.log_end_offset_before:
         lost += f", offsets {plan.log_end_offset}..{plan.log_end_offset_before - 1}"
     lines.append(f"  verdict: {lost}")

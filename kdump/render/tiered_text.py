@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kdump.verify.tiered_check import TieredPartition
+from kdump.words import counted
 
 TIERED_SCHEMA_VERSION = 1
 
@@ -44,6 +45,5 @@ def tiered_lines(part: TieredPartition) -> Iterator[str]:
 
 
 def summary_line(partitions: int, errors: int, notes: int) -> str:
-    state = "ok" if errors == 0 else f"{errors} error{'s' if errors != 1 else ''}"
-    plural = "s" if partitions != 1 else ""
-    return f"{partitions} tiered partition{plural}: {state}, {notes} note{'s' if notes != 1 else ''}"
+    state = "ok" if errors == 0 else counted(errors, "error")
+    return f"{counted(partitions, 'tiered partition')}: {state}, {counted(notes, 'note')}"

@@ -6,6 +6,7 @@ from typing import Any
 
 from kdump.render.times import TimeStyle
 from kdump.verify.transactions import OPEN, Transaction, TxnReport
+from kdump.words import counted
 
 
 def _span(txn: Transaction, times: TimeStyle) -> str:
@@ -38,7 +39,7 @@ def txn_lines(report: TxnReport, times: TimeStyle | None = None) -> list[str]:
              f"  log end offset: {report.log_end_offset if report.log_end_offset is not None else 'none'} "
              f"last stable offset: {report.last_stable_offset if report.last_stable_offset is not None else 'none'}",
              f"  transactions: {len(report.committed)} committed, {len(report.aborted)} aborted, "
-             f"{len(report.open)} open; {len(report.index_entries)} .txnindex entries"]
+             f"{len(report.open)} open; {counted(len(report.index_entries), '.txnindex entry')}"]
     by_producer: dict[int, list[Transaction]] = {}
     for txn in report.transactions:
         by_producer.setdefault(txn.producer_id, []).append(txn)

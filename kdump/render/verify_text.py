@@ -14,6 +14,7 @@ from typing import Any
 from kdump.render import log_json
 from kdump.verify.engine import Tally, nothing_checked
 from kdump.verify.findings import Finding
+from kdump.words import counted
 
 JSON_SCHEMA_VERSION = 1
 
@@ -82,14 +83,16 @@ def text_lines(findings: Iterable[Finding], *, errors_only: bool = False) -> Ite
 
 def summary_line(counts: VerifyCounts, command: str = "verify-index") -> str:
     t = counts.tally
-    checked = (f"{t.files} files in {t.segments} segments of {t.partitions} partitions" if
-               t.partitions else f"{t.files} files in {t.segments} segments")
+    checked = f"{counted(t.files, 'file')} in {counted(t.segments, 'segment')}"
+    if t.partitions:
+        checked += f" of {counted(t.partitions, 'partition')}"
     if command == "verify":
-        checked += f" ({t.batches} batches, {t.records} records)"
+        checked += f" ({counted(t.batches, 'batch')}, {counted(t.records, 'record')})"
     verdict = "OK" if counts.ok else "FAILED"
-    unreadable = f", {len(t.unreadable)} unreadable paths" if t.unreadable else ""
+    unreadable = f", {counted(len(t.unreadable), 'unreadable path')}" if t.unreadable else ""
     why = f"; {counts.nothing_checked}" if counts.nothing_checked else ""
-    return f"{command} {verdict}: {checked} checked: {counts.errors} errors, {counts.notes} notes{unreadable}{why}"
+    found = f"{counted(counts.errors, 'error')}, {counted(counts.notes, 'note')}"
+    return f"{command} {verdict}: {checked} checked: {found}{unreadable}{why}"
 
 
 def finding_json(finding: Finding) -> str:

@@ -41,7 +41,7 @@ def test_find_explain_steps(tmp_path: Path) -> None:
     o, p = entries[slot]
     result = run_kdump("find", d, "--offset", "40", "--explain")
     lines = result.stdout.splitlines()
-    assert lines[0] == f"segment: {SEG}.log: the largest base offset <= 40 (1 segments)"
+    assert lines[0] == f"segment: {SEG}.log: the largest base offset <= 40 (1 segment)"
     assert lines[1] == (f"index: {SEG}.index: slot {slot} of {len(entries)} entries holds offset {o} position {p} "
                         f"(largest entry <= 40)")
     assert lines[2] == f"start: scan {SEG}.log from position {p} ({len(log)} bytes in the segment)"

@@ -117,7 +117,7 @@ main()
 
 
 @pytest.mark.parametrize("module, args", [
-    ("click", ["--version"]), ("kdump.cli.options", ["--help"]), ("kdump.cli.boundary", ["summary", "."]),
+    ("click", ["--help"]), ("kdump.cli.options", ["--help"]), ("kdump.cli.boundary", ["summary", "."]),
     ("kdump.format.crc", ["--version"]), ("kdump.dump", ["--files", str(LOGDIRS / "plain-0")]),
     ("kdump.cli.verify_index", ["verify-index", str(LOGDIRS / "plain-0")])])
 def test_sigint_while_kdump_imports_is_one_line_never_a_traceback(module: str, args: list[str]) -> None:

@@ -53,14 +53,30 @@ def test_table_rows_sorted_with_totals(root: Path) -> None:
     by_name = {(c[0], c[1]): c for c in cells if c[0]}
     assert by_name[("b", "0")][4] == "0..49"            # 50 records from offset 0
     assert by_name[("b", "0")][3] == "50/5"             # gen's default: 10 records a batch
-    assert by_name[("b", "0")][6] == "2024-05-01T12:00:00.000Z"   # --start-time; the last is on the next line
-    assert by_name[("a", "0")][7] == "txn"
+    assert by_name[("b", "0")][6] == "2024-05-01T12:00:00.000Z"   # --start-time
+    assert by_name[("b", "0")][7] == "2024-05-01T12:00:49.000Z"   # 49 steps of --time-step 1000 later
+    assert by_name[("a", "0")][8] == "txn"
     assert by_name[("b total", "2")][3] == "100/10" and by_name[("b total", "2")][2] == "2"   # 2 segments
 
 
 def test_table_fits_the_terminal_width(root: Path) -> None:
     for width in (80, 100, 140):
         assert max(len(line) for line in _table(root, width, TimeStyle("iso")).splitlines()) <= width
+
+
+def test_no_cell_wraps_on_an_80_column_terminal(root: Path) -> None:
+    """14 partitions, 2 topic totals and the overall total: 17 rows of one line each, not 4 lines each."""
+    text = _table(root, 80, TimeStyle("iso"))
+    rows = [[c.strip() for c in line.split("│")] for line in text.splitlines() if "│" in line]
+    assert len(rows) == 17 and all(row[0] for row in rows)
+    header = text.splitlines()[0]
+    assert "first time (UTC)" in header and "span" in header and "segs" not in header
+    by_name = {(c[0], c[1]): c for c in rows}
+    assert by_name[("b", "0")][2:] == ["50", "0..49", by_name[("b", "0")][4], "2024-05-01 12:00:00", "49s", ""]
+    assert by_name[("a total", "12")][5:7] == ["2024-05-01 12:00:00", "49s"]
+    paris = _table(root, 80, TimeStyle("iso", __import__("zoneinfo").ZoneInfo("Europe/Paris")))
+    assert "times in Europe/Paris" in paris and "2024-05-01 14:00:00 │" in paris
+    assert max(len(line) for line in paris.splitlines()) <= 80
 
 
 def test_table_times_follow_time_format_and_tz(root: Path) -> None:

@@ -87,7 +87,7 @@ def test_cli_text_and_json(tmp_path) -> None:
     assert result.exit_code == 3  # a hanging transaction
     out = result.output.splitlines()
     assert out[1] == "  log end offset: 13 last stable offset: 7"
-    assert out[2] == "  transactions: 2 committed, 1 aborted, 1 open; 1 .txnindex entries"
+    assert out[2] == "  transactions: 2 committed, 1 aborted, 1 open; 1 .txnindex entry"
     assert "    OPEN   producerId: 1002 producerEpoch: 0 firstOffset: 7 lastDataOffset: 8 batches: 1 records: 2 " \
            "bytes: " in result.output
     assert "HANGING" in result.output

@@ -116,7 +116,7 @@ def test_an_unreadable_log_is_not_ok(kind: str, tmp_path: Path) -> None:
         result = run_kdump(command, str(part))
         assert result.exit_code == 2
         assert f"error: {log}: cannot be read: " in result.stdout
-        assert "1 unreadable paths" in result.stdout.splitlines()[-1]
+        assert "1 unreadable path" in result.stdout.splitlines()[-1]
 
 
 # --- the log itself ------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ def test_clean_partition_exit_0(tmp_path: Path) -> None:
     result = run_kdump("verify-index", d)
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [
-        "verify-index OK: 3 files in 1 segments of 1 partitions checked: 0 errors, 0 notes"]
+        "verify-index OK: 3 files in 1 segment of 1 partition checked: 0 errors, 0 notes"]
 
 
 def test_error_line_and_exit_1(tmp_path: Path) -> None:
@@ -30,7 +30,7 @@ def test_error_line_and_exit_1(tmp_path: Path) -> None:
     assert result.stdout.splitlines() == [
         f"error: {d}/{SEG}.index entry 2 (offset {offset}, position {position + 5}): position is not the start of "
         f"a batch; log: batch at position {position} holds offsets {batch.base_offset}..{batch.last_offset}",
-        "verify-index FAILED: 3 files in 1 segments of 1 partitions checked: 1 errors, 0 notes"]
+        "verify-index FAILED: 3 files in 1 segment of 1 partition checked: 1 error, 0 notes"]
 
 
 def test_notes_fold_and_errors_only(tmp_path: Path) -> None:
@@ -41,7 +41,7 @@ def test_notes_fold_and_errors_only(tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     assert len(lines) == 2 and lines[0].startswith(f"note: {d}/{SEG}.index entry 0 ")
     assert lines[0].endswith(f"(and {n - 1} more like it in this file)")
-    assert lines[1] == f"verify-index OK: 3 files in 1 segments of 1 partitions checked: 0 errors, {n} notes"
+    assert lines[1] == f"verify-index OK: 3 files in 1 segment of 1 partition checked: 0 errors, {n} notes"
     quiet = run_kdump("verify-index", "--errors-only", d)
     assert quiet.stdout.splitlines() == [lines[1]]
 

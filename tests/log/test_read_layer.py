@@ -277,7 +277,7 @@ def test_real_truncation_of_an_index_during_verify_index(tmp_path: Path) -> None
     assert by_worker
     assert (code, err) == (0, "")
     assert "preallocated" not in out           # the padding note of the untrimmed index: read again
-    assert out.endswith("verify-index OK: 2 files in 1 segments of 1 partitions checked: 0 errors, 1 notes\n"), out
+    assert out.endswith("verify-index OK: 2 files in 1 segment of 1 partition checked: 0 errors, 1 note\n"), out
     assert log.exists()
 
 

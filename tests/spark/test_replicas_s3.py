@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from s3server import S3Server
+from s3server import ACCESS_KEY, SECRET_KEY, S3Server
 
 from kdump.broker.replica_report import ReplicasOptions, analyze
 from kdump.log.headers import ReadCounter
@@ -31,8 +32,15 @@ def _unclean_cluster(tmp_path: Path) -> Path:
     return out
 
 
-def _as_uris(text: str, local: Path, uri: str) -> list[dict[str, object]]:
-    return [json.loads(line.replace(str(local), uri)) for line in text.splitlines()]
+def _relative(stdout: str, prefix: str, suffix: str = "") -> list[dict[str, Any]]:
+    """The JSON lines with each replica's ``logDir`` and ``path`` cut to the part below ``prefix``."""
+    out = [json.loads(line) for line in stdout.splitlines()]
+    for partition in out:
+        for replica in partition["replicas"]:
+            for key in ("logDir", "path"):
+                assert replica[key].startswith(prefix) and replica[key].endswith(suffix), replica[key]
+                replica[key] = replica[key][len(prefix):len(replica[key]) - len(suffix)]
+    return out
 
 
 def test_replicas_on_s3_equal_the_local_run(s3: S3Server, tmp_path: Path,
@@ -45,8 +53,7 @@ def test_replicas_on_s3_equal_the_local_run(s3: S3Server, tmp_path: Path,
     remote = run_kdump("replicas", *(f"{uri}/{b}" for b in BROKERS), "--json")
     assert local.exit_code == 3, local.stderr          # the unclean election loses records
     assert (remote.exit_code, remote.stderr) == (local.exit_code, local.stderr)
-    assert json.loads(remote.stdout.splitlines()[0])["replicas"][0]["logDir"] == f"{uri}/broker-1"
-    assert [json.loads(line) for line in remote.stdout.splitlines()] == _as_uris(local.stdout, out, uri)
+    assert _relative(remote.stdout, uri) == _relative(local.stdout, str(out))
     # the same header-only reads: the same bytes, a small share of what the segments hold
     counts = []
     for paths in ([str(out)], [uri]):
@@ -64,3 +71,17 @@ def test_a_uri_without_pyarrow_is_one_line_naming_the_extra(monkeypatch: pytest.
     result = run_kdump("replicas", "s3://bucket/broker-1", "s3://bucket/broker-2")
     assert result.exit_code == 2
     assert result.stderr == "Error: s3://bucket/broker-1: reading a URI needs pyarrow: pip install 'kdump[spark]'\n"
+
+
+@pytest.mark.spark
+def test_spark_replicas_on_s3_prints_what_kdump_replicas_prints(spark: object, s3: S3Server, tmp_path: Path) -> None:
+    # The session's Python workers started without AWS_* variables: the endpoint and the credentials
+    # travel in each URI (as for the data source, tests/spark/test_s3.py), and every location keeps them.
+    out = _unclean_cluster(tmp_path)
+    bucket = s3.upload(out, "spark-replicas-bucket", "copy").removeprefix("s3://")
+    base = f"s3://{ACCESS_KEY}:{SECRET_KEY}@{bucket}"
+    local = run_kdump("replicas", *(str(out / b) for b in BROKERS), "--json")
+    remote = run_kdump("spark", "replicas", *(f"{base}/{b}?{s3.query}" for b in BROKERS), "--json",
+                       "--master", "local[2]")
+    assert (remote.exit_code, remote.stderr) == (local.exit_code, local.stderr) == (3, "")
+    assert _relative(remote.stdout, base, "?" + s3.query) == _relative(local.stdout, str(out))

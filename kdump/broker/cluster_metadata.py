@@ -18,7 +18,6 @@ member when the controller is configured to use it.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -29,8 +28,8 @@ from kdump.format.messages import definitions, tables
 from kdump.format.messages.protocol import Reader, read_message
 from kdump.format.messages.schema import MessageSchema
 from kdump.log.batches import LogBatches
+from kdump.log.locations import join, list_dir, open_any
 from kdump.log.logdir import PartitionDir
-from kdump.log.segment import ReadOnlyFile
 
 NO_LEADER = -1
 NO_LEADER_CHANGE = -2
@@ -157,7 +156,7 @@ class _Replay:
 def _replay_file(replay: _Replay, path: str, from_offset: int) -> int:
     """Apply the data records at or after ``from_offset``; returns one past the last offset read."""
     end = from_offset
-    with ReadOnlyFile(path) as file:
+    with open_any(path) as file:
         batches = LogBatches(file, check_crc=False)
         for batch in batches:
             end = max(end, batch.last_offset + 1)
@@ -175,7 +174,7 @@ def replay_metadata(pdir: PartitionDir, release: tuple[int, int] | None = None) 
     metadata = ClusterMetadata(pdir.path)
     registry = tables.metadata(release or definitions.releases()[-1])
     replay = _Replay(metadata, registry)
-    snapshots = sorted((int(m.group(1)), os.path.join(pdir.path, name)) for name in os.listdir(pdir.path)
+    snapshots = sorted((int(m.group(1)), join(pdir.path, name)) for name, _ in list_dir(pdir.path)
                        if (m := _SNAPSHOT.match(name)))
     start = 0
     try:

@@ -18,7 +18,6 @@ comes from the log dir's ``__remote_log_metadata`` (kdump.broker.remote_log_meta
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -31,6 +30,7 @@ from kdump.format.checkpoint import (
     parse_leader_epoch_checkpoint,
     parse_offset_checkpoint,
 )
+from kdump.log.locations import join, lexists
 from kdump.log.segment import read_small_file
 from kdump.log.state_files import MAX_SNAPSHOT_BYTES
 
@@ -46,7 +46,7 @@ ReadSmall = Callable[[str], "bytes | None"]
 
 def read_local(path: str) -> bytes | None:
     """A small local file (a checkpoint, a snapshot, a ``.txnindex``) whole, None when there is no such file."""
-    if not os.path.lexists(path):
+    if not lexists(path):   # a local path or a URI (kdump.log.locations)
         return None
     return read_small_file(path, MAX_SNAPSHOT_BYTES)
 
@@ -97,7 +97,7 @@ def read_log_dir_checkpoints(log_dir: str, read: ReadSmall = read_local) -> LogD
     """Every offset checkpoint file of ``log_dir`` (a missing file holds no entry)."""
     out = LogDirCheckpoints(log_dir)
     for name in OFFSET_CHECKPOINTS:
-        path = os.path.join(log_dir, name)
+        path = join(log_dir, name)
         try:
             data = read(path)
             if data is None:
@@ -129,7 +129,7 @@ class CheckpointCache:
 def read_leader_epochs(partition_path: str, read: ReadSmall = read_local) -> list[EpochEntry] | None:
     """The entries of the partition's ``leader-epoch-checkpoint`` (None when there is none); a file that
     cannot be read or parsed raises KdumpError."""
-    path = os.path.join(partition_path, LEADER_EPOCH_CHECKPOINT_NAME)
+    path = join(partition_path, LEADER_EPOCH_CHECKPOINT_NAME)
     data = read(path)
     return None if data is None else list(parse_leader_epoch_checkpoint(data, path).entries)
 

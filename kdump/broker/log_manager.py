@@ -19,6 +19,7 @@ from kdump.broker.log_dir_checkpoints import (
     PartitionCheckpoints,
     read_log_dir_checkpoints,
 )
+from kdump.log.locations import exists, join
 from kdump.log.logdir import is_partition_dir, parse_partition_dir_name
 
 CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown"
@@ -45,9 +46,9 @@ class LogDirState:
 def read_log_dir_state(log_dir: str) -> LogDirState:
     """The clean-shutdown marker and the offset checkpoints of a log dir."""
     checkpoints = read_log_dir_checkpoints(log_dir)
-    state = LogDirState(log_dir, os.path.exists(os.path.join(log_dir, CLEAN_SHUTDOWN_FILE)), checkpoints)
+    state = LogDirState(log_dir, exists(join(log_dir, CLEAN_SHUTDOWN_FILE)), checkpoints)
     for name, err in checkpoints.problems.items():
-        path = os.path.join(log_dir, name)
+        path = join(log_dir, name)
         if name == CLEANER_CHECKPOINT:
             continue    # read by the log cleaner once it runs, not while logs load
         if name == HIGH_WATERMARK_CHECKPOINT:

@@ -26,7 +26,7 @@ from kdump.errors import KdumpError
 from kdump.format.batch import Batch
 from kdump.log.batches import iter_records_at
 from kdump.log.headers import ReadCounter, SegmentHeader, partition_headers
-from kdump.log.segment import ReadOnlyFile
+from kdump.log.locations import open_any
 
 
 @dataclass
@@ -42,7 +42,7 @@ class PairResult:
 
 def _cleaned_records(path: str, batch: Batch) -> dict[int, tuple[bytes | None, bytes | None]]:
     out: dict[int, tuple[bytes | None, bytes | None]] = {}
-    with ReadOnlyFile(path) as file:
+    with open_any(path) as file:
         for group in iter_records_at(file, batch):
             for record in group:
                 value = record.value

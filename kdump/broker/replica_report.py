@@ -35,8 +35,8 @@ from kdump.broker.replicas import (
 from kdump.errors import KdumpError
 from kdump.log.batches import iter_records_at
 from kdump.log.headers import ReadCounter, SegmentHeader, partition_headers
+from kdump.log.locations import open_any
 from kdump.log.logdir import PartitionDir
-from kdump.log.segment import ReadOnlyFile
 
 MAX_LISTED_PRODUCERS = 100
 # DirectoryId.MIGRATING, UNASSIGNED and LOST (server-common org/apache/kafka/common/DirectoryId.java,
@@ -353,7 +353,7 @@ def _side(replica: Replica, head: SegmentHeader | None) -> BatchSide:
               "crc": b.crc, "size": b.size, "producerId": b.producer_id, "recordsCount": b.records_count or 1}
     side = BatchSide(replica.label, head.path, b.position, header)
     try:
-        with ReadOnlyFile(head.path) as file:
+        with open_any(head.path) as file:
             for group in iter_records_at(file, b):
                 for record in group:
                     side.records.append({"offset": record.offset, "timestamp": record.timestamp,

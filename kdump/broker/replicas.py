@@ -2,7 +2,8 @@
 
 A PATH is a broker's log dir (the broker named by ``meta.properties`` ``node.id`` or ``broker.id``,
 the dir by ``directory.id``), a partition dir, or a folder holding such log dirs. Replicas of one
-partition are matched by topic name and topic id (``partition.metadata``, KIP-516).
+partition are matched by topic name and topic id (``partition.metadata``, KIP-516). A PATH may be an
+s3://, gs://, hdfs:// URI as well: every file is reached through kdump.log.locations, so the same bytes are read.
 
 Per replica, from the log dir's checkpoints (read as the broker reads them, kdump.broker.log_dir_checkpoints) and
 one walk over its batch headers (kdump.log.headers, no record is decoded):
@@ -21,7 +22,6 @@ one walk over its batch headers (kdump.log.headers, no record is decoded):
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -36,6 +36,8 @@ from kdump.format.checkpoint import (
     parse_properties,
 )
 from kdump.log.headers import ReadCounter, SegmentHeader, partition_headers
+from kdump.log.locations import base_name, exists, is_dir, join
+from kdump.log.locations import parent as parent_of
 from kdump.log.logdir import PartitionDir, walk_partitions
 from kdump.log.segment import read_small_file
 
@@ -55,7 +57,7 @@ class LogDir:
 
     @property
     def label(self) -> str:
-        return str(self.broker) if self.broker is not None else os.path.basename(self.path)
+        return str(self.broker) if self.broker is not None else base_name(self.path)
 
 
 @dataclass
@@ -111,8 +113,8 @@ class Replica:
 def _read_log_dir(path: str) -> LogDir:
     broker = directory_id = None
     problems: list[str] = []
-    props_path = os.path.join(path, "meta.properties")
-    if os.path.exists(props_path):
+    props_path = join(path, "meta.properties")
+    if exists(props_path):
         try:
             props = parse_properties(read_small_file(props_path, _SMALL_FILE_LIMIT), props_path)
             raw = props.get("node.id", props.get("broker.id"))
@@ -126,7 +128,7 @@ def _read_log_dir(path: str) -> LogDir:
         log_dir.problems.append(f"{log_dir.state.refusal[0]}: {log_dir.state.refusal[1]}")
     log_dir.cleaner_offsets = log_dir.state.checkpoints.tables.get(CLEANER_CHECKPOINT, {})
     if CLEANER_CHECKPOINT in log_dir.state.checkpoints.problems:
-        log_dir.problems.append(f"{os.path.join(path, CLEANER_CHECKPOINT)}: "
+        log_dir.problems.append(f"{join(path, CLEANER_CHECKPOINT)}: "
                                 f"{log_dir.state.checkpoints.problems[CLEANER_CHECKPOINT].reason}")
     return log_dir
 
@@ -146,13 +148,13 @@ def discover(paths: Iterable[str], *, topic: str | None = None, partition: int |
     log_dirs: dict[str, LogDir] = {}
     seen: set[str] = set()
     for path in paths:
-        if not os.path.isdir(path):
+        if not is_dir(path):
             raise InputError("not a directory", path=path)
         for pdir in walk_partitions(path):
             if pdir.path in seen:
                 continue
             seen.add(pdir.path)
-            parent = os.path.dirname(pdir.path)
+            parent = parent_of(pdir.path)
             if pdir.topic == METADATA_TOPIC:
                 found.metadata_dirs.append(pdir)
                 continue
@@ -168,13 +170,13 @@ def discover(paths: Iterable[str], *, topic: str | None = None, partition: int |
 def read_replica_files(replica: Replica) -> None:
     """The partition's own files and the log dir's checkpoints for it (no segment is read)."""
     pdir, key = replica.partition, (replica.partition.topic, replica.partition.partition)
-    meta = os.path.join(pdir.path, "partition.metadata")
-    if os.path.exists(meta):
+    meta = join(pdir.path, "partition.metadata")
+    if exists(meta):
         try:
             replica.topic_id = parse_partition_metadata(read_small_file(meta, _SMALL_FILE_LIMIT), meta).topic_id
         except KdumpError as err:
             replica.problems.append(f"{meta}: {err.reason}")
-    epochs = os.path.join(pdir.path, "leader-epoch-checkpoint")
+    epochs = join(pdir.path, "leader-epoch-checkpoint")
     try:
         replica.checkpoint_epochs = read_leader_epochs(pdir.path) or []
     except KdumpError as err:

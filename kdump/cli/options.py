@@ -34,6 +34,21 @@ kafka_version_option = click.option(
     "--kafka-version", default=DEFAULT_KAFKA_VERSION, show_default=True, metavar="V",
     shell_complete=complete_kafka_version,
     help="Reproduce the output of this Kafka version's tool (2.2 ... 4.4).")
+class LocationParam(click.ParamType):
+    """A directory that must exist, or an s3://, gs://, hdfs://, file:// URI (kdump.log.locations reads it,
+    and says plainly when it is not there or pyarrow is missing)."""
+
+    name = "path"
+    _local = click.Path(exists=True, file_okay=False)
+
+    def convert(self, value: str, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if "://" in value:
+            return value
+        return str(self._local.convert(value, param, ctx))
+
+
+DIR_OR_URI = LocationParam()
+
 json_option = click.option("--json", "json_output", is_flag=True,
                            help="Write JSON Lines instead of Kafka's text (schema: docs/json-output.md).")
 traceback_option = click.option("--traceback", is_flag=True, help=TRACEBACK_HELP)

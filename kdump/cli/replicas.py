@@ -15,7 +15,7 @@ import click
 from kdump.broker.replica_report import PartitionReport, ReplicasOptions, analyze
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
-from kdump.cli.options import json_option
+from kdump.cli.options import DIR_OR_URI, json_option
 from kdump.errors import InputError
 from kdump.render import log_json
 from kdump.render.dialect import DEFAULT_KAFKA_VERSION, parse_kafka_version
@@ -58,7 +58,7 @@ def replicas_options(topic: str | None, partition: int | None, if_leader: int | 
 
 
 @click.command("replicas", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.argument("paths", nargs=-1, required=True, type=DIR_OR_URI)
 @click.option("--topic", default=None, help="Only this topic.")
 @click.option("--partition", type=click.IntRange(min=0), default=None, help="Only this partition number.")
 @click.option("--if-leader", "if_leader", type=int, default=None, metavar="BROKER",
@@ -73,7 +73,8 @@ def replicas(paths: tuple[str, ...], topic: str | None, partition: int | None, i
     """Compare the replicas of each partition across several brokers' log dirs, offline.
 
     \b
-    PATH is a broker's log dir, a partition dir, or a folder of log dirs (broker-1/ broker-2/ ...).
+    PATH is a broker's log dir, a partition dir, or a folder of log dirs (broker-1/ broker-2/ ...),
+    local or an s3://, gs://, hdfs:// URI (with pyarrow: pip install 'kdump[spark]').
     Replicas are matched by topic name and topic id; the brokers by meta.properties. Where a copy of
     __cluster_metadata is among the PATHs it is replayed for the leader, epoch, ISR and ELR.
     Batches are compared by their headers only (offsets, leader epoch, CRC).

@@ -19,7 +19,7 @@ import click
 
 from kdump.cli.boundary import KdumpGroup
 from kdump.cli.exit_codes import ExitCode
-from kdump.cli.options import json_option, option_stack
+from kdump.cli.options import DIR_OR_URI, json_option, option_stack
 from kdump.cli.recover import exit_status, report
 from kdump.errors import InputError, KdumpError, UsageError
 from kdump.render.dialect import DEFAULT_KAFKA_VERSION
@@ -361,7 +361,7 @@ def recover_command(paths: tuple[str, ...], settings: SessionSettings, json_outp
 
 
 @spark.command("replicas")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.argument("paths", nargs=-1, required=True, type=DIR_OR_URI)
 @click.option("--topic", default=None, help="Only this topic.")
 @click.option("--partition", type=click.IntRange(min=0), default=None, help="Only this partition number.")
 @click.option("--if-leader", "if_leader", type=int, default=None, metavar="BROKER",
@@ -376,9 +376,10 @@ def replicas_command(paths: tuple[str, ...], topic: str | None, partition: int |
     """`kdump replicas PATHS` with one Spark task per partition: the same output and exit status.
 
     \b
-    Every executor must see PATHS at the same location. Exit status as `kdump replicas`: 0 the
-    replicas agree, 1 a segment could not be read to its end, 3 they diverge or a follower would
-    drop records the leader lacks, 2 usage error, PySpark not installed or nothing found.
+    Every executor must see PATHS at the same location (a shared mount, or s3://, gs://, hdfs:// URIs).
+    Exit status as `kdump replicas`: 0 the replicas agree, 1 a segment could not be read to its end,
+    3 they diverge or a follower would drop records the leader lacks, 2 usage error, PySpark not
+    installed or nothing found.
     """
     from kdump.cli.replicas import print_reports, replicas_options
 

@@ -24,7 +24,8 @@ def remote_access(location: str) -> tuple[Store, Opener]:
     if "://" not in location:
         return LOCAL, ReadOnlyFile
     try:
-        from kdump.spark.remote_store import ARROW, open_any
+        from kdump.log.arrow_files import ARROW
+        from kdump.log.locations import open_any
     except ImportError:
         raise click.UsageError(f"{location}: reading a remote store by URI needs pyarrow "
                                "(pip install 'kdump[spark]')") from None

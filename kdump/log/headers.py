@@ -24,8 +24,8 @@ from kdump.format.batch import (
     Batch,
     read_batch,
 )
+from kdump.log.locations import open_any
 from kdump.log.logdir import SegmentFiles
-from kdump.log.segment import ReadOnlyFile
 
 SMALL_BATCH_BYTES = 4096
 """Below this a batch's successor is read with a window rather than a header-sized pread."""
@@ -54,7 +54,7 @@ def segment_headers(path: str, *, counter: ReadCounter | None = None, start: int
 
     Raises CorruptRecordError (with the position) where a size field is below Kafka's minimum.
     """
-    with ReadOnlyFile(path) as file:
+    with open_any(path) as file:   # a local path or a URI (kdump.log.locations)
         size = file.size
         window = b""
         window_base = 0

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from kdump.errors import InputError
+from kdump.log.locations import absolute, base_name, is_dir, join, list_dir
 
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)"
                             r"(?:\.(?P<uuid>[0-9a-f]{32})-(?P<state>delete|future|stray))?$")
@@ -61,20 +62,17 @@ def parse_partition_dir_name(name: str) -> tuple[str, int, str | None] | None:
 
 def read_partition_dir(path: str) -> PartitionDir:
     """List one partition directory's files, grouped by segment."""
-    name = os.path.basename(os.path.normpath(path))
+    name = base_name(path)
     parsed = parse_partition_dir_name(name)
     if parsed is None:
         raise InputError("not a partition directory (expected <topic>-<partition>)", path=path)
     topic, partition, state = parsed
-    try:
-        names = sorted(os.listdir(path))
-    except OSError as err:
-        raise InputError(err.strerror or str(err), path=path) from None
+    names = [entry for entry, _ in list_dir(path)]
     by_base: dict[int, dict[str, str]] = {}
     snapshots: list[tuple[int, str]] = []
     others: list[str] = []
     for file_name in names:
-        full = os.path.join(os.path.abspath(path), file_name)
+        full = join(absolute(path), file_name)
         match = _SEGMENT_FILE.match(file_name)
         if not match or match.group("extra"):
             others.append(full)
@@ -89,7 +87,7 @@ def read_partition_dir(path: str) -> PartitionDir:
         SegmentFiles(base, files.get("log"), files.get("index"), files.get("timeindex"), files.get("txnindex"))
         for base, files in sorted(by_base.items())
     )
-    return PartitionDir(os.path.abspath(path), topic, partition, state, segments,
+    return PartitionDir(absolute(path), topic, partition, state, segments,
                         tuple(p for _, p in sorted(snapshots)), tuple(others))
 
 
@@ -105,19 +103,19 @@ PARTITION_FILES = frozenset({"leader-epoch-checkpoint", "partition.metadata"})
 def holds_log_dir_files(path: str) -> bool:
     """Whether the directory's contents make it a log dir: log-dir files or partition folders, no segments."""
     try:
-        names = os.listdir(path)
-    except OSError:
+        entries = list_dir(path)
+    except InputError:
         return False
-    if any(_SEGMENT_FILE.match(n) or n in PARTITION_FILES for n in names):
+    if any(_SEGMENT_FILE.match(n) or n in PARTITION_FILES for n, _ in entries):
         return False
-    if any(n in LOG_DIR_FILES for n in names):
+    if any(n in LOG_DIR_FILES for n, _ in entries):
         return True
-    return any(parse_partition_dir_name(n) is not None and os.path.isdir(os.path.join(path, n)) for n in names)
+    return any(parse_partition_dir_name(n) is not None and directory for n, directory in entries)
 
 
 def is_partition_dir(path: str) -> bool:
     """A directory named ``<topic>-<partition>`` that does not hold a log dir's contents."""
-    return (os.path.isdir(path) and parse_partition_dir_name(os.path.basename(os.path.normpath(path))) is not None
+    return (is_dir(path) and parse_partition_dir_name(base_name(path)) is not None
             and not holds_log_dir_files(path))
 
 
@@ -129,17 +127,13 @@ def walk_partitions(path: str) -> Iterator[PartitionDir]:
     if is_partition_dir(path):
         yield read_partition_dir(path)
         return
-    if not os.path.isdir(path):
+    if not is_dir(path):
         raise InputError("not a directory", path=path)
-    try:
-        entries = os.listdir(path)
-    except OSError as err:
-        raise InputError(err.strerror or str(err), path=path) from None
     partitions = []
     subdirs = []
-    for entry in entries:
-        full = os.path.join(path, entry)
-        if not os.path.isdir(full):
+    for entry, directory in list_dir(path):
+        full = join(path, entry)
+        if not directory:
             continue
         parsed = parse_partition_dir_name(entry)
         if parsed is not None and not holds_log_dir_files(full):

@@ -164,8 +164,11 @@ class ReadOnlyFile:
 
 
 def read_small_file(path: str, limit: int) -> bytes:
-    """The whole of a small file (checkpoints, snapshots, metadata), refusing one over ``limit`` bytes."""
-    with ReadOnlyFile(path) as f:
+    """The whole of a small file (checkpoints, snapshots, metadata), refusing one over ``limit`` bytes;
+    a local path or a URI (kdump.log.locations, imported here as it imports this module)."""
+    from kdump.log.locations import open_any
+
+    with open_any(path) as f:
         if f.size > limit:
             raise InputError(f"{f.size} bytes is more than the {limit} bytes such a file can reasonably hold; "
                              f"not read", path=path)

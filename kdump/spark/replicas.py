@@ -2,8 +2,9 @@
 
 The driver discovers the replicas and replays the cluster metadata (``plan_partitions``), each task
 runs ``analyze_partition`` on one partition's replicas, and the reports come back in the CLI's order
-to be printed by the CLI's own function, so the JSON is the same. The dirs are read with ordinary
-file I/O: every executor must see them at the same path (one machine, or a shared mount).
+to be printed by the CLI's own function, so the JSON is the same. The dirs are read through
+``kdump.log.locations`` as the CLI reads them: every executor must see them at the same path (one machine,
+a shared mount) or URI (s3://, gs://, hdfs://).
 """
 
 from __future__ import annotations

@@ -75,7 +75,13 @@ def check_verify_index(logs: Path, live: bool = False) -> None:
     if live:
         assert all(line.startswith("note: ") and "preallocated" in line for line in notes), notes
     else:
-        assert summary.endswith(" 0 errors, 0 notes") and not notes, result.stdout[-3000:]
+        # A clean stop trims every data log's indexes; a 4.4.0 broker leaves its own metadata log's
+        # (__cluster_metadata-0, closed by the raft client, not LogManager) preallocated: seen on every
+        # 4.4.0 run here, not on 3.9.2 (nor on 4.3.0, this check's newest release before). kdump calls
+    # that a note, as it should.
+        unexpected = [line for line in notes
+                      if not (line.startswith("note: ") and "preallocated" in line and "/__cluster_metadata-0/" in line)]
+        assert summary.startswith("verify-index OK:") and not unexpected, result.stdout[-3000:]
 
 
 def partition_summaries(logs: Path) -> dict[str, dict]:
@@ -190,10 +196,15 @@ def check_internal_topics(logs: Path, driver: DriverOutput) -> None:
     for topic in driver.sent:
         assert f'"name":"{topic}"' in metadata, topic  # its TopicRecord
     snapshots = list((logs / "__cluster_metadata-0").glob("*.checkpoint"))
+    snapshot = ""
     if snapshots:
         snapshot = _decode(logs, "__cluster_metadata-0", "*.checkpoint", "--cluster-metadata-decoder")
         assert "SnapshotHeader" in snapshot and "SnapshotFooter" in snapshot
-    bootstrap = _decode(logs, ".", "bootstrap.checkpoint", "--cluster-metadata-decoder")
+    if (logs / "bootstrap.checkpoint").exists():
+        bootstrap = _decode(logs, ".", "bootstrap.checkpoint", "--cluster-metadata-decoder")
+    else:  # 4.4 (KAFKA-19648): the formatter writes the bootstrap records into the zero checkpoint
+        assert (logs / "__cluster_metadata-0" / "00000000000000000000-0000000000.checkpoint").exists()
+        bootstrap = snapshot
     assert '"name":"metadata.version"' in bootstrap and "SnapshotFooter" in bootstrap
 
 

@@ -77,8 +77,8 @@ def check_verify_index(logs: Path, live: bool = False) -> None:
     else:
         # A clean stop trims every data log's indexes; a 4.4.0 broker leaves its own metadata log's
         # (__cluster_metadata-0, closed by the raft client, not LogManager) preallocated: seen on every
-        # 4.4.0 run here, not on 3.9.2 (nor on 4.3.0, this check's newest release before). kdump calls
-    # that a note, as it should.
+        # 4.4.0 run here, not on 3.9.2 (nor on 4.3.0, this check's newest release before). kdump
+        # calls that a note, as it should.
         unexpected = [line for line in notes
                       if not (line.startswith("note: ") and "preallocated" in line and "/__cluster_metadata-0/" in line)]
         assert summary.startswith("verify-index OK:") and not unexpected, result.stdout[-3000:]

@@ -49,6 +49,7 @@ def produced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, l
                 txn.send(TOPIC, key=f"t{t}-{i}".encode(), value=noise.randbytes(2000))
                 if i % 10 == 0:
                     plain.send(TOPIC, key=None, value=f"plain {t}-{i}".encode()).get(timeout=30)
+            txn.flush()  # an abort drops what the client still holds: send it, so every transaction has data here
             if t % 3 == 1:
                 txn.abort_transaction()
                 aborted += 25

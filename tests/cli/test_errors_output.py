@@ -113,14 +113,16 @@ def _unlistable(monkeypatch, root: Path) -> None:  # type: ignore[no-untyped-def
     """``root`` cannot be listed, as a directory without read permission for a non-root user."""
     import kdump.log.logdir as logdir
 
-    real = os.listdir
+    def refusing(real):  # type: ignore[no-untyped-def]
+        def listing(path):  # type: ignore[no-untyped-def]
+            if Path(path) == root:
+                raise PermissionError(13, "Permission denied", str(path))
+            return real(path)
+        return listing
 
-    def listdir(path):  # type: ignore[no-untyped-def]
-        if Path(path) == root:
-            raise PermissionError(13, "Permission denied", str(path))
-        return real(path)
-
-    monkeypatch.setattr(logdir.os, "listdir", listdir)
+    # kdump lists directories with os.scandir (kdump/log/locations.py) and, here and there, os.listdir.
+    monkeypatch.setattr(logdir.os, "listdir", refusing(os.listdir))
+    monkeypatch.setattr(logdir.os, "scandir", refusing(os.scandir))
 
 
 def test_txn_and_summary_exit_2_for_an_unreadable_path(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -279,31 +279,3 @@ def test_real_truncation_of_an_index_during_verify_index(tmp_path: Path) -> None
     assert "preallocated" not in out           # the padding note of the untrimmed index: read again
     assert out.endswith("verify-index OK: 2 files in 1 segment of 1 partition checked: 0 errors, 1 note\n"), out
     assert log.exists()
-
-
-def test_records_of_an_oversized_uncompressed_batch_are_kafka_pythons(tmp_path: Path) -> None:
-    """Past MAX_HELD_ENTRY_BYTES the records are read from the file a window at a time; they must be
-    what kafka-python decodes from the whole batch, with large values whole or read again."""
-    from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
-
-    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False, producer_id=7,
-                                        producer_epoch=1, base_sequence=40, batch_size=1 << 30)
-    sizes = [5, 3 << 20, 0, 11 << 20, 2 << 20, 17, (1 << 20) + 3, 1]
-    for i, size in enumerate(sizes):
-        value = None if size == 0 else bytes((i * 7 + j) % 251 for j in range(251)) * (size // 251) + b"z" * (size % 251)
-        builder.append(i, timestamp=1700000000000 + i, key=None if i % 3 else b"key%d" % i, value=value,
-                       headers=[("h%d" % i, b"v" * i)] if i % 2 else [])
-    data = bytes(builder.build())
-    assert len(data) > batches_module.MAX_HELD_ENTRY_BYTES
-    path = tmp_path / "00000000000000000000.log"
-    path.write_bytes(data)
-    theirs = [(r.offset, r.timestamp, r.key, r.value, [(k.encode(), v) for k, v in r.headers])
-              for r in DefaultRecordBatch(data)]
-    for values in (True, False):
-        with ReadOnlyFile(str(path)) as segment:
-            scan = LogBatches(segment)
-            batch = next(iter(scan))   # its records are read while the scan is at it
-            ours = [(r.offset, r.timestamp, r.key, None if r.value is None else bytes(r.value),
-                     [(k, v) for k, v in r.headers])
-                    for group in scan.iter_records(batch, values=values) for r in group]
-        assert ours == theirs

@@ -17,7 +17,8 @@ from kdump.format.records import Record
 from kdump.format.snapshot import encode_producer_snapshot
 
 TOPIC_ID = bytes(range(1, 17))
-SEGMENT_IDS = [bytes([0xF8] * 15 + [i]) for i in range(3)]   # base64url starting with "-" and holding "_"
+SEGMENT_IDS = [bytes([0xF8] * 15 + [i]) for i in range(4)]   # base64url starting with "-" and holding "_"
+RETRY = 3   # the index of a segment copied again (``build_tiered(retry=i)``): the copy of segment i after a cut
 T0 = 1_767_225_600_000
 COPY_STARTED, COPY_FINISHED, DELETE_STARTED, DELETE_FINISHED = range(4)
 
@@ -42,16 +43,19 @@ def _segment_id(raw: bytes) -> dict:
     return {"TopicIdPartition": {"Name": "t", "Partition": 0, "Id": TOPIC_ID}, "Id": raw}
 
 
-def metadata_values(states: dict[int, list[int]], sizes: dict[int, int]) -> list[bytes]:
+def metadata_values(states: dict[int, list[int]], sizes: dict[int, int],
+                    ranges: dict[int, int] | None = None) -> list[bytes]:
     """The framed records: per remote segment i, a RemoteLogSegmentMetadataRecord (COPY_SEGMENT_STARTED) then
-    one RemoteLogSegmentMetadataUpdateRecord per later state in ``states[i]``."""
+    one RemoteLogSegmentMetadataUpdateRecord per later state in ``states[i]``; segment i holds the offsets of
+    slot ``ranges[i]`` (i by default), slot j being offsets 10j to 10j+9."""
     registry = tables.remote_log((4, 3))
     values = []
     for i, later in states.items():
-        epochs = [{"LeaderEpoch": 0 if i < 2 else 1, "Offset": i * 10}]
+        slot = (ranges or {}).get(i, i)
+        epochs = [{"LeaderEpoch": 0 if slot < 2 else 1, "Offset": slot * 10}]
         values.append(metadata_record(registry[0], 0, {
-            "RemoteLogSegmentId": _segment_id(SEGMENT_IDS[i]), "StartOffset": i * 10, "EndOffset": i * 10 + 9,
-            "BrokerId": 1, "MaxTimestampMs": T0 + i * 10 + 9, "EventTimestampMs": T0, "SegmentLeaderEpochs": epochs,
+            "RemoteLogSegmentId": _segment_id(SEGMENT_IDS[i]), "StartOffset": slot * 10, "EndOffset": slot * 10 + 9,
+            "BrokerId": 1, "MaxTimestampMs": T0 + slot * 10 + 9, "EventTimestampMs": T0, "SegmentLeaderEpochs": epochs,
             "SegmentSizeInBytes": sizes[i], "CustomMetadata": None, "RemoteLogSegmentState": COPY_STARTED,
             "TxnIndexEmpty": True}))
         for state in later:
@@ -61,24 +65,28 @@ def metadata_values(states: dict[int, list[int]], sizes: dict[int, int]) -> list
     return values
 
 
-def build_tiered(root: Path, states: dict[int, list[int]] | None = None) -> Tiered:
+def build_tiered(root: Path, states: dict[int, list[int]] | None = None, retry: int | None = None) -> Tiered:
     """Three remote segments (offsets 0-9 and 10-19 in epoch 0, 20-29 in epoch 1), copied (unless ``states``
-    says otherwise), and a local segment 30-39; log start offset 0."""
-    states = {0: [COPY_FINISHED], 1: [COPY_FINISHED], 2: [COPY_FINISHED]} if states is None else states
+    says otherwise), and a local segment 30-39; log start offset 0. ``retry``: segment ``retry``'s offsets
+    copied a second time, under id ``SEGMENT_IDS[RETRY]``, to COPY_SEGMENT_FINISHED (after a copy cut short)."""
+    states = {0: [COPY_FINISHED], 1: [COPY_FINISHED], 2: [COPY_FINISHED]} if states is None else dict(states)
+    slots = {i: i for i in range(3)}
+    if retry is not None:
+        states[RETRY], slots[RETRY] = [COPY_FINISHED], retry
     log_dir, remote_root = root / "logdir", root / "remote"
     remote_dir = remote_root / "kafka-tiered-storage" / f"t-0-{uuid_to_string(TOPIC_ID)}"
     remote_dir.mkdir(parents=True)
     ids = [uuid_to_string(raw) for raw in SEGMENT_IDS]
     sizes = {}
-    for i, segment_id in enumerate(ids):
-        data = _batch(i * 10, 0 if i < 2 else 1)
+    for i, slot in slots.items():
+        data = _batch(slot * 10, 0 if slot < 2 else 1)
         sizes[i] = len(data)
-        stem = remote_dir / f"{i * 10:020d}-{segment_id}"
+        stem = remote_dir / f"{slot * 10:020d}-{ids[i]}"
         stem.with_suffix(".log").write_bytes(data)
         for suffix in (".index", ".timeindex"):
             stem.with_suffix(suffix).write_bytes(b"")
         stem.with_suffix(".snapshot").write_bytes(encode_producer_snapshot([]))   # no producer ids in these batches
-        stem.with_suffix(".leader_epoch_checkpoint").write_text("0\n1\n0 0\n" if i < 2 else "0\n2\n0 0\n1 20\n")
+        stem.with_suffix(".leader_epoch_checkpoint").write_text("0\n1\n0 0\n" if slot < 2 else "0\n2\n0 0\n1 20\n")
     local = log_dir / "t-0"
     local.mkdir(parents=True)
     (local / f"{30:020d}.log").write_bytes(_batch(30, 1))
@@ -89,6 +97,6 @@ def build_tiered(root: Path, states: dict[int, list[int]] | None = None) -> Tier
     meta = log_dir / "__remote_log_metadata-0"
     meta.mkdir()
     log = b"".join(encode_batch_v2([Record(n, T0, None, value)], base_offset=n, partition_leader_epoch=0)
-                   for n, value in enumerate(metadata_values(states, sizes)))
+                   for n, value in enumerate(metadata_values(states, sizes, slots)))
     (meta / f"{0:020d}.log").write_bytes(log)
     return Tiered(log_dir, remote_root, remote_dir, ids)

@@ -10,6 +10,7 @@ import functools
 import json
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -133,7 +134,7 @@ def spark_session(settings: SessionSettings, app: str) -> Iterator[SparkSession]
         config = settings.config()
         for key, value in config.items():
             builder = builder.config(key, value)
-        with spark_failures(config), _jvm_stderr_filtered(not settings.verbose):
+        with spark_failures(config), _jvm_stderr_filtered(not settings.verbose) as teardown:
             spark = builder.getOrCreate()
         if not settings.verbose:
             # Task failures are logged at ERROR with the worker's whole traceback; kdump reports them itself.
@@ -145,6 +146,7 @@ def spark_session(settings: SessionSettings, app: str) -> Iterator[SparkSession]
             yield spark
     finally:
         if existing is None:
+            teardown.set()   # what Spark and its workers print while they stop is not the command's
             spark.stop()
 
 
@@ -165,36 +167,55 @@ def spark_failures(conf: dict[str, str]) -> Iterator[None]:
 
 
 @contextmanager
-def _jvm_stderr_filtered(enabled: bool) -> Iterator[None]:
+def _jvm_stderr_filtered(enabled: bool) -> Iterator[threading.Event]:
     """While PySpark starts its JVM, give the JVM a pipe for stderr that a thread copies to ours,
-    without the lines in ``JVM_NOISE``. The JVM (and the Python workers it forks) keep the pipe; this
-    process gets its own stderr back as soon as the JVM has started."""
+    without the lines in ``JVM_NOISE`` and without a Python worker's traceback for a socket the JVM closed
+    first. The JVM (and the Python workers it forks) keep the pipe; this process gets its own stderr back
+    as soon as the JVM has started. Once the event it yields is set (the session is stopping), nothing
+    more is copied."""
+    teardown = threading.Event()
     if not enabled:
-        yield
+        yield teardown
         return
-    import threading
-
     read_end, write_end = os.pipe()
     saved = os.dup(2)
     sys.stderr.flush()
     os.dup2(write_end, 2)
     os.close(write_end)
-    copier = threading.Thread(target=_copy_without_noise, args=(read_end, os.dup(saved)), daemon=True,
+    copier = threading.Thread(target=_copy_without_noise, args=(read_end, os.dup(saved), teardown), daemon=True,
                               name="kdump-jvm-stderr")
     copier.start()
     try:
-        yield
+        yield teardown
     finally:
         sys.stderr.flush()
         os.dup2(saved, 2)
         os.close(saved)
 
 
-def _copy_without_noise(read_end: int, out: int) -> None:
+# The last line of a Python worker's traceback when the JVM closed its socket first (a failed task's worker,
+# or the whole session stopping): PySpark's daemon (python/pyspark/daemon.py, 4.0) reports it and goes on.
+_CLOSED_SOCKET = (b"BrokenPipeError", b"ConnectionResetError")
+
+
+def _copy_without_noise(read_end: int, out: int, teardown: threading.Event) -> None:
     with os.fdopen(read_end, "rb") as lines, os.fdopen(out, "wb", buffering=0) as stderr:
+        held: list[bytes] = []   # a traceback, until its last line says whether it is the daemon's closed socket
         for line in lines:
-            if not line.decode(errors="replace").startswith(JVM_NOISE):
+            if teardown.is_set():
+                continue
+            if held or line.startswith(b"Traceback (most recent call last):"):
+                held.append(line)
+                if len(held) == 1 or line[:1] in (b" ", b"\t"):
+                    continue
+                block, held = held, []
+                if line.startswith(_CLOSED_SOCKET) and any(b"pyspark" in b and b"daemon.py" in b for b in block):
+                    continue
+                stderr.write(b"".join(block))
+            elif not line.decode(errors="replace").startswith(JVM_NOISE):
                 stderr.write(line)
+        if held and not teardown.is_set():
+            stderr.write(b"".join(held))
 
 
 @click.group("spark", cls=KdumpGroup, error_exit=ExitCode.UNREADABLE)

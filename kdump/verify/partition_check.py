@@ -32,6 +32,7 @@ from kdump.format.checkpoint import (
 from kdump.format.snapshot import ProducerSnapshotEntry, parse_producer_snapshot
 from kdump.format.txnindex import parse_aborted_txns
 from kdump.log.logdir import PartitionDir
+from kdump.log.remote_layout import parse_remote_segment_name
 from kdump.verify.findings import ERROR, NOTE, Finding
 from kdump.verify.segment_check import ABORT, BEGIN, SegmentFacts
 from kdump.verify.tiered_check import tiered_log_start
@@ -136,13 +137,26 @@ def check_partition(partition: PartitionDir, before: PartitionState, facts: Sequ
     yield from _transactions(partition, before, after or before, facts)
 
 
+def _is_remote(seg: SegmentFacts) -> bool:
+    return seg.log is not None and parse_remote_segment_name(os.path.basename(seg.log)) is not None
+
+
 def _across_segments(facts: Sequence[SegmentFacts]) -> Iterator[Finding]:
     prev: SegmentFacts | None = None
     for seg in facts:
         if prev is not None and prev.last_offset is not None and prev.last_offset >= seg.base_offset:
-            yield Finding(ERROR, "segments-overlap", seg.log or "", f"the previous segment holds offsets up to "
-                          f"{prev.last_offset}, at or above this segment's base offset {seg.base_offset}",
-                          offset=seg.base_offset)
+            if _is_remote(prev) and _is_remote(seg):
+                # A remote store legitimately holds overlapping segments: a copy cut short and copied again
+                # under a new id, or copies made under different leader epochs. Which one the broker reads is
+                # in __remote_log_metadata, which a remote partition alone does not have.
+                yield Finding(NOTE, "remote-segments-overlap", seg.log or "", f"this remote segment starts at "
+                              f"{seg.base_offset}, the previous one holds offsets up to {prev.last_offset}: "
+                              "__remote_log_metadata says which one the broker reads (kdump tiered LOG_DIR "
+                              "--remote ROOT)", offset=seg.base_offset)
+            else:
+                yield Finding(ERROR, "segments-overlap", seg.log or "", f"the previous segment holds offsets up to "
+                              f"{prev.last_offset}, at or above this segment's base offset {seg.base_offset}",
+                              offset=seg.base_offset)
         if seg.last_offset is not None:
             prev = seg
 

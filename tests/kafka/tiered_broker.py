@@ -4,8 +4,10 @@ The remote store is Kafka's reference ``LocalTieredStorage`` (kafka-storage 4.3.
 extra of tests/kafka/fetch.sh), the metadata manager the topic-based one. The scenario: round 0 (plain,
 gzip, a committed and an aborted transaction), a restart (the leader epoch moves on), round 1, a bounded
 wait until every closed segment is copied and deleted locally, copying stopped (remote.log.copy.disable),
-round 2 (segments that stay local), then a consumer reads from offset 0 at both isolation levels and
-the broker stops cleanly. `python3 tests/kafka/tiered_broker.py DIR` leaves such a run in DIR.
+round 2 (segments that stay local), then a consumer reads from offset 0 at both isolation levels, the
+broker's own RemoteLogMetadataSerde decodes ``__remote_log_metadata`` (each remote segment's last state:
+a copy the restart cut short stays COPY_SEGMENT_STARTED, and its offsets are copied again under a new id),
+and the broker stops cleanly. `python3 tests/kafka/tiered_broker.py DIR` leaves such a run in DIR.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ class TieredRun:
     topic_id: str
     consumed: dict[str, list[tuple[int, bytes | None, bytes | None]]] = field(default_factory=dict)
     end_offset: int = 0
+    # segment id -> (start offset, end offset, last state), as the broker's RemoteLogMetadataSerde decodes them
+    remote_states: dict[str, tuple[int, int, str]] = field(default_factory=dict)
 
     @property
     def partition_dir(self) -> Path:
@@ -106,6 +110,18 @@ def _parse_consumed(text: str) -> tuple[list[tuple[int, bytes | None, bytes | No
     return records, end
 
 
+def _parse_metadata(text: str) -> dict[str, tuple[int, int, str]]:
+    states: dict[str, tuple[int, int, str]] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if parts and parts[0] == "segment":
+            states[parts[1]] = (int(parts[2]), int(parts[3]), parts[4])
+        elif parts and parts[0] == "update":
+            start, end, _ = states[parts[1]]
+            states[parts[1]] = (start, end, parts[2])
+    return states
+
+
 def run_scenario(lib: Path, base: Path) -> TieredRun:
     """Run the scenario on a fresh broker under `base`; the broker is stopped when this returns."""
     run = TieredRun(base / "logdir", base / "remote", "")
@@ -125,6 +141,7 @@ def run_scenario(lib: Path, base: Path) -> TieredRun:
         for isolation in ("read_uncommitted", "read_committed"):
             records, run.end_offset = _parse_consumed(_driver(lib, "consume", broker.bootstrap, TOPIC, isolation))
             run.consumed[isolation] = records
+        run.remote_states = _parse_metadata(_driver(lib, "metadata", broker.bootstrap))
     finally:
         try:
             broker.stop()

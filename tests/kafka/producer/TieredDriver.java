@@ -11,6 +11,9 @@
 //                                          later segments stay local
 //   consume BOOTSTRAP TOPIC ISOLATION      every record from offset 0 to the end, as the consumer with
 //                                          isolation.level=ISOLATION gets it: "record OFFSET KEYHEX VALUEHEX"
+//   metadata BOOTSTRAP                     every event of __remote_log_metadata, decoded by the broker's own
+//                                          RemoteLogMetadataSerde: "segment ID START END STATE" for a
+//                                          RemoteLogSegmentMetadata, "update ID STATE" for an update
 import java.time.Duration;
 import java.util.*;
 import org.apache.kafka.clients.admin.*;
@@ -29,6 +32,7 @@ public class TieredDriver {
             case "produce" -> produce(bootstrap, args[2], Integer.parseInt(args[3]));
             case "consume" -> consume(bootstrap, args[2], args[3]);
             case "stop-copy" -> stopCopy(bootstrap, args[2]);
+            case "metadata" -> metadata(bootstrap);
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
     }
@@ -129,6 +133,34 @@ public class TieredDriver {
             }
             if (c.position(tp) < end) throw new IllegalStateException(topic + ": did not reach " + end);
             System.out.println("end " + end);
+        }
+    }
+
+    static void metadata(String bootstrap) {
+        Properties p = common(bootstrap);
+        p.put("key.deserializer", ByteArrayDeserializer.class.getName());
+        p.put("value.deserializer", ByteArrayDeserializer.class.getName());
+        p.put("enable.auto.commit", "false");
+        var serde = new org.apache.kafka.server.log.remote.metadata.storage.serialization.RemoteLogMetadataSerde();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            List<TopicPartition> parts = new ArrayList<>();
+            for (var info : c.partitionsFor("__remote_log_metadata")) parts.add(new TopicPartition(info.topic(), info.partition()));
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = c.endOffsets(parts);
+            long deadline = System.currentTimeMillis() + 60000;
+            while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
+                if (System.currentTimeMillis() > deadline) throw new IllegalStateException("__remote_log_metadata: did not reach " + end);
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+                    var event = serde.deserialize(r.value());
+                    if (event instanceof org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata m) {
+                        System.out.println("segment " + m.remoteLogSegmentId().id() + " " + m.startOffset() + " "
+                            + m.endOffset() + " " + m.state());
+                    } else if (event instanceof org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadataUpdate u) {
+                        System.out.println("update " + u.remoteLogSegmentId().id() + " " + u.state());
+                    }
+                }
+            }
         }
     }
 }

@@ -51,7 +51,7 @@ def load(module: str, name: str, **layouts: tuple[str, ...]) -> Any | None:
             warnings.warn(f"{module} was built for {attr} {built}, not {fields}; using the Python code instead "
                           f"(rebuild it: pip install -e .)", RuntimeWarning, stacklevel=2)
             return None
-    return getattr(extension, name)
+    return getattr(extension, name, None)   # None from a build older than the function
 
 
 def imported_from_zip() -> bool:

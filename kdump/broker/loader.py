@@ -309,7 +309,10 @@ def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple
             if base in recoveries:
                 # Already recovered (and truncated) while loading: a second recovery truncates nothing.
                 continue
-            recovery = recoveries[base] = recover_segment(base, log, "unflushed: at or above the recovery point "
+            # LogLoader.recoverLog (4.3.0) recovers logSegments(recoveryPoint, Long.MaxValue): from the segment
+            # that holds the recovery point on.
+            where = "holds" if base < plan.recovery_point else "at or above"
+            recovery = recoveries[base] = recover_segment(base, log, f"unflushed: {where} the recovery point "
                                                            f"{plan.recovery_point} and no clean shutdown", epochs,
                                                            spans.get(base, WHOLE), interval)
             plan.recovered.append(recovery)

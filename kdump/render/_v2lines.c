@@ -425,7 +425,28 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(java_utf8_doc,
+"java_utf8(data)\n"
+"--\n\n"
+"Java's new String(data, UTF_8) for bytes that are not well-formed UTF-8: decoders.java_utf8_replace\n"
+"in C (the same put_decoded the record lines use).");
+
+static PyObject *
+java_utf8(PyObject *module, PyObject *arg)
+{
+    if (!PyBytes_CheckExact(arg)) {
+        PyErr_SetString(PyExc_TypeError, "java_utf8 takes bytes");
+        return NULL;
+    }
+    Buffer b;
+    buffer_init(&b);
+    PyObject *result = put_decoded(&b, arg) < 0 ? NULL : PyUnicode_DecodeUTF8(b.data, b.len, "strict");
+    buffer_free(&b);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"java_utf8", java_utf8, METH_O, java_utf8_doc},
     {"string_lines", string_lines, METH_VARARGS, string_lines_doc},
     {"batch_line", batch_line, METH_VARARGS, batch_line_doc},
     {NULL, NULL, 0, NULL},

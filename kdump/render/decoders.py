@@ -16,10 +16,12 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from kdump.accelerators import load
 from kdump.errors import InvalidRecordError, UsageError
 from kdump.render.dialect import Dialect
 
 BytesDecoder = Callable[[bytes], str]
+_c_java_utf8: Callable[[bytes], str] | None = load("kdump.render._v2lines", "java_utf8")
 
 
 def string_decoder(data: bytes) -> str:
@@ -27,6 +29,8 @@ def string_decoder(data: bytes) -> str:
     try:
         return data.decode("utf-8")  # well-formed input decodes the same in both languages
     except UnicodeDecodeError:
+        if _c_java_utf8 is not None and type(data) is bytes:
+            return _c_java_utf8(data)   # the same steps in C: binary values decode at memory speed
         return java_utf8_replace(data)
 
 

@@ -1,5 +1,6 @@
-"""kdump's StringDecoder (pure Python and the C line formatter) against the JDK's own
-``new String(bytes, UTF_8)``: zero differences on random and adversarial bytes."""
+"""kdump's StringDecoder (the pure Python reference, its C twin ``_v2lines.java_utf8`` and the C line
+formatter) against the JDK's own ``new String(bytes, UTF_8)``: zero differences on random and adversarial
+bytes."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import real_kafka
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kdump.render.decoders import decode_pieces, string_decoder
+from kdump.render.decoders import decode_pieces, java_utf8_replace, string_decoder
 
 # Bytes around every boundary of the decoder: ASCII, continuation ranges, C0/C1, the E0/ED/F0/F4
 # special cases, out-of-range leads F5-FF.
@@ -55,7 +56,9 @@ def c_string_decoder(data: bytes) -> str:
 @SETTINGS
 @given(data=st.one_of(ADVERSARIAL, RANDOM, TEXT, MIXED))
 def test_python_decoder_matches_java(java: real_kafka.JavaUtf8, data: bytes) -> None:
-    assert string_decoder(data) == java.decode(data)
+    expected = java.decode(data)
+    assert java_utf8_replace(data) == expected
+    assert string_decoder(data) == expected     # C (_v2lines.java_utf8) when built
 
 
 @SETTINGS
@@ -82,4 +85,5 @@ def test_a_value_decoded_piece_by_piece_matches_java_on_the_whole(java: real_kaf
 def test_known_cases(java: real_kafka.JavaUtf8, data: bytes, expected: str) -> None:
     assert java.decode(data) == expected
     assert string_decoder(data) == expected
+    assert java_utf8_replace(data) == expected
     assert c_string_decoder(data) == expected

@@ -5,8 +5,14 @@ temp dir left as it was found.
   it needs Java and starts JVMs (the real Kafka tools, brokers, a local Spark). Those and the few
   heavy tests without Java are marked ``slow``: ``pytest -m "not slow"`` is the fast tier for everyday
   work (under 2 minutes on 2 cores), ``pytest -m "not kafka"`` the run without Java.
-- Before the first test, one notice says what those tests fetch (the Kafka jars, where they are cached,
-  what is missing), what they start, and how to skip them.
+- The run is spread over one worker per core, at most four (pytest-xdist, ``-n auto`` in pyproject.toml;
+  ``-n 0`` runs in one process). Tests go to workers a group at a time (``--dist loadgroup``): a group is
+  a module, so its module and session fixtures (a broker, a cluster, Spark) start once per worker that
+  needs them, split further by Kafka release where a test is parametrized by one (the real
+  DumpLogSegments comparison, the real-broker and cluster tests), since each release's fixtures are
+  its own.
+- Before the first test, one notice says what the ``kafka`` tests fetch (the Kafka jars, where they are
+  cached, what is missing), what they start, and how to skip them.
 - Child processes (JVMs, Spark, Python subprocesses) put their temporary files under the session's
   basetemp (``TMPDIR``, and ``-Djava.io.tmpdir`` through ``jvm_temp_flags``), removed with the rest of
   basetemp when the session ends (``tmp_path_retention_policy`` in pyproject.toml).
@@ -15,6 +21,7 @@ temp dir left as it was found.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -37,14 +44,27 @@ _SLOW = (
 )
 
 
+_RELEASE = re.compile(r"^\d+\.\d+\.\d+$")
+
+
+def _group(item: pytest.Item, module: str) -> str:
+    """The xdist group: the module, and the Kafka release a test is parametrized by, if any."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    release = next((v for v in params.values() if isinstance(v, str) and _RELEASE.match(v)), None)
+    return module if release is None else f"{module}@{release}"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """``kafka`` and ``slow`` by the lists above; every ``kafka`` test is ``slow`` too, so
-    ``-m "not slow"`` is the fast tier and ``-m "not kafka"`` the run without Java."""
+    ``-m "not slow"`` is the fast tier and ``-m "not kafka"`` the run without Java. Every test gets its
+    xdist group (``_group``)."""
     for item in items:
         try:
-            node = Path(str(item.path)).relative_to(TESTS).as_posix() + item.nodeid.partition("::")[1] + item.name
+            module = Path(str(item.path)).relative_to(TESTS).as_posix()
         except ValueError:
             continue
+        node = module + item.nodeid.partition("::")[1] + item.name
+        item.add_marker(pytest.mark.xdist_group(_group(item, module)))
         if any(item.get_closest_marker(name) is not None for name in ("spark", "kafka")) or node.startswith(_KAFKA):
             item.add_marker(pytest.mark.kafka)
             item.add_marker(pytest.mark.slow)
@@ -52,11 +72,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    kafka = sum(1 for item in session.items if item.get_closest_marker("kafka") is not None)
-    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if kafka == 0 or reporter is None:
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker per core, at most four (each may start a Spark JVM and brokers)."""
+    return max(1, min(os.cpu_count() or 1, 4))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The notice of what the ``kafka`` tests fetch and start, once, before the first test (in the
+    process that reports: not in an xdist worker); not when ``-m`` leaves them out."""
+    config = session.config
+    markexpr = config.option.markexpr or ""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if hasattr(config, "workerinput") or reporter is None or "not kafka" in markexpr or "not slow" in markexpr:
         return
+    paths = [(config.invocation_params.dir / arg.split("::")[0]).resolve() for arg in config.args]
+    if not any(TESTS.is_relative_to(p) or p.is_relative_to(TESTS / "kafka") or p.is_relative_to(TESTS / "spark")
+               for p in paths):
+        return   # a file or directory of tests without the Kafka ones
     import sys
 
     sys.path.insert(0, str(TESTS / "kafka"))
@@ -70,7 +102,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
              f"them now, about 60 MB each (or run .ci/fetch-kafka-releases first)" if missing
              else f"all {len(RELEASES)} releases cached")
     reporter.write_line(
-        f"kdump: {kafka} tests marked `kafka` run real Kafka and Spark: the Kafka jars live in {cache} "
+        f"kdump: the tests marked `kafka` run real Kafka and Spark: the Kafka jars live in {cache} "
         f"({size / 1e9:.1f} GB; KDUMP_KAFKA_CACHE moves it), {fetch}; they start JVMs, single-node Kafka "
         f"brokers on 127.0.0.1 and a local Spark. Skip them with -m \"not kafka\" (or every slow test: -m \"not slow\")")
 

@@ -175,10 +175,12 @@ def corpus_dir(name: str) -> Path:
     """An empty directory for inputs of the real tool, outside the repository and the temp dir, at the
     same path in every session (``<cache>/corpus/<name>``, so ``_cached`` can find earlier outcomes),
     held with a lock for this process and removed when it exits. A session running beside another
-    gets ``<name>-<pid>`` (and no cached outcomes)."""
+    gets ``<name>-<pid>`` (and no cached outcomes). Each pytest-xdist worker has its own,
+    ``<name>-gw<N>``, as stable across sessions as the worker's number."""
     base = cache_dir() / "corpus"
     base.mkdir(parents=True, exist_ok=True)
-    for candidate in (name, f"{name}-{os.getpid()}"):
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    for candidate in (f"{name}-{worker}" if worker else name, f"{name}-{os.getpid()}"):
         lock = (base / f"{candidate}.lock").open("w")
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)

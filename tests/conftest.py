@@ -48,10 +48,11 @@ _RELEASE = re.compile(r"^\d+\.\d+\.\d+$")
 
 
 def _group(item: pytest.Item, module: str) -> str:
-    """The xdist group: the module, and the Kafka release a test is parametrized by, if any."""
+    """The xdist group: the module, and the Kafka release a test is parametrized by, if any. No "@" or
+    "]" in it: xdist reads the group back from the node id after its last "@"."""
     params = getattr(getattr(item, "callspec", None), "params", {})
     release = next((v for v in params.values() if isinstance(v, str) and _RELEASE.match(v)), None)
-    return module if release is None else f"{module}@{release}"
+    return module if release is None else f"{module}:{release}"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -43,7 +43,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> TieredRun:
 def _copy(run: TieredRun, dest: Path) -> TieredRun:
     shutil.copytree(run.log_dir, dest / "logdir", symlinks=True)
     shutil.copytree(run.remote_root, dest / "remote", symlinks=True)
-    return TieredRun(dest / "logdir", dest / "remote", run.topic_id, run.consumed, run.end_offset)
+    return TieredRun(dest / "logdir", dest / "remote", run.topic_id, run.consumed, run.end_offset, run.remote_states)
 
 
 def _tiered_json(run: TieredRun) -> tuple[int, dict]:

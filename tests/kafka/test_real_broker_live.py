@@ -77,23 +77,35 @@ def test_live_dir_when_producers_finish_and_after_clean_stop(release: str, start
     checks.check_all(logs, driver)
 
 
+ROLLS = 10   # segment rolls (16 KiB segments) verify-index must see happen under it
+
+
 def test_verify_index_while_a_producer_appends(start_broker: Callable[..., Broker]) -> None:
-    """A busy partition: no false alarm in up to 30 s of repeated verify-index runs."""
+    """A busy partition: no false alarm from verify-index run again and again while the broker appends and
+    rolls, until it has rolled the segment ``ROLLS`` times under it (or 30 s have passed)."""
     broker = start_broker(RELEASES[0])
     setup_topics(broker)
     stream = start_driver(broker.lib, "stream", broker.bootstrap, "stream", "1000000", "1")
+    partition = broker.log_dir / "stream-0"
     errors: list[str] = []
+    runs = 0
     try:
         _wait_for_progress(stream, 100)
         threading.Thread(target=stream.stdout.read, daemon=True).start()  # type: ignore[union-attr]  # keep it unblocked
+        first = max(partition.glob("*.log")).name
         deadline = time.monotonic() + 30
         while not errors and time.monotonic() < deadline and stream.poll() is None:
-            result = run_kdump("verify-index", str(broker.log_dir / "stream-0"))
+            result = run_kdump("verify-index", str(partition))
             errors = [line for line in result.stdout.splitlines() if line.startswith("error: ")]
+            runs += 1
+            if sum(1 for p in partition.glob("*.log") if p.name > first) >= ROLLS:
+                break
     finally:
         stream.kill()
         stream.wait(10)
     assert errors == []
+    rolled = sum(1 for p in partition.glob("*.log") if p.name > first)
+    assert rolled >= 2 and runs >= 3, (rolled, runs)   # the runs saw segments roll under them
 
 
 @pytest.mark.parametrize("release", RELEASES)

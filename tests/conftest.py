@@ -45,6 +45,20 @@ _SLOW = (
 
 
 _RELEASE = re.compile(r"^\d+\.\d+\.\d+$")
+# The modules that take longest (measured with --durations=0), sent to the workers first so that no worker
+# starts one of them while the other has nothing left to do; then the other kafka tests, the slow ones,
+# the rest (xdist hands out groups in collection order; each module keeps its own order).
+_LONGEST = ("kafka/test_real_cluster_replicas.py", "spark/test_cluster.py", "kafka/test_real_broker_recover_txn.py",
+            "kafka/test_real_broker_recover.py", "kafka/test_real_broker_live.py", "packaging/test_spark_discovery.py",
+            "kafka/test_real_broker_refusals.py", "kafka/test_real_broker_tiered.py", "spark/test_cli_session.py")
+
+
+def _rank(item: pytest.Item, module: str) -> int:
+    if module in _LONGEST:
+        return _LONGEST.index(module)
+    if item.get_closest_marker("kafka") is not None:
+        return len(_LONGEST)
+    return len(_LONGEST) + (1 if item.get_closest_marker("slow") is not None else 2)
 
 
 def _group(item: pytest.Item, module: str) -> str:
@@ -58,7 +72,7 @@ def _group(item: pytest.Item, module: str) -> str:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """``kafka`` and ``slow`` by the lists above; every ``kafka`` test is ``slow`` too, so
     ``-m "not slow"`` is the fast tier and ``-m "not kafka"`` the run without Java. Every test gets its
-    xdist group (``_group``)."""
+    xdist group (``_group``), and the longest go first (``_rank``)."""
     for item in items:
         try:
             module = Path(str(item.path)).relative_to(TESTS).as_posix()
@@ -71,6 +85,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
         elif node.startswith(_SLOW):
             item.add_marker(pytest.mark.slow)
+    ranks = {item.nodeid: _rank(item, Path(str(item.path)).relative_to(TESTS).as_posix()) for item in items
+             if Path(str(item.path)).is_relative_to(TESTS)}
+    items.sort(key=lambda item: ranks.get(item.nodeid, len(_LONGEST) + 2))   # stable: each module keeps its order
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

@@ -6,11 +6,10 @@ temp dir left as it was found.
   heavy tests without Java are marked ``slow``: ``pytest -m "not slow"`` is the fast tier for everyday
   work (under 2 minutes on 2 cores), ``pytest -m "not kafka"`` the run without Java.
 - The run is spread over one worker per core, at most four (pytest-xdist, ``-n auto`` in pyproject.toml;
-  ``-n 0`` runs in one process). Tests go to workers a group at a time (``--dist loadgroup``): a group is
-  a module, so its module and session fixtures (a broker, a cluster, Spark) start once per worker that
-  needs them, split further by Kafka release where a test is parametrized by one (the real
-  DumpLogSegments comparison, the real-broker and cluster tests), since each release's fixtures are
-  its own.
+  ``-n 0`` runs in one process). Tests go to workers a unit at a time (``work_unit``): a module, so its
+  module and session fixtures (a broker, a cluster, Spark) start once per worker that needs them, split
+  further by Kafka release where a test is parametrized by one (the real DumpLogSegments comparison,
+  the real-broker and cluster tests), since each release's fixtures are its own.
 - Before the first test, one notice says what the ``kafka`` tests fetch (the Kafka jars, where they are
   cached, what is missing), what they start, and how to skip them.
 - Child processes (JVMs, Spark, Python subprocesses) put their temporary files under the session's
@@ -44,7 +43,7 @@ _SLOW = (
 )
 
 
-_RELEASE = re.compile(r"^\d+\.\d+\.\d+$")
+_RELEASE = re.compile(r"(?<![\d.])\d+\.\d+\.\d+(?![\d.])")
 # The modules that take longest (measured with --durations=0), sent to the workers first so that no worker
 # starts one of them while the other has nothing left to do; then the other kafka tests, the slow ones,
 # the rest (xdist hands out groups in collection order; each module keeps its own order).
@@ -61,25 +60,38 @@ def _rank(item: pytest.Item, module: str) -> int:
     return len(_LONGEST) + (1 if item.get_closest_marker("slow") is not None else 2)
 
 
-def _group(item: pytest.Item, module: str) -> str:
-    """The xdist group: the module, and the Kafka release a test is parametrized by, if any. No "@" or
-    "]" in it: xdist reads the group back from the node id after its last "@"."""
-    params = getattr(getattr(item, "callspec", None), "params", {})
-    release = next((v for v in params.values() if isinstance(v, str) and _RELEASE.match(v)), None)
-    return module if release is None else f"{module}:{release}"
+def work_unit(nodeid: str) -> str:
+    """What one xdist worker runs as a whole: a test's module, and the Kafka release in its parameters
+    (``[4.4.0-cut-batch]``, ``[3.9.2:logdirs/...]``), if any."""
+    module, _, rest = nodeid.partition("::")
+    params = rest[rest.find("["):] if "[" in rest else ""
+    release = _RELEASE.search(params)
+    return module if release is None else f"{module}[{release.group()}]"
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """xdist's load-by-scope scheduler with ``work_unit`` as the scope. (Its ``xdist_group`` marker does
+    not work under pytest 9: xdist 3.8 writes the group into ``Item._nodeid``, which pytest 9 no longer
+    reads.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByModuleAndRelease(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return ByModuleAndRelease(config, log)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """``kafka`` and ``slow`` by the lists above; every ``kafka`` test is ``slow`` too, so
-    ``-m "not slow"`` is the fast tier and ``-m "not kafka"`` the run without Java. Every test gets its
-    xdist group (``_group``), and the longest go first (``_rank``)."""
+    ``-m "not slow"`` is the fast tier and ``-m "not kafka"`` the run without Java. The longest go first
+    (``_rank``)."""
     for item in items:
         try:
             module = Path(str(item.path)).relative_to(TESTS).as_posix()
         except ValueError:
             continue
         node = module + item.nodeid.partition("::")[1] + item.name
-        item.add_marker(pytest.mark.xdist_group(_group(item, module)))
         if any(item.get_closest_marker(name) is not None for name in ("spark", "kafka")) or node.startswith(_KAFKA):
             item.add_marker(pytest.mark.kafka)
             item.add_marker(pytest.mark.slow)

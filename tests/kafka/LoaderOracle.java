@@ -1,4 +1,4 @@
-// Kafka's own log loading, without a broker: UnifiedLog.create (LogLoader.load, LogSegment.recover,
+// Kafka's own log loading (4.3 and 4.4), without a broker: UnifiedLog.create (LogLoader.load, LogSegment.recover,
 // UnifiedLog.rebuildProducerState) run on a directory, and what it recovered printed as JSON.
 // A test oracle for `kdump recover` (tests/kafka/loader_oracle.py compiles it into the jar cache and
 // keeps one JVM per test session; class files never go in the repository).
@@ -9,13 +9,17 @@
 // `partition=true` one partition dir (its parent is the log dir). The log dir's recovery-point-offset-checkpoint and
 // log-start-offset-checkpoint are read with Kafka's OffsetCheckpointFile (and the high watermark of
 // replication-offset-checkpoint is applied with UnifiedLog.updateHighWatermark, as Partition.createLog does); the clean-shutdown marker
-// .kafka_cleanshutdown decides hadCleanShutdown unless `clean=true|false` overrides it. Every other
-// key=value is a topic config (LogConfig), e.g. index.interval.bytes=512.
+// .kafka_cleanshutdown decides hadCleanShutdown unless `clean=true|false` overrides it. With `stop=true`
+// each log is stopped as LogManager.shutdown stops it (flush(true), then close) and the answer gives,
+// per partition, the entries its checkpointRecoveryOffsetsInDir and checkpointLogStartOffsetsInDir
+// would write ("checkpoints"). Every other key=value is a topic config (LogConfig), e.g. index.interval.bytes=512.
 //
 // THE DIRECTORY IS CHANGED as a broker changes it (recovery truncates, deletes, rebuilds indexes, and
 // the log is closed as at a clean stop): give it a copy.
 //
-// The clock is fixed at 0 so no producer expires while its state is rebuilt from old data.
+// The clock is fixed at 0 so no producer expires while its state is rebuilt from old data; `clock=system`
+// gives the loader the wall clock a broker has (producers idle past producer.id.expiration.ms then expire
+// while the snapshots are loaded, as in a restarted broker).
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -36,7 +40,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.server.util.KafkaScheduler;
 import org.apache.kafka.storage.internals.checkpoint.OffsetCheckpointFile;
-import org.apache.kafka.storage.internals.log.AbortedTxn;
 import org.apache.kafka.storage.internals.log.EpochEntry;
 import org.apache.kafka.storage.internals.log.LogConfig;
 import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
@@ -55,6 +58,9 @@ public class LoaderOracle {
             Time.SYSTEM.waitObject(o, done, deadline);
         }
     };
+
+    // With the wall clock, producers expire after what a broker with default settings allows: producer.id.expiration.ms's default (TransactionLogConfig, 4.x).
+    private static final int BROKER_PRODUCER_EXPIRATION_MS = 86400000;
 
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -79,7 +85,8 @@ public class LoaderOracle {
         String[] parts = line.split("\t");
         File path = new File(parts[0]).getAbsoluteFile();
         Boolean clean = null;
-        boolean single = false;
+        boolean single = false, stop = false;
+        Time clock = CLOCK_AT_ZERO;
         Map<String, Object> props = new HashMap<>();
         props.put("file.delete.delay.ms", "0");
         for (int i = 1; i < parts.length; i++) {
@@ -87,6 +94,8 @@ public class LoaderOracle {
             String key = parts[i].substring(0, eq), value = parts[i].substring(eq + 1);
             if (key.equals("clean")) clean = Boolean.parseBoolean(value);
             else if (key.equals("partition")) single = Boolean.parseBoolean(value);
+            else if (key.equals("stop")) stop = Boolean.parseBoolean(value);
+            else if (key.equals("clock")) clock = value.equals("system") ? Time.SYSTEM : CLOCK_AT_ZERO;
             else props.put(key, value);
         }
         File logDir = single ? path.getParentFile() : path;
@@ -115,7 +124,7 @@ public class LoaderOracle {
         LogConfig config = new LogConfig(props);
         for (int i = 0; i < dirs.size(); i++) {
             if (i > 0) sb.append(',');
-            sb.append(load(dirs.get(i), config, hadCleanShutdown, recoveryPoints, logStarts, highWatermarks));
+            sb.append(load(dirs.get(i), config, hadCleanShutdown, recoveryPoints, logStarts, highWatermarks, stop, clock));
         }
         return sb.append("]}").toString();
     }
@@ -134,7 +143,7 @@ public class LoaderOracle {
 
     private static String load(File dir, LogConfig config, boolean hadCleanShutdown,
                                Map<TopicPartition, Long> recoveryPoints, Map<TopicPartition, Long> logStarts,
-                               Map<TopicPartition, Long> highWatermarks) {
+                               Map<TopicPartition, Long> highWatermarks, boolean stop, Time clock) {
         StringBuilder sb = new StringBuilder("{\"dir\":").append(str(dir.getName()));
         KafkaScheduler scheduler = new KafkaScheduler(1, true, "loader-oracle-");
         scheduler.startup();
@@ -146,8 +155,8 @@ public class LoaderOracle {
             long recoveryPointCheckpoint = recoveryPoints.getOrDefault(tp, 0L);
             // The arguments LogManager.loadLog passes (kafka/log/LogManager.scala, 4.3.0).
             log = UnifiedLog.create(dir, config, logStartCheckpoint, recoveryPointCheckpoint, scheduler,
-                    new BrokerTopicStats(), CLOCK_AT_ZERO, 900000,
-                    new ProducerStateManagerConfig(Integer.MAX_VALUE, false), 600000,
+                    new BrokerTopicStats(), clock, 900000,
+                    new ProducerStateManagerConfig(clock == Time.SYSTEM ? BROKER_PRODUCER_EXPIRATION_MS : Integer.MAX_VALUE, false), 600000,
                     new LogDirFailureChannel(1), hadCleanShutdown, Optional.empty());
             if (highWatermarks.containsKey(tp)) {
                 // What Partition.createLog does with the replication-offset-checkpoint once the log is loaded.
@@ -165,9 +174,10 @@ public class LoaderOracle {
                 first = false;
                 sb.append("{\"baseOffset\":").append(segment.baseOffset()).append(",\"size\":").append(segment.size())
                   .append(",\"abortedTxns\":[");
-                List<AbortedTxn> aborted = segment.txnIndex().allAbortedTxns();
+                // storage.internals.log.AbortedTxn up to 4.3, common.message.AbortedTxn from 4.4: same accessors.
+                var aborted = segment.txnIndex().allAbortedTxns();
                 for (int i = 0; i < aborted.size(); i++) {
-                    AbortedTxn txn = aborted.get(i);
+                    var txn = aborted.get(i);
                     if (i > 0) sb.append(',');
                     sb.append("{\"producerId\":").append(txn.producerId()).append(",\"firstOffset\":").append(txn.firstOffset())
                       .append(",\"lastOffset\":").append(txn.lastOffset()).append(",\"lastStableOffset\":")
@@ -202,7 +212,29 @@ public class LoaderOracle {
         } finally {
             if (log != null) {
                 try {
-                    log.close();   // as at a clean stop: flush, producer snapshot, indexes trimmed
+                    if (stop) {
+                        // LogManager.shutdown: each log's job is flush(true) then close (core/src/main/scala/
+                        // kafka/log/LogManager.scala, 4.3.0); 4.4.0's (storage/src/main/java/org/apache/kafka/
+                        // storage/internals/log/LogManager.java) first calls prepareActiveSegmentForClose, which
+                        // trims the active segment's indexes (its LogSegment.close no longer does). Then
+                        // checkpointRecoveryOffsetsInDir writes log.recoveryPoint and checkpointLogStartOffsetsInDir
+                        // log.logStartOffset only when it is above the first segment's base offset (no remote storage).
+                        Method prepare = null;
+                        try {
+                            prepare = UnifiedLog.class.getMethod("prepareActiveSegmentForClose");
+                        } catch (NoSuchMethodException absentBefore44) {
+                            // 4.3: LogSegment.close trims the indexes
+                        }
+                        if (prepare != null) prepare.invoke(log);
+                        log.flush(true);
+                        log.close();
+                        long first = log.logSegments().iterator().next().baseOffset();
+                        sb.append(",\"checkpoints\":{\"recoveryPoint\":").append(log.recoveryPoint())
+                          .append(",\"logStart\":").append(log.logStartOffset() > first ? Long.toString(log.logStartOffset()) : "null")
+                          .append('}');
+                    } else {
+                        log.close();   // as at a clean stop: producer snapshot, indexes trimmed
+                    }
                 } catch (Throwable t) {
                     sb.append(",\"closeError\":").append(str(t.toString()));
                 }

@@ -36,8 +36,22 @@ def start_broker(tmp_path: Path) -> Iterator[Callable[..., Broker]]:
 
 
 @pytest.fixture(scope="session")
-def loader_oracle() -> Iterator[LoaderOracle]:
+def loader_oracles() -> Iterator[Callable[[str], LoaderOracle]]:
+    """loader_oracles(release) -> that release's log loader, one JVM per release for the whole session
+    (tests/kafka/loader_oracle.py)."""
+    oracles: dict[str, LoaderOracle] = {}
+
+    def get(release: str) -> LoaderOracle:
+        if release not in oracles:
+            oracles[release] = LoaderOracle(kafka_lib(release), release)
+        return oracles[release]
+
+    yield get
+    for oracle in oracles.values():
+        oracle.close()
+
+
+@pytest.fixture(scope="session")
+def loader_oracle(loader_oracles: Callable[[str], LoaderOracle]) -> LoaderOracle:
     """Kafka 4.3.0's UnifiedLog.create in one JVM for the whole session (tests/kafka/loader_oracle.py)."""
-    oracle = LoaderOracle(kafka_lib(ORACLE_RELEASE))
-    yield oracle
-    oracle.close()
+    return loader_oracles(ORACLE_RELEASE)

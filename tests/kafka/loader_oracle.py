@@ -1,11 +1,16 @@
-"""Kafka 4.3.0's own log loader as a test oracle: `UnifiedLog.create` run on a copy of a log dir.
+"""Kafka's own log loader as a test oracle: `UnifiedLog.create` (4.x) or the Scala companion's `apply`
+(3.x) run on a copy of a log dir, with the jars of the release asked for.
 
-tests/kafka/LoaderOracle.java is compiled once into the jar cache; one JVM serves every request of a
-test session (`loader_oracle` fixture in conftest.py), each answered in well under a second. A request
+One Java source per loader API (SOURCES: LoaderOracle.java for 4.3/4.4, LoaderOracle39.java,
+LoaderOracle33.java) is compiled once per release into the jar cache; one JVM per release serves every
+request of a test session (`loader_oracle` and `loader_oracles` fixtures in conftest.py), each answered
+in well under a second. A request
 names a directory the oracle may change (a copy: the loader truncates, deletes and rebuilds as a
 broker does, then the log is closed as at a clean stop) and returns what the loader recovered:
 log start offset, log end offset, recovery point, segments (base offset, size, `.txnindex` entries),
-producer state (epochs, last sequences, ongoing transactions) and the leader-epoch cache.
+producer state (epochs, last sequences, ongoing transactions) and the leader-epoch cache (those three
+from the 4.x source only). With ``stop=True`` each log is stopped as LogManager.shutdown stops it, and
+the answer says what the broker's checkpoints would hold (``checkpoints``).
 """
 
 from __future__ import annotations
@@ -18,10 +23,20 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from broker import HERE, BrokerError, driver_classes
+from broker import HERE, BrokerError, driver_classes, jvm_temp_flags
 
-SOURCE = HERE / "LoaderOracle.java"
+# The loader API generations: the release line -> the source that calls its loader.
+SOURCES = {"4.3": "LoaderOracle.java", "4.4": "LoaderOracle.java", "3.9": "LoaderOracle39.java",
+           "3.3": "LoaderOracle33.java"}
 RELEASE = "4.3.0"
+
+
+def source_for(release: str) -> Path:
+    """The LoaderOracle source for ``release`` (BrokerError for a line without one)."""
+    line = ".".join(release.split(".")[:2])
+    if line not in SOURCES:
+        raise BrokerError(f"no loader oracle for Kafka {release} (lines: {', '.join(sorted(SOURCES))})")
+    return HERE / SOURCES[line]
 _JVM_FLAGS = ("-Xms32m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true")
 
 
@@ -39,10 +54,13 @@ def _child_setup() -> None:
 class LoaderOracle:
     """One JVM running LoaderOracle.java; `load(path, ...)` sends a request and waits for its answer."""
 
-    def __init__(self, lib: Path, timeout: float = 60) -> None:
-        classes = driver_classes(lib, source=SOURCE)
+    def __init__(self, lib: Path, release: str = RELEASE, timeout: float = 60) -> None:
+        source = source_for(release)
+        classes = driver_classes(lib, source=source)
+        self.release = release
         self.process = subprocess.Popen(
-            ["java", *_JVM_FLAGS, "-Dlog4j2.level=ERROR", "-cp", f"{classes}:{lib}/*", "LoaderOracle"],
+            ["java", *_JVM_FLAGS, *jvm_temp_flags(), "-Dlog4j2.level=ERROR",
+             "-cp", f"{classes}:{lib}/*", source.stem],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
             preexec_fn=_child_setup,
         )
@@ -68,13 +86,19 @@ class LoaderOracle:
         answer: dict[str, Any] = json.loads(line)
         return answer
 
-    def load(self, path: Path, *, partition: bool = False, clean: bool | None = None, timeout: float = 60,
-             **config: object) -> dict[str, Any]:
+    def load(self, path: Path, *, partition: bool = False, clean: bool | None = None, stop: bool = False,
+             system_clock: bool = False, timeout: float = 60, **config: object) -> dict[str, Any]:
         """Load the log dir (or with ``partition=True`` the partition dir) ``path`` IN PLACE; ``clean``
-        overrides the clean-shutdown marker; ``config`` are topic configs (index_interval_bytes=512)."""
+        overrides the clean-shutdown marker; ``stop`` stops each log as a broker's clean shutdown does;
+        ``system_clock`` gives the loader a broker's wall clock and producer expiry (else the clock is at
+        0 and no producer expires); ``config`` are topic configs (index_interval_bytes=512)."""
         fields = [str(path)]
         if partition:
             fields.append("partition=true")
+        if stop:
+            fields.append("stop=true")
+        if system_clock:
+            fields.append("clock=system")
         if clean is not None:
             fields.append(f"clean={str(clean).lower()}")
         fields += [f"{key.replace('_', '.')}={value}" for key, value in config.items()]
@@ -106,3 +130,27 @@ def partition(answer: dict[str, Any], dir_name: str) -> dict[str, Any]:
     """The answer's entry for the partition dir named ``dir_name``."""
     found: dict[str, Any] = next(p for p in answer["partitions"] if p["dir"] == dir_name)
     return found
+
+
+# The files of a partition dir a broker's restart and clean stop decide (segments, their indexes, the
+# producer snapshots); leader-epoch-checkpoint and partition.metadata move on with leadership instead.
+STOPPED_SUFFIXES = (".log", ".index", ".timeindex", ".txnindex", ".snapshot")
+
+
+def stopped_differences(broker: Path, oracle: Path) -> list[str]:
+    """The names of the files (STOPPED_SUFFIXES) that a broker's partition dir and the oracle's
+    (loaded with ``stop=True``) do not hold with the same bytes: [] when the oracle did what the broker did."""
+    def files(directory: Path) -> dict[str, bytes]:
+        return {p.name: p.read_bytes() for p in directory.iterdir() if p.suffix in STOPPED_SUFFIXES}
+
+    ours, theirs = files(broker), files(oracle)
+    return sorted(name for name in ours.keys() | theirs.keys() if ours.get(name) != theirs.get(name))
+
+
+def checkpoint_lines(answer: dict[str, Any]) -> dict[str, str | None]:
+    """The partition's lines in the recovery-point and log-start checkpoints a broker writes at its clean
+    stop, from an answer of ``load(..., stop=True)`` (None: the broker writes no line for it)."""
+    prefix = f"{answer['topic']} {answer['partition']} "
+    log_start = answer["checkpoints"]["logStart"]
+    return {"recovery-point-offset-checkpoint": prefix + str(answer["checkpoints"]["recoveryPoint"]),
+            "log-start-offset-checkpoint": None if log_start is None else prefix + str(log_start)}

@@ -69,7 +69,10 @@ def dump_files(paths: list[str], options: DumpOptions | None = None, *, out: Tex
         run.warn(f"Warning: CRC-32C is computed by {CRC32C_IMPLEMENTATION}; install the 'crc32c' package "
                  f"or a compiler for crcmod's C extension for normal speed.")
     jobs = list(_file_jobs(paths, options, result))
-    if map_files is None or options.filter.limit is not None or len(jobs) < 2:
+    # Workers only when there is more than one worker's share (GROUP_BYTES): forking costs more than
+    # dumping a few small files (a partition dir of kilobytes).
+    if (map_files is None or options.filter.limit is not None or len(jobs) < 2
+            or sum(file_size(path) for path, _ in jobs) < GROUP_BYTES):
         for path, from_directory in jobs:
             if run.limit_reached:   # --limit counts records across files: one process, in order
                 break

@@ -15,9 +15,10 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import overload
 
 import pytest
 from broker import jvm_temp_flags
@@ -92,7 +93,7 @@ class Outcome:
 
 
 def run_dump_log_segments(release: str, runs: list[list[str]], warmup: list[str],
-                          restore: tuple[Path, Path] | None = None, root: Path | None = None) -> list[Outcome]:
+                          restore: tuple[Path, Path] | None = None, root: Path | None = None) -> Sequence[Outcome]:
     """Every run of ``runs`` through the release's DumpLogSegments in one JVM.
 
     ``restore`` = (pristine, work): the files of ``work`` are copied back from ``pristine`` before
@@ -135,7 +136,7 @@ def _run_dump_runner(release: str, lib: Path, classes: Path, runs: list[list[str
 
 
 def _cached(release: str, lib: Path, runs: list[list[str]], content: Path,
-            compute: Callable[[], list[Outcome]]) -> list[Outcome]:
+            compute: Callable[[], list[Outcome]]) -> Sequence[Outcome]:
     """``compute()``, or what it returned in an earlier session for the same key: the jars (their
     directory's name holds the release and fetch.sh's key), the JDK's path, DumpRunner.java, the runs
     and every file under ``content`` (relative path and bytes). The paths stay in the key: the tool walks
@@ -152,12 +153,7 @@ def _cached(release: str, lib: Path, runs: list[list[str]], content: Path,
     if entry.exists():
         # One JSON line of [stdout bytes, stderr bytes, exit code] per run, then those bytes.
         header, _, data = gzip.decompress(entry.read_bytes()).partition(b"\n")
-        outcomes, at = [], 0
-        for out_len, err_len, code in json.loads(header):
-            out, err = data[at:at + out_len], data[at + out_len:at + out_len + err_len]
-            at += out_len + err_len
-            outcomes.append(Outcome(out.decode("utf-8"), err.decode("utf-8"), code))
-        return outcomes
+        return CachedOutcomes(json.loads(header), data)
     outcomes = compute()
     parts = [(o.stdout.encode("utf-8"), o.stderr.encode("utf-8"), o.exit_code) for o in outcomes]
     entry.parent.mkdir(parents=True, exist_ok=True)
@@ -166,6 +162,38 @@ def _cached(release: str, lib: Path, runs: list[list[str]], content: Path,
                                       + b"\n" + b"".join(out + err for out, err, _ in parts), compresslevel=5))
     partial.replace(entry)
     return outcomes
+
+
+class CachedOutcomes(Sequence[Outcome]):
+    """The outcomes of a cached run, each decoded when asked for. A release's outputs are ~100 MiB of
+    UTF-8 that take 2-4 times that as ``str``: held as one ``bytes``, the test process stays small, and
+    every ``fork`` it makes (kdump's ``--jobs`` workers, one pair per dump of a directory) copies fewer
+    page tables (those copies were most of the real-dump tests' system time)."""
+
+    def __init__(self, lengths: list[tuple[int, int, int]], data: bytes) -> None:
+        self._data = data
+        self._spans: list[tuple[int, int, int, int]] = []
+        at = 0
+        for out_len, err_len, code in lengths:
+            self._spans.append((at, out_len, err_len, code))
+            at += out_len + err_len
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    @overload
+    def __getitem__(self, index: int) -> Outcome: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Outcome]: ...
+
+    def __getitem__(self, index: int | slice) -> Outcome | list[Outcome]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        at, out_len, err_len, code = self._spans[index]
+        data = self._data
+        return Outcome(data[at:at + out_len].decode("utf-8"), data[at + out_len:at + out_len + err_len].decode("utf-8"),
+                       code)
 
 
 _LOCKS: list[object] = []

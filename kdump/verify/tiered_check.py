@@ -8,10 +8,11 @@ The rules (the ``kind`` of each ``Problem``) and the Kafka code they follow (4.3
 - ``remote-segment-unreferenced`` files with no record at all in the metadata: a segment the metadata never
   knew (RemoteLogManager.copyLogSegment writes COPY_SEGMENT_STARTED and waits for it before it copies a byte);
   the broker never reads it.
-- ``remote-copy-unfinished`` (a note) files whose record never got past COPY_SEGMENT_STARTED: a copy cut
-  short by a shutdown or a lost leadership, or one whose clean-up failed. A healthy broker leaves these (the
-  next leader copies the segment again under a new id); it never reads them, and its remote retention
-  deletes them (RemoteLogManager.RLMExpirationTask: "COPY_SEGMENT_STARTED means copy didn't complete").
+- ``remote-copy-unfinished`` (a note) files whose record never got past COPY_SEGMENT_STARTED: a copy in
+  progress, or one cut short by a shutdown or a lost leadership, or one whose clean-up failed. A healthy
+  broker leaves these (the next leader copies the segment again under a new id); it never reads them, and
+  its remote retention deletes them (RemoteLogManager.RLMExpirationTask: "COPY_SEGMENT_STARTED means copy
+  didn't complete").
 - ``remote-segment-missing`` a COPY_SEGMENT_FINISHED segment whose files are gone: fetches of its offsets fail.
 - ``remote-segment-mismatch`` the files disagree with the record: size (segmentSizeInBytes), start/end
   offsets, or a batch whose CRC fails.
@@ -200,9 +201,9 @@ def check_partition(topic: str, partition: int, meta: PartitionMetadata | None, 
                                         "reads it", where or seg.paths()[0]))
             elif seg is not None and rec is not None:
                 problems.append(Problem("remote-copy-unfinished", NOTE, start, f"remote segment {seg_id} (from "
-                                        f"offset {start}) is only {rec.state} in {METADATA_TOPIC}: a copy cut short "
-                                        "(a shutdown or a lost leadership mid-copy); the broker never reads it and "
-                                        "its remote retention deletes it", where or seg.paths()[0]))
+                                        f"offset {start}) is only {rec.state} in {METADATA_TOPIC}: a copy in progress, "
+                                        "or one cut short (a shutdown or a lost leadership mid-copy); the broker "
+                                        "never reads it, and its remote retention deletes it", where or seg.paths()[0]))
             continue
         if rec.state == DELETE_FINISHED:
             if seg is not None:

@@ -1,7 +1,13 @@
-// Kafka's own log loading (4.3 and 4.4), without a broker: UnifiedLog.create (LogLoader.load, LogSegment.recover,
+// Kafka's own log loading, without a broker: a release's UnifiedLog (LogLoader.load, LogSegment.recover,
 // UnifiedLog.rebuildProducerState) run on a directory, and what it recovered printed as JSON.
 // A test oracle for `kdump recover` (tests/kafka/loader_oracle.py compiles it into the jar cache and
-// keeps one JVM per test session; class files never go in the repository).
+// keeps one JVM per release and test session; class files never go in the repository).
+//
+// This file holds the request protocol and the answer, and uses only kafka-clients classes every release
+// has. What differs between Kafka's loader APIs is an Api, one per API generation (the main classes):
+// LoaderOracle4.java (4.3 and 4.4, UnifiedLog.create), LoaderOracle39.java and LoaderOracle33.java (the
+// Scala kafka.log.UnifiedLog.apply of 3.9 and 3.3, on the 3.x base LoaderOracle3.java); 3.9 and 4.x take
+// LogConfig and KafkaScheduler from the same classes (LoaderOracleStorage.java).
 //
 // Protocol: one request per stdin line, one JSON line per request on stdout.
 //   <path>[\t<key>=<value>]...
@@ -25,7 +31,6 @@ import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -33,23 +38,54 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Supplier;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.server.util.KafkaScheduler;
-import org.apache.kafka.storage.internals.checkpoint.OffsetCheckpointFile;
-import org.apache.kafka.storage.internals.log.EpochEntry;
-import org.apache.kafka.storage.internals.log.LogConfig;
-import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
-import org.apache.kafka.storage.internals.log.LogSegment;
-import org.apache.kafka.storage.internals.log.ProducerStateEntry;
-import org.apache.kafka.storage.internals.log.ProducerStateManagerConfig;
-import org.apache.kafka.storage.internals.log.UnifiedLog;
-import org.apache.kafka.storage.log.metrics.BrokerTopicStats;
 
-public class LoaderOracle {
+public final class LoaderOracle {
+    /** What one generation of Kafka's loader API does: C is its LogConfig, S its scheduler, L its UnifiedLog. */
+    public interface Api<C, S, L> {
+        TopicPartition parseTopicPartitionName(File dir) throws Exception;
+
+        /** The entries of an offset checkpoint file, read with the release's OffsetCheckpointFile. */
+        Map<TopicPartition, Long> readOffsetCheckpoint(File file) throws Exception;
+
+        C logConfig(Map<String, Object> props);
+
+        /** producer.id.expiration.ms as a broker with default settings has it (the expiry of `clock=system`). */
+        int brokerProducerIdExpirationMs();
+
+        S startScheduler();
+
+        void stopScheduler(S scheduler) throws InterruptedException;
+
+        /** The log loaded with the arguments LogManager.loadLog passes. */
+        L open(File dir, C config, long logStartOffset, long recoveryPoint, S scheduler, Time clock,
+               int producerIdExpirationMs, boolean hadCleanShutdown) throws Exception;
+
+        long updateHighWatermark(L log, long highWatermark) throws Exception;
+
+        Offsets offsets(L log);
+
+        /** The answer's fields after "recoveryPoint": "segments" and what else the release's API gives. */
+        void appendState(L log, StringBuilder sb) throws Exception;
+
+        /** Stop the log as LogManager.shutdown does; the first segment's base offset after the stop. */
+        long stop(L log) throws Exception;
+
+        void close(L log) throws Exception;
+    }
+
+    /** A loaded log's offsets. */
+    public record Offsets(long logStartOffset, long logEndOffset, long recoveryPoint) {
+    }
+
+    /** Appends one item of a JSON array. */
+    public interface Item<T> {
+        void append(StringBuilder sb, T item) throws Exception;
+    }
+
     private static final Time CLOCK_AT_ZERO = new Time() {
         public long milliseconds() { return 0L; }
         public long nanoseconds() { return System.nanoTime(); }
@@ -59,10 +95,11 @@ public class LoaderOracle {
         }
     };
 
-    // With the wall clock, producers expire after what a broker with default settings allows: producer.id.expiration.ms's default (TransactionLogConfig, 4.x).
-    private static final int BROKER_PRODUCER_EXPIRATION_MS = 86400000;
+    private LoaderOracle() {
+    }
 
-    public static void main(String[] args) throws Exception {
+    /** Answers requests from stdin until it closes (the main of each Api). */
+    public static void serve(Api<?, ?, ?> api) throws Exception {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         // Kafka's own log lines must not reach stdout, which carries the answers.
         System.setOut(System.err);
@@ -73,7 +110,7 @@ public class LoaderOracle {
             if (line.isBlank()) continue;
             String answer;
             try {
-                answer = handle(line);
+                answer = handle(api, line);
             } catch (Throwable t) {
                 answer = "{\"error\":" + str(t.toString()) + "}";
             }
@@ -81,7 +118,7 @@ public class LoaderOracle {
         }
     }
 
-    private static String handle(String line) throws Exception {
+    private static <C, S, L> String handle(Api<C, S, L> api, String line) throws Exception {
         String[] parts = line.split("\t");
         File path = new File(parts[0]).getAbsoluteFile();
         Boolean clean = null;
@@ -109,7 +146,7 @@ public class LoaderOracle {
                 for (File child : children) {
                     // LogManager.loadLogs: every directory but the tiered-storage index cache and the KRaft log.
                     if (child.isDirectory() && !child.getName().equals("remote-log-index-cache")
-                            && !UnifiedLog.parseTopicPartitionName(child).topic().equals("__cluster_metadata"))
+                            && !api.parseTopicPartitionName(child).topic().equals("__cluster_metadata"))
                         dirs.add(child);
                 }
             }
@@ -117,23 +154,23 @@ public class LoaderOracle {
         boolean hadCleanShutdown = clean != null ? clean : new File(logDir, ".kafka_cleanshutdown").exists();
         StringBuilder sb = new StringBuilder("{\"logDir\":").append(str(logDir.getPath()))
                 .append(",\"cleanShutdown\":").append(hadCleanShutdown);
-        Map<TopicPartition, Long> recoveryPoints = readCheckpoint(logDir, "recovery-point-offset-checkpoint", sb);
-        Map<TopicPartition, Long> logStarts = readCheckpoint(logDir, "log-start-offset-checkpoint", sb);
-        Map<TopicPartition, Long> highWatermarks = readCheckpoint(logDir, "replication-offset-checkpoint", sb);
+        Map<TopicPartition, Long> recoveryPoints = readCheckpoint(api, logDir, "recovery-point-offset-checkpoint", sb);
+        Map<TopicPartition, Long> logStarts = readCheckpoint(api, logDir, "log-start-offset-checkpoint", sb);
+        Map<TopicPartition, Long> highWatermarks = readCheckpoint(api, logDir, "replication-offset-checkpoint", sb);
         sb.append(",\"partitions\":[");
-        LogConfig config = new LogConfig(props);
+        C config = api.logConfig(props);
         for (int i = 0; i < dirs.size(); i++) {
             if (i > 0) sb.append(',');
-            sb.append(load(dirs.get(i), config, hadCleanShutdown, recoveryPoints, logStarts, highWatermarks, stop, clock));
+            sb.append(load(api, dirs.get(i), config, hadCleanShutdown, recoveryPoints, logStarts, highWatermarks, stop, clock));
         }
         return sb.append("]}").toString();
     }
 
-    private static Map<TopicPartition, Long> readCheckpoint(File logDir, String name, StringBuilder sb) {
+    private static Map<TopicPartition, Long> readCheckpoint(Api<?, ?, ?> api, File logDir, String name, StringBuilder sb) {
         File file = new File(logDir, name);
         if (!file.exists()) return Collections.emptyMap();
         try {
-            return new OffsetCheckpointFile(file, null).read();
+            return api.readOffsetCheckpoint(file);
         } catch (Exception e) {
             // LogManager.loadLogs warns and goes on with no offsets (the read marks the log dir offline).
             sb.append(",\"checkpointError\":").append(str(name + ": " + e));
@@ -141,106 +178,53 @@ public class LoaderOracle {
         }
     }
 
-    private static String load(File dir, LogConfig config, boolean hadCleanShutdown,
-                               Map<TopicPartition, Long> recoveryPoints, Map<TopicPartition, Long> logStarts,
-                               Map<TopicPartition, Long> highWatermarks, boolean stop, Time clock) {
+    private static <C, S, L> String load(Api<C, S, L> api, File dir, C config, boolean hadCleanShutdown,
+                                         Map<TopicPartition, Long> recoveryPoints, Map<TopicPartition, Long> logStarts,
+                                         Map<TopicPartition, Long> highWatermarks, boolean stop, Time clock) {
         StringBuilder sb = new StringBuilder("{\"dir\":").append(str(dir.getName()));
-        KafkaScheduler scheduler = new KafkaScheduler(1, true, "loader-oracle-");
-        scheduler.startup();
-        UnifiedLog log = null;
+        S scheduler = api.startScheduler();
+        L log = null;
         try {
-            TopicPartition tp = UnifiedLog.parseTopicPartitionName(dir);
+            TopicPartition tp = api.parseTopicPartitionName(dir);
             sb.append(",\"topic\":").append(str(tp.topic())).append(",\"partition\":").append(tp.partition());
             long logStartCheckpoint = logStarts.getOrDefault(tp, 0L);
             long recoveryPointCheckpoint = recoveryPoints.getOrDefault(tp, 0L);
-            // The arguments LogManager.loadLog passes (kafka/log/LogManager.scala, 4.3.0).
-            log = UnifiedLog.create(dir, config, logStartCheckpoint, recoveryPointCheckpoint, scheduler,
-                    new BrokerTopicStats(), clock, 900000,
-                    new ProducerStateManagerConfig(clock == Time.SYSTEM ? BROKER_PRODUCER_EXPIRATION_MS : Integer.MAX_VALUE, false), 600000,
-                    new LogDirFailureChannel(1), hadCleanShutdown, Optional.empty());
+            int producerIdExpirationMs = clock == Time.SYSTEM ? api.brokerProducerIdExpirationMs() : Integer.MAX_VALUE;
+            log = api.open(dir, config, logStartCheckpoint, recoveryPointCheckpoint, scheduler, clock,
+                    producerIdExpirationMs, hadCleanShutdown);
             if (highWatermarks.containsKey(tp)) {
                 // What Partition.createLog does with the replication-offset-checkpoint once the log is loaded.
-                sb.append(",\"highWatermark\":").append(log.updateHighWatermark(highWatermarks.get(tp)));
+                sb.append(",\"highWatermark\":").append(api.updateHighWatermark(log, highWatermarks.get(tp)));
             }
-            sb.append(",\"logStartOffset\":").append(log.logStartOffset())
-              .append(",\"logEndOffset\":").append(log.logEndOffset())
-              .append(",\"recoveryPoint\":").append(log.recoveryPoint())
-              .append(",\"firstUnstableOffset\":")
-              .append(log.producerStateManager().firstUnstableOffset().map(m -> Long.toString(m.messageOffset)).orElse("null"));
-            sb.append(",\"segments\":[");
-            boolean first = true;
-            for (LogSegment segment : log.logSegments()) {
-                if (!first) sb.append(',');
-                first = false;
-                sb.append("{\"baseOffset\":").append(segment.baseOffset()).append(",\"size\":").append(segment.size())
-                  .append(",\"abortedTxns\":[");
-                // storage.internals.log.AbortedTxn up to 4.3, common.message.AbortedTxn from 4.4: same accessors.
-                var aborted = segment.txnIndex().allAbortedTxns();
-                for (int i = 0; i < aborted.size(); i++) {
-                    var txn = aborted.get(i);
-                    if (i > 0) sb.append(',');
-                    sb.append("{\"producerId\":").append(txn.producerId()).append(",\"firstOffset\":").append(txn.firstOffset())
-                      .append(",\"lastOffset\":").append(txn.lastOffset()).append(",\"lastStableOffset\":")
-                      .append(txn.lastStableOffset()).append('}');
-                }
-                sb.append("]}");
-            }
-            sb.append("],\"producers\":[");
-            Method lastSeq = ProducerStateEntry.class.getDeclaredMethod("lastSeq");
-            lastSeq.setAccessible(true);
-            first = true;
-            for (Map.Entry<Long, ProducerStateEntry> e : new java.util.TreeMap<>(log.producerStateManager().activeProducers()).entrySet()) {
-                ProducerStateEntry p = e.getValue();
-                if (!first) sb.append(',');
-                first = false;
-                sb.append("{\"producerId\":").append(p.producerId()).append(",\"epoch\":").append(p.producerEpoch())
-                  .append(",\"lastSeq\":").append(lastSeq.invoke(p)).append(",\"lastOffset\":").append(p.lastDataOffset())
-                  .append(",\"coordinatorEpoch\":").append(p.coordinatorEpoch()).append(",\"currentTxnFirstOffset\":")
-                  .append(p.currentTxnFirstOffset().isPresent() ? Long.toString(p.currentTxnFirstOffset().getAsLong()) : "null")
-                  .append('}');
-            }
-            sb.append("],\"leaderEpochs\":[");
-            first = true;
-            for (EpochEntry entry : log.leaderEpochCache().epochEntries()) {
-                if (!first) sb.append(',');
-                first = false;
-                sb.append("{\"epoch\":").append(entry.epoch()).append(",\"startOffset\":").append(entry.startOffset()).append('}');
-            }
-            sb.append(']');
+            Offsets offsets = api.offsets(log);
+            sb.append(",\"logStartOffset\":").append(offsets.logStartOffset())
+              .append(",\"logEndOffset\":").append(offsets.logEndOffset())
+              .append(",\"recoveryPoint\":").append(offsets.recoveryPoint());
+            api.appendState(log, sb);
         } catch (Throwable t) {
             sb.append(",\"error\":").append(str(t.getClass().getName() + ": " + t.getMessage()));
         } finally {
             if (log != null) {
                 try {
                     if (stop) {
-                        // LogManager.shutdown: each log's job is flush(true) then close (core/src/main/scala/
-                        // kafka/log/LogManager.scala, 4.3.0); 4.4.0's (storage/src/main/java/org/apache/kafka/
-                        // storage/internals/log/LogManager.java) first calls prepareActiveSegmentForClose, which
-                        // trims the active segment's indexes (its LogSegment.close no longer does). Then
-                        // checkpointRecoveryOffsetsInDir writes log.recoveryPoint and checkpointLogStartOffsetsInDir
-                        // log.logStartOffset only when it is above the first segment's base offset (no remote storage).
-                        Method prepare = null;
-                        try {
-                            prepare = UnifiedLog.class.getMethod("prepareActiveSegmentForClose");
-                        } catch (NoSuchMethodException absentBefore44) {
-                            // 4.3: LogSegment.close trims the indexes
-                        }
-                        if (prepare != null) prepare.invoke(log);
-                        log.flush(true);
-                        log.close();
-                        long first = log.logSegments().iterator().next().baseOffset();
-                        sb.append(",\"checkpoints\":{\"recoveryPoint\":").append(log.recoveryPoint())
-                          .append(",\"logStart\":").append(log.logStartOffset() > first ? Long.toString(log.logStartOffset()) : "null")
+                        // After the logs are stopped, LogManager.shutdown's checkpointRecoveryOffsetsInDir writes
+                        // log.recoveryPoint and checkpointLogStartOffsetsInDir log.logStartOffset only when it is
+                        // above the first segment's base offset (no remote storage).
+                        long first = api.stop(log);
+                        Offsets stopped = api.offsets(log);
+                        sb.append(",\"checkpoints\":{\"recoveryPoint\":").append(stopped.recoveryPoint())
+                          .append(",\"logStart\":")
+                          .append(stopped.logStartOffset() > first ? Long.toString(stopped.logStartOffset()) : "null")
                           .append('}');
                     } else {
-                        log.close();   // as at a clean stop: producer snapshot, indexes trimmed
+                        api.close(log);   // as at a clean stop: producer snapshot, indexes trimmed
                     }
                 } catch (Throwable t) {
                     sb.append(",\"closeError\":").append(str(t.toString()));
                 }
             }
             try {
-                scheduler.shutdown();
+                api.stopScheduler(scheduler);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -248,7 +232,25 @@ public class LoaderOracle {
         return sb.append('}').toString();
     }
 
-    private static String str(String s) {
+    /** Appends ,"name":[item,...] to sb. */
+    public static <T> void array(StringBuilder sb, String name, Iterable<T> items, Item<T> item) throws Exception {
+        sb.append(",\"").append(name).append("\":[");
+        boolean first = true;
+        for (T each : items) {
+            if (!first) sb.append(',');
+            first = false;
+            item.append(sb, each);
+        }
+        sb.append(']');
+    }
+
+    /** Appends a segment's {"baseOffset":..,"size":.. (the caller may add fields, then closes it). */
+    public static StringBuilder segment(StringBuilder sb, long baseOffset, int size) {
+        return sb.append("{\"baseOffset\":").append(baseOffset).append(",\"size\":").append(size);
+    }
+
+    /** A JSON string. */
+    public static String str(String s) {
         StringBuilder sb = new StringBuilder("\"");
         for (char c : s.toCharArray()) {
             if (c == '"' || c == '\\') sb.append('\\').append(c);

@@ -268,21 +268,24 @@ class Broker:
         return Broker(self.lib, log_dir, work_dir, self.release, dict(self.extra_config))
 
 
-def driver_classes(lib: Path, timeout: float = 120, source: Path = DRIVER) -> Path:
-    """KafkaDriver.java (or `source`) compiled against `lib`, cached beside the jars under a hash of the source."""
-    digest = hashlib.sha1(source.read_bytes() + str(lib).encode()).hexdigest()[:12]
+def driver_classes(lib: Path, timeout: float = 120, source: Path | tuple[Path, ...] = DRIVER) -> Path:
+    """KafkaDriver.java (or `source`, one file or several compiled together) compiled against `lib`, cached
+    beside the jars under a hash of the sources."""
+    sources = (source,) if isinstance(source, Path) else source
+    # NUL is in no Java source, so the joined texts tell the files apart (one file hashes as it always did).
+    digest = hashlib.sha1(b"\0".join(path.read_bytes() for path in sources) + str(lib).encode()).hexdigest()[:12]
     out = lib.parent / f"driver-{digest}"
     if (out / ".complete").exists():
         return out
     tmp = lib.parent / f"driver-{digest}.tmp{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     proc = subprocess.run(
-        ["javac", "-nowarn", "-encoding", "UTF-8", "-cp", f"{lib}/*", "-d", str(tmp), str(source)],
+        ["javac", "-nowarn", "-encoding", "UTF-8", "-cp", f"{lib}/*", "-d", str(tmp), *map(str, sources)],
         capture_output=True, text=True, timeout=timeout, check=False,
     )
     if proc.returncode != 0:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise BrokerError(f"javac {source.name} failed: {proc.stderr[-3000:]}")
+        raise BrokerError(f"javac {' '.join(path.name for path in sources)} failed: {proc.stderr[-3000:]}")
     (tmp / ".complete").touch()
     try:
         tmp.rename(out)

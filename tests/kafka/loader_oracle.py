@@ -1,16 +1,17 @@
 """Kafka's own log loader as a test oracle: `UnifiedLog.create` (4.x) or the Scala companion's `apply`
 (3.x) run on a copy of a log dir, with the jars of the release asked for.
 
-One Java source per loader API (SOURCES: LoaderOracle.java for 4.3/4.4, LoaderOracle39.java,
-LoaderOracle33.java) is compiled once per release into the jar cache; one JVM per release serves every
-request of a test session (`loader_oracle` and `loader_oracles` fixtures in conftest.py), each answered
-in well under a second. A request
-names a directory the oracle may change (a copy: the loader truncates, deletes and rebuilds as a
-broker does, then the log is closed as at a clean stop) and returns what the loader recovered:
-log start offset, log end offset, recovery point, segments (base offset, size, `.txnindex` entries),
-producer state (epochs, last sequences, ongoing transactions) and the leader-epoch cache (those three
-from the 4.x source only). With ``stop=True`` each log is stopped as LogManager.shutdown stops it, and
-the answer says what the broker's checkpoints would hold (``checkpoints``).
+LoaderOracle.java (the protocol and the answer) and the sources for the release's loader API (SOURCES:
+LoaderOracle4.java for 4.3/4.4; LoaderOracle39.java or LoaderOracle33.java on LoaderOracle3.java for 3.x;
+LoaderOracleStorage.java for the classes 3.9 and 4.x share) are compiled together once per release into
+the jar cache; one JVM per release serves every request of a test session (`loader_oracle` and
+`loader_oracles` fixtures in conftest.py), each answered in well under a second. A request names a
+directory the oracle may change (a copy: the loader truncates, deletes and rebuilds as a broker does,
+then the log is closed as at a clean stop) and returns what the loader recovered: log start offset, log
+end offset, recovery point, segments (base offset, size, `.txnindex` entries), producer state (epochs,
+last sequences, ongoing transactions) and the leader-epoch cache (those three from LoaderOracle4.java
+only). With ``stop=True`` each log is stopped as LogManager.shutdown stops it, and the answer says what
+the broker's checkpoints would hold (``checkpoints``).
 """
 
 from __future__ import annotations
@@ -25,18 +26,24 @@ from typing import Any
 
 from broker import HERE, BrokerError, driver_classes, jvm_temp_flags
 
-# The loader API generations: the release line -> the source that calls its loader.
-SOURCES = {"4.3": "LoaderOracle.java", "4.4": "LoaderOracle.java", "3.9": "LoaderOracle39.java",
-           "3.3": "LoaderOracle33.java"}
+# The loader API generations: the release line -> the sources that call its loader, compiled with
+# PROTOCOL; the first holds the main class.
+PROTOCOL = "LoaderOracle.java"
+_STORAGE = "LoaderOracleStorage.java"
+SOURCES = {"4.3": ("LoaderOracle4.java", _STORAGE), "4.4": ("LoaderOracle4.java", _STORAGE),
+           "3.9": ("LoaderOracle39.java", "LoaderOracle3.java", _STORAGE),
+           "3.3": ("LoaderOracle33.java", "LoaderOracle3.java")}
 RELEASE = "4.3.0"
 
 
-def source_for(release: str) -> Path:
-    """The LoaderOracle source for ``release`` (BrokerError for a line without one)."""
+def sources_for(release: str) -> tuple[Path, ...]:
+    """The LoaderOracle sources for ``release``, its main class's first (BrokerError for a line without one)."""
     line = ".".join(release.split(".")[:2])
     if line not in SOURCES:
         raise BrokerError(f"no loader oracle for Kafka {release} (lines: {', '.join(sorted(SOURCES))})")
-    return HERE / SOURCES[line]
+    return tuple(HERE / name for name in (*SOURCES[line], PROTOCOL))
+
+
 _JVM_FLAGS = ("-Xms32m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true")
 
 
@@ -52,15 +59,15 @@ def _child_setup() -> None:
 
 
 class LoaderOracle:
-    """One JVM running LoaderOracle.java; `load(path, ...)` sends a request and waits for its answer."""
+    """One JVM running the release's LoaderOracle; `load(path, ...)` sends a request and waits for its answer."""
 
     def __init__(self, lib: Path, release: str = RELEASE, timeout: float = 60) -> None:
-        source = source_for(release)
-        classes = driver_classes(lib, source=source)
+        sources = sources_for(release)
+        classes = driver_classes(lib, source=sources)
         self.release = release
         self.process = subprocess.Popen(
             ["java", *_JVM_FLAGS, *jvm_temp_flags(), "-Dlog4j2.level=ERROR",
-             "-cp", f"{classes}:{lib}/*", source.stem],
+             "-cp", f"{classes}:{lib}/*", sources[0].stem],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
             preexec_fn=_child_setup,
         )

@@ -1,4 +1,4 @@
-"""`kdump recover` against Kafka 4.3.0's own loader (`UnifiedLog.create`, tests/kafka/LoaderOracle.java).
+"""`kdump recover` against Kafka 4.3.0's own loader (`UnifiedLog.create`, tests/kafka/LoaderOracle4.java).
 
 Each case damages two copies of a `kdump gen` log dir the same way: kdump plans and writes its
 recovered copy from one (`recover --json --out`), the loader oracle loads the other in place and closes

@@ -1,9 +1,12 @@
 """kdump on a real Spark standalone cluster: a master and two one-core workers on 127.0.0.1.
 
-The driver runs in a subprocess (this test process already has a local SparkSession), so these are
-the commands a user types: ``kdump spark verify/export --master spark://...`` and a DataFrame count
-through spark-submit-style configuration, executors in their own JVMs and Python workers. The
-teardown leaves no JVM behind (the fixture checks the daemons' process groups).
+One application plays every check, since each application on a standalone cluster costs a driver JVM
+and an executor JVM per worker (about 30 s here): a driver in a fresh interpreter (this test process
+already has a local SparkSession) starts its session the way ``kdump spark --master spark://...``
+does (``kdump.cli.spark.spark_session``), counts a DataFrame read from local dirs and from S3, then
+runs ``kdump spark verify`` and ``kdump spark export`` through the CLI, which reuse that session.
+Executors run in their own JVMs and Python workers. The teardown leaves no JVM behind (the fixture
+checks the daemons' process groups).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,61 +45,78 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     assert started.alive_group_members() == [], "processes left running after the cluster stopped"
 
 
-def run_driver(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``python *args`` as a Spark driver in a fresh interpreter (``kdump spark`` reuses an active session)."""
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=600,
-                          env=dict(os.environ, PYSPARK_PYTHON=sys.executable, **(env or {})))
+DRIVER = """
+    import contextlib, io, json, sys
+    from kdump.cli.main import cli
+    from kdump.cli.spark import SessionSettings, spark_session
 
+    url, logs, s3_uri, export_to = sys.argv[1:5]
+    conf = tuple(pair.split("=", 1) for pair in sys.argv[5:])
+    conf += (("spark.executor.memory", "512m"),
+             ("spark.executor.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1"))
 
-def count_on(url: str, locations: list[str], extra: str = "", env: dict[str, str] | None = None) -> list[dict]:
-    result = run_driver("-c", textwrap.dedent(COUNT.format(extra=extra)), url, *locations, env=env)
-    assert result.returncode == 0, result.stderr[-4000:]
-    return [json.loads(line) for line in result.stdout.strip().splitlines()[-len(locations):]]
+    def command(*args):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = cli.main(list(args), prog_name="kdump", standalone_mode=False) or 0
+            except SystemExit as exit:
+                code = exit.code
+        return {"code": code, "stdout": out.getvalue(), "stderr": err.getvalue()[-4000:]}
 
-
-COUNT = """
-    import json, sys
-    from pyspark.sql import SparkSession
-    spark = (SparkSession.builder.master(sys.argv[1]).appName("kdump-cluster-test")
-             .config("spark.ui.enabled", "false").config("spark.executor.memory", "512m")
-             .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
-             .config("spark.executor.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
-             {extra}.getOrCreate())
-    executors = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
-    for location in sys.argv[2:]:   # one application for every location: each costs its executors' start
-        df = spark.read.format("kafka-log").option("splitBytes", "2k").load(location)
-        print(json.dumps({{"rows": df.count(), "tasks": df.rdd.getNumPartitions(), "executors": executors,
-                          "valid": df.filter("isvalid").count()}}))
+    results = {}
+    with spark_session(SessionSettings(url, tuple(tuple(c) for c in conf)), "kdump-cluster-test") as spark:
+        results["executors"] = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
+        counts = results["counts"] = []
+        for location in (logs, s3_uri):
+            df = spark.read.format("kafka-log").option("splitBytes", "2k").load(location)
+            counts.append({"rows": df.count(), "tasks": df.rdd.getNumPartitions(),
+                           "valid": df.filter("isvalid").count()})
+        results["verify"] = command("spark", "verify", logs, "--master", url)
+        results["export"] = command("spark", "export", logs, "--to", export_to, "--master", url,
+                                    "--split-bytes", "2k")
+    print(json.dumps(results))
 """
 
 
-def test_kdump_spark_verify_on_the_cluster_equals_kdump_verify(cluster: Cluster, log_dirs: Path) -> None:
+@pytest.fixture(scope="module")
+def application(cluster: Cluster, s3: S3Server, log_dirs: Path,
+                tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """What the one application on the cluster found. S3 by the recipe of docs/spark.md: the workers
+    were started without any AWS_* variable; the driver reads them from its own environment,
+    executors get them through spark.executorEnv.*."""
+    uri = s3.upload(log_dirs, "cluster-bucket", "kafka/logs")
+    export_to = tmp_path_factory.mktemp("cluster-export") / "records"
+    conf = [f"spark.executorEnv.{k}={v}" for k, v in s3.env.items()]
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(DRIVER), cluster.url, str(log_dirs), uri,
+                           str(export_to), *conf], capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, PYSPARK_PYTHON=sys.executable, **s3.env))
+    assert done.returncode == 0, done.stderr[-4000:]
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "export_to": export_to}
+
+
+def test_kdump_spark_verify_on_the_cluster_equals_kdump_verify(application: dict[str, Any], log_dirs: Path) -> None:
     local = run_kdump("verify", str(log_dirs))
-    remote = run_driver("-m", "kdump", "spark", "verify", str(log_dirs), "--master", cluster.url)
-    assert (remote.returncode, local.exit_code) == (0, 0), remote.stderr[-4000:]
-    assert remote.stdout.strip().splitlines()[-1] == local.stdout.strip().splitlines()[-1]
+    remote = application["verify"]
+    assert (remote["code"], local.exit_code) == (0, 0), remote["stderr"]
+    assert remote["stdout"].strip().splitlines()[-1] == local.stdout.strip().splitlines()[-1]
 
 
-def test_kdump_spark_export_on_the_cluster(cluster: Cluster, log_dirs: Path, tmp_path: Path) -> None:
-    out = tmp_path / "records"
-    result = run_driver("-m", "kdump", "spark", "export", str(log_dirs), "--to", str(out), "--master", cluster.url,
-                        "--split-bytes", "2k")
-    assert result.returncode == 0, result.stderr[-4000:]
-    table = pq.read_table(out)
+def test_kdump_spark_export_on_the_cluster(application: dict[str, Any], log_dirs: Path) -> None:
+    result = application["export"]
+    assert result["code"] == 0, result["stderr"]
+    table = pq.read_table(application["export_to"])
     expected = reference_rows(log_dirs)
     assert table.num_rows == len(expected)
+    assert result["stdout"] == f"Wrote {len(expected)} record rows to {application['export_to']} (parquet)\n"
     got = sorted(zip(table["topic"].to_pylist(), table["partition"].to_pylist(), table["offset"].to_pylist(),
                      strict=True))
     assert got == sorted((r[0], r[1], r[4]) for r in expected)
 
 
-def test_dataframe_count_on_the_cluster_from_local_dirs_and_s3(cluster: Cluster, s3: S3Server, log_dirs: Path) -> None:
-    # S3 by the recipe of docs/spark.md: the workers were started without any AWS_* variable; the driver
-    # reads them from its own environment, executors get them through spark.executorEnv.*.
-    uri = s3.upload(log_dirs, "cluster-bucket", "kafka/logs")
-    extra = "".join(f'.config("spark.executorEnv.{k}", "{v}")' for k, v in s3.env.items())
-    local, remote = count_on(cluster.url, [str(log_dirs), uri], extra, env=s3.env)
+def test_dataframe_count_on_the_cluster_from_local_dirs_and_s3(application: dict[str, Any], log_dirs: Path) -> None:
     expected = len(reference_rows(log_dirs))
-    for out in (local, remote):
-        assert out == {"rows": expected, "tasks": out["tasks"], "executors": 2, "valid": expected}
+    assert application["executors"] == 2
+    for out in application["counts"]:   # local dirs, then S3
+        assert out == {"rows": expected, "tasks": out["tasks"], "valid": expected}
         assert out["tasks"] > 10

@@ -5,8 +5,11 @@
             print(render(result))          # in the order of ``items``, as --jobs 1 prints them
 
 ``jobs <= 1`` runs ``func`` in this process (no pickling, no processes), so ``--jobs 1`` is the
-plain loop. Otherwise at most ``in_flight`` items (twice the workers by default) are submitted
-and not yet yielded, so memory stays flat however many items ``items`` lazily produces; ``items``
+plain loop. Given each item's ``weight`` (the bytes of its files), items also run here while they
+add up to at most ``INLINE_BYTES``, and workers start only for what comes after: forking a worker
+(copying a large parent's page tables) costs more than checking a few small partitions. In workers,
+at most ``in_flight`` items (twice the workers by default) are submitted and not yet yielded, so
+memory stays flat however many items ``items`` lazily produces; ``items``
 is consumed only as room frees up, so work the parent does while producing an item (reading a
 partition's checkpoints) happens just before that item is submitted. ``func`` must be a
 module-level function and items and results picklable. An exception in a worker is raised by the
@@ -20,6 +23,7 @@ dies with its parent (PR_SET_PDEATHSIG), so none is left behind even if the pare
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import sys
@@ -38,6 +42,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 _PR_SET_PDEATHSIG = 1   # linux/prctl.h
+INLINE_BYTES = 8 << 20   # as kdump.dump.files.GROUP_BYTES and kdump.verify.driver.TASK_BYTES: one worker's share
 
 
 def available_cpus() -> int:
@@ -114,17 +119,37 @@ class WorkerPool:
                                                  initializer=_worker_init, initargs=(os.getpid(),))
         return self._executor
 
-    def ordered_map(self, func: Callable[[T], R], items: Iterable[T], *,
-                    is_work: Callable[[T], bool] | None = None) -> Iterator[tuple[T, R | None]]:
+    def ordered_map(self, func: Callable[[T], R], items: Iterable[T], *, is_work: Callable[[T], bool] | None = None,
+                    weight: Callable[[T], int] | None = None) -> Iterator[tuple[T, R | None]]:
         """``(item, func(item))`` for every item, in the order of ``items``.
 
         Items for which ``is_work`` is false (markers the caller handles itself, such as "a
         partition ends here") are not sent to a worker: they come back in their place with None.
+        With ``weight``, items run in this process while their weights add up to at most
+        ``INLINE_BYTES``; the first that does not fit and all after it go to the workers (which start
+        only then), so the order stays that of ``items``.
         """
         if self.jobs == 1:
             for item in items:
                 yield item, func(item) if is_work is None or is_work(item) else None
             return
+        iterator = iter(items)
+        if weight is not None:
+            budget = INLINE_BYTES
+            for item in iterator:
+                work = is_work is None or is_work(item)
+                if work:
+                    budget -= weight(item)
+                    if budget < 0:   # this item and the rest go to the workers
+                        iterator = itertools.chain((item,), iterator)
+                        break
+                yield item, func(item) if work else None
+            else:
+                return
+        yield from self._in_workers(func, iterator, is_work)
+
+    def _in_workers(self, func: Callable[[T], R], items: Iterator[T],
+                    is_work: Callable[[T], bool] | None) -> Iterator[tuple[T, R | None]]:
         from concurrent.futures import Future
 
         pending: deque[tuple[T, Future[R | None]]] = deque()

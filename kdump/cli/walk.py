@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from kdump.cli.parallel import WorkerPool
 from kdump.cli.progress import ProgressBar, wants_progress
-from kdump.log.logdir import PartitionDir, log_bytes
+from kdump.log.logdir import PartitionDir, files_bytes, log_bytes
 from kdump.verify.engine import plan, planned_log_bytes
 
 R = TypeVar("R")
@@ -38,6 +38,10 @@ def partitions_under(paths: Iterable[str]) -> Iterator[PartitionDir]:
 
 def _second(func: Callable[[Any], R], pair: tuple[PartitionDir, Any]) -> R:
     return func(pair[1])
+
+
+def _partition_bytes(pair: tuple[PartitionDir, Any]) -> int:
+    return files_bytes(pair[0].segments)
 
 
 class Walk:
@@ -64,6 +68,7 @@ class Walk:
         """``(partition, func(prepare(partition)))`` for every partition, in walk order (``func`` at module
         level; ``prepare``, by default the partition itself, runs here just before it is handed out)."""
         items = ((p, p if prepare is None else prepare(p)) for p in partitions_under(self.paths))
-        for (partition, _), result in self.pool.ordered_map(functools.partial(_second, func), items):
+        for (partition, _), result in self.pool.ordered_map(functools.partial(_second, func), items,
+                                                            weight=_partition_bytes):
             self.bar.advance(log_bytes(partition.segments))
             yield partition, result  # type: ignore[misc]

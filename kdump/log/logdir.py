@@ -156,3 +156,15 @@ def log_bytes(segments: Iterable[SegmentFiles]) -> int:
             except OSError:
                 pass
     return total
+
+
+def files_bytes(segments: Iterable[SegmentFiles]) -> int:
+    """The size of all the segments' files, indexes too (how much a check may read; gone files count 0)."""
+    total = 0
+    for seg in segments:
+        for path in seg.paths():
+            try:
+                total += os.stat(path).st_size
+            except OSError:
+                pass
+    return total

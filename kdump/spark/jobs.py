@@ -104,8 +104,8 @@ def run_tasks(spark: SparkSession, func: Callable[..., Result], work: dict[Key, 
 def spark_map(spark: SparkSession) -> OrderedMap:
     """An ``ordered_map`` for ``verify_paths`` whose work runs in Spark tasks (all of it in one job)."""
 
-    def ordered_map(func: Callable[[Any], Any], items: Iterable[Any], *,
-                    is_work: Callable[[Any], bool] | None = None) -> Iterator[tuple[Any, Any]]:
+    def ordered_map(func: Callable[[Any], Any], items: Iterable[Any], *, is_work: Callable[[Any], bool] | None = None,
+                    weight: Callable[[Any], int] | None = None) -> Iterator[tuple[Any, Any]]:
         listed = list(items)
         done = run_tasks(spark, func, {i: (item,) for i, item in enumerate(listed) if is_work is None or is_work(item)})
         for i, item in enumerate(listed):

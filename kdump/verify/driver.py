@@ -23,7 +23,7 @@ from typing import Any
 
 from kdump.broker.log_dir_checkpoints import CheckpointCache
 from kdump.errors import KdumpError
-from kdump.log.logdir import PartitionDir, SegmentFiles, log_bytes
+from kdump.log.logdir import PartitionDir, SegmentFiles, files_bytes, log_bytes
 from kdump.log.segment import ReadOnlyFile
 from kdump.verify.engine import Options, Tally, begin_partition, check_segment, finish_partition, plan
 from kdump.verify.findings import Finding
@@ -34,16 +34,17 @@ Target = PartitionDir | tuple[SegmentFiles, bool]
 """What ``plan`` yields: a partition, or one segment named by a file (and whether it is the last one)."""
 
 OrderedMap = Callable[..., Iterator[tuple[Any, Any]]]
-"""``ordered_map(func, items, is_work=...)`` yielding ``(item, func(item))`` in the order of ``items``
-(``None`` for items ``is_work`` rejects): ``serial_map``, ``WorkerPool.ordered_map``, or Spark's."""
+"""``ordered_map(func, items, is_work=..., weight=...)`` yielding ``(item, func(item))`` in the order of
+``items`` (``None`` for items ``is_work`` rejects; ``weight``: the bytes of an item's files, which a pool
+may use to keep small work in this process): ``serial_map``, ``WorkerPool.ordered_map``, or Spark's."""
 
 TASK_BYTES = 8 << 20
 """Small segments go to a worker together up to this many bytes of ``.log``, so that handing work to a
 process does not cost more than the work (an index check reads little of each segment)."""
 
 
-def serial_map(func: Callable[[Any], Any], items: Iterable[Any], *,
-               is_work: Callable[[Any], bool] | None = None) -> Iterator[tuple[Any, Any]]:
+def serial_map(func: Callable[[Any], Any], items: Iterable[Any], *, is_work: Callable[[Any], bool] | None = None,
+               weight: Callable[[Any], int] | None = None) -> Iterator[tuple[Any, Any]]:
     """``ordered_map`` in this process."""
     for item in items:
         yield item, func(item) if is_work is None or is_work(item) else None
@@ -158,6 +159,10 @@ def _runs(partition: PartitionDir, task_bytes: int) -> Iterator[tuple[tuple[Segm
 _Item = Run | _Edge | _Failed
 
 
+def _run_bytes(run: Run) -> int:
+    return files_bytes(segment for segment, _ in run.segments)
+
+
 def _items(paths: Iterable[str], options: Options, planner: Callable[[str], Iterable[Target]], read: ReadSmall,
            open_file: Opener, task_bytes: int) -> Iterator[_Item]:
     """Every run of segments, in order, between the edges of its owner."""
@@ -190,7 +195,7 @@ def verify_paths(paths: Iterable[str], options: Options, tally: Tally, *, ordere
     """
     failed: set[str] = set()
     items = _items(paths, options, planner, read, open_file, TASK_BYTES if task_bytes is None else task_bytes)
-    for item, checked in ordered_map(check_run, items, is_work=lambda i: isinstance(i, Run)):
+    for item, checked in ordered_map(check_run, items, is_work=lambda i: isinstance(i, Run), weight=_run_bytes):
         path = item.path if isinstance(item, _Failed) else item.owner.path
         if path in failed:
             continue

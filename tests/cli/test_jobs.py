@@ -56,6 +56,29 @@ def test_markers_are_not_sent_to_workers() -> None:
     assert out == [(1, 1), ("end", None), (2, 4)]
 
 
+def _pid(_: int) -> int:
+    return os.getpid()
+
+
+def test_small_work_stays_in_this_process_and_the_rest_goes_to_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Items that add up to at most INLINE_BYTES run here; from the first that does not fit on, workers.
+    monkeypatch.setattr("kdump.cli.parallel.INLINE_BYTES", 100)
+    weights = {0: 50, 1: 50, 2: 1, 3: 1}
+    with WorkerPool(2) as pool:
+        pids = list(pool.ordered_map(_pid, range(4), weight=weights.__getitem__))
+    assert [item for item, _ in pids] == [0, 1, 2, 3]
+    assert [pid == os.getpid() for _, pid in pids] == [True, True, False, False]
+    with WorkerPool(2) as pool:   # all small: no worker starts
+        assert [pid for _, pid in pool.ordered_map(_pid, range(3), weight=lambda _: 1)] == [os.getpid()] * 3
+        assert pool._executor is None
+
+
+@pytest.fixture(autouse=True)
+def _workers_for_any_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The inputs here are small; --jobs above 1 sends all of their work to workers, as a large input's."""
+    monkeypatch.setattr("kdump.cli.parallel.INLINE_BYTES", 0)
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_worker_errors_keep_file_and_position(jobs: int) -> None:
     with WorkerPool(jobs) as pool, pytest.raises(FormatError) as raised:

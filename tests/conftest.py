@@ -7,9 +7,11 @@ temp dir left as it was found.
   work (under 2 minutes on 2 cores), ``pytest -m "not kafka"`` the run without Java.
 - The run is spread over one worker per core, at most four (pytest-xdist, ``-n auto`` in pyproject.toml;
   ``-n 0`` runs in one process). Tests go to workers a unit at a time (``work_unit``): a module, so its
-  module and session fixtures (a broker, a cluster, Spark) start once per worker that needs them, split
+  module and session fixtures (a broker, a cluster) start once per worker that needs them, split
   further by Kafka release where a test is parametrized by one (the real DumpLogSegments comparison,
-  the real-broker and cluster tests), since each release's fixtures are its own.
+  the real-broker and cluster tests), since each release's fixtures are its own. Two units are
+  wider: every Spark test (one local SparkSession, started once: each start costs about 20 CPU-s) and
+  every packaging test (one sdist and wheel build).
 - Before the first test, one notice says what the ``kafka`` tests fetch (the Kafka jars, where they are
   cached, what is missing), what they start, and how to skip them.
 - Child processes (JVMs, Spark, Python subprocesses) put their temporary files under the session's
@@ -22,6 +24,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,7 +49,9 @@ _SLOW = (
 _RELEASE = re.compile(r"(?<![\d.])\d+\.\d+\.\d+(?![\d.])")
 # The modules that take longest (measured with --durations=0), sent to the workers first so that no worker
 # starts one of them while the other has nothing left to do; then the other kafka tests, the slow ones,
-# the rest (xdist hands out groups in collection order; each module keeps its own order).
+# the rest (xdist hands out units in collection order with --no-loadscope-reorder, in pyproject.toml: its
+# default reorders them by their number of tests, which put the long JVM modules last; each module keeps
+# its own order).
 _LONGEST = ("kafka/test_real_cluster_replicas.py", "spark/test_cluster.py", "kafka/test_real_broker_recover_txn.py",
             "kafka/test_real_broker_recover.py", "kafka/test_real_broker_live.py", "packaging/test_spark_discovery.py",
             "kafka/test_real_broker_refusals.py", "kafka/test_real_broker_tiered.py", "spark/test_cli_session.py")
@@ -60,10 +65,17 @@ def _rank(item: pytest.Item, module: str) -> int:
     return len(_LONGEST) + (1 if item.get_closest_marker("slow") is not None else 2)
 
 
+# Units wider than a module (see the module docstring): their fixtures are session-wide and costly.
+_SHARED_UNITS = {"tests/spark/": "spark", "tests/cli/test_spark_": "spark", "tests/packaging/": "packaging"}
+
+
 def work_unit(nodeid: str) -> str:
     """What one xdist worker runs as a whole: a test's module, and the Kafka release in its parameters
-    (``[4.4.0-cut-batch]``, ``[3.9.2:logdirs/...]``), if any."""
+    (``[4.4.0-cut-batch]``, ``[3.9.2:logdirs/...]``), if any; or one of ``_SHARED_UNITS``."""
     module, _, rest = nodeid.partition("::")
+    for prefix, unit in _SHARED_UNITS.items():
+        if module.startswith(prefix):
+            return unit
     params = rest[rest.find("["):] if "[" in rest else ""
     release = _RELEASE.search(params)
     return module if release is None else f"{module}[{release.group()}]"
@@ -119,8 +131,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if not any(TESTS.is_relative_to(p) or p.is_relative_to(TESTS / "kafka") or p.is_relative_to(TESTS / "spark")
                for p in paths):
         return   # a file or directory of tests without the Kafka ones
-    import sys
-
     sys.path.insert(0, str(TESTS / "kafka"))
     from real_kafka import RELEASES, cache_dir, cached_releases
 
@@ -133,7 +143,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
              else f"all {len(RELEASES)} releases cached")
     reporter.write_line(
         f"kdump: the tests marked `kafka` run real Kafka and Spark: the Kafka jars live in {cache} "
-        f"({size / 1e9:.1f} GB; KDUMP_KAFKA_CACHE moves it), {fetch}; they start JVMs, single-node Kafka "
+        f"({size / 1e9:.1f} GB with the real tool's cached outputs and a class-data archive for Spark's JVM, "
+        f"made once; KDUMP_KAFKA_CACHE moves it), {fetch}; they start JVMs, single-node Kafka "
         f"brokers on 127.0.0.1 and a local Spark. Skip them with -m \"not kafka\" (or every slow test: -m \"not slow\")")
 
 
@@ -144,8 +155,12 @@ def _children_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
     tmp = tmp_path_factory.mktemp("children-tmp", numbered=False)
     # TMPDIR for every child; for a Spark a child starts (``kdump spark`` in a subprocess), its block
     # manager dirs and its driver JVM's java.io.tmpdir (spark-submit adds SPARK_SUBMIT_OPTS to the JVM).
+    # The Spark drivers also get the class-data archive of tests/spark/jvm_archive.py, once it is made.
+    sys.path.insert(0, str(TESTS / "spark"))
+    from jvm_archive import archive_flags
+
     settings = {"TMPDIR": str(tmp), "SPARK_LOCAL_DIRS": str(tmp),
-                "SPARK_SUBMIT_OPTS": f"-Djava.io.tmpdir={tmp} -XX:-UsePerfData"}
+                "SPARK_SUBMIT_OPTS": f"-Djava.io.tmpdir={tmp} -XX:-UsePerfData {archive_flags()}".rstrip()}
     saved = {name: os.environ.get(name) for name in settings}, tempfile.tempdir
     os.environ.update(settings)
     tempfile.tempdir = str(tmp)

@@ -152,6 +152,8 @@ def start_spark(master: str = "local[2]"):  # type: ignore[no-untyped-def]
     os.environ["PYSPARK_PYTHON"] = sys.executable          # workers must see kdump's interpreter
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    if SparkSession.getActiveSession() is None:
+        _with_class_archive()
     session = (SparkSession.builder.master(master).appName("kdump-tests")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
@@ -165,6 +167,20 @@ def start_spark(master: str = "local[2]"):  # type: ignore[no-untyped-def]
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def _with_class_archive() -> None:
+    """Spark drivers started from now on (this one, ``kdump spark`` subprocesses) use the class-data
+    archive (jvm_archive.py), made first if this machine has none."""
+    import tempfile
+
+    from jvm_archive import QUIET, ensure_archive
+
+    opts = os.environ.get("SPARK_SUBMIT_OPTS", "")
+    if QUIET not in opts:
+        with tempfile.TemporaryDirectory(prefix="kdump-cds-") as scratch:
+            flags = ensure_archive(Path(__file__).resolve().parents[2] / "fixtures" / "logdirs" / "txn-1", Path(scratch))
+        os.environ["SPARK_SUBMIT_OPTS"] = f"{opts} {flags}".strip()
 
 
 def skip_reason() -> str | None:

@@ -143,7 +143,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
              else f"all {len(RELEASES)} releases cached")
     reporter.write_line(
         f"kdump: the tests marked `kafka` run real Kafka and Spark: the Kafka jars live in {cache} "
-        f"({size / 1e9:.1f} GB with the real tool's cached outputs and a class-data archive for Spark's JVM, "
+        f"({size / 1e9:.1f} GB with the real tool's cached outputs and class-data archives for the JVMs, "
         f"made once; KDUMP_KAFKA_CACHE moves it), {fetch}; they start JVMs, single-node Kafka "
         f"brokers on 127.0.0.1 and a local Spark. Skip them with -m \"not kafka\" (or every slow test: -m \"not slow\")")
 
@@ -155,12 +155,12 @@ def _children_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
     tmp = tmp_path_factory.mktemp("children-tmp", numbered=False)
     # TMPDIR for every child; for a Spark a child starts (``kdump spark`` in a subprocess), its block
     # manager dirs and its driver JVM's java.io.tmpdir (spark-submit adds SPARK_SUBMIT_OPTS to the JVM).
-    # The Spark drivers also get the class-data archive of tests/spark/jvm_archive.py, once it is made.
-    sys.path.insert(0, str(TESTS / "spark"))
-    from jvm_archive import archive_flags
+    # The Spark drivers also get the class-data archive of tests/kafka/jvm_archive.py, once it is made.
+    sys.path.insert(0, str(TESTS / "kafka"))
+    from jvm_archive import spark_archive_flags
 
     settings = {"TMPDIR": str(tmp), "SPARK_LOCAL_DIRS": str(tmp),
-                "SPARK_SUBMIT_OPTS": f"-Djava.io.tmpdir={tmp} -XX:-UsePerfData {archive_flags()}".rstrip()}
+                "SPARK_SUBMIT_OPTS": f"-Djava.io.tmpdir={tmp} -XX:-UsePerfData {spark_archive_flags()}".rstrip()}
     saved = {name: os.environ.get(name) for name in settings}, tempfile.tempdir
     os.environ.update(settings)
     tempfile.tempdir = str(tmp)

@@ -21,8 +21,11 @@ import socket
 import subprocess
 import tempfile
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from jvm_archive import ClasspathArchive
 
 HERE = Path(__file__).resolve().parent
 FETCH = HERE / "fetch.sh"
@@ -177,17 +180,27 @@ class Broker:
         )
         return [f"-Dlog4j.configuration=file:{config}"]
 
-    def _java(self, main: str, *args: str) -> list[str]:
-        return ["java", *_JVM_FLAGS, *jvm_temp_flags(), *self._logging_flags(), "-cp", f"{self.lib}/*", main, *args]
+    def _java(self, main: str, *args: str, archive: ClasspathArchive | None = None) -> list[str]:
+        classpath = f"{self.lib}/*"
+        cds = (archive or ClasspathArchive(classpath)).flags(may_write=archive is not None)
+        return ["java", *_JVM_FLAGS, *jvm_temp_flags(), *cds, *self._logging_flags(), "-cp", classpath, main, *args]
 
     def _format_storage(self, timeout: float) -> None:
-        proc = subprocess.run(
-            self._java("kafka.tools.StorageTool", "format", "-t", CLUSTER_ID, "-c", str(self.properties_path)),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        # StorageTool exits by itself: its first run writes the class-data archive the broker then uses.
+        archive = ClasspathArchive(f"{self.lib}/*")
+        returncode = None
+        try:
+            proc = subprocess.run(
+                self._java("kafka.tools.StorageTool", "format", "-t", CLUSTER_ID, "-c", str(self.properties_path),
+                           archive=archive),
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+            returncode = proc.returncode
+        finally:
+            archive.settle(returncode)
         if proc.returncode != 0:
             raise BrokerError(f"StorageTool format failed ({proc.returncode}): {proc.stdout}{proc.stderr}")
 
@@ -294,14 +307,36 @@ def driver_classes(lib: Path, timeout: float = 120, source: Path | tuple[Path, .
     return out
 
 
-def _driver_command(lib: Path, args: tuple[str, ...]) -> list[str]:
-    return ["java", *_JVM_FLAGS, *jvm_temp_flags(), "-cp", f"{driver_classes(lib)}:{lib}/*", "KafkaDriver", *args]
+def driver_jar(lib: Path) -> Path:
+    """KafkaDriver's classes (``driver_classes``) in a jar: a class-data archive (jvm_archive.py) cannot
+    be made of a classpath with a non-empty directory in it."""
+    classes = driver_classes(lib)
+    jar = classes.with_suffix(".jar")
+    if not jar.exists():
+        tmp = jar.with_name(f"{jar.name}.tmp{os.getpid()}")
+        with zipfile.ZipFile(tmp, "w") as out:
+            for path in sorted(classes.rglob("*.class")):
+                out.write(path, path.relative_to(classes).as_posix())
+        os.replace(tmp, jar)
+    return jar
+
+
+def _driver_command(lib: Path, args: tuple[str, ...], archive: ClasspathArchive | None = None) -> list[str]:
+    classpath = f"{driver_jar(lib)}:{lib}/*"
+    cds = (archive or ClasspathArchive(classpath)).flags(may_write=archive is not None)
+    return ["java", *_JVM_FLAGS, *jvm_temp_flags(), *cds, "-cp", classpath, "KafkaDriver", *args]
 
 
 def run_driver(lib: Path, *args: str, timeout: float = 240) -> str:
     """Run the driver (tests/kafka/producer/KafkaDriver.java) with `args`; return its stdout (raises on failure)."""
-    cmd = _driver_command(lib, args)
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    archive = ClasspathArchive(f"{driver_jar(lib)}:{lib}/*")   # written by a first run, if none yet
+    returncode = None
+    try:
+        proc = subprocess.run(_driver_command(lib, args, archive), capture_output=True, text=True, timeout=timeout,
+                              check=False)
+        returncode = proc.returncode
+    finally:
+        archive.settle(returncode)
     if proc.returncode != 0:
         raise BrokerError(f"driver {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     return proc.stdout

@@ -171,15 +171,16 @@ def start_spark(master: str = "local[2]"):  # type: ignore[no-untyped-def]
 
 def _with_class_archive() -> None:
     """Spark drivers started from now on (this one, ``kdump spark`` subprocesses) use the class-data
-    archive (jvm_archive.py), made first if this machine has none."""
+    archive (tests/kafka/jvm_archive.py), made first if this machine has none."""
     import tempfile
 
-    from jvm_archive import QUIET, ensure_archive
+    from jvm_archive import QUIET, ensure_spark_archive
 
     opts = os.environ.get("SPARK_SUBMIT_OPTS", "")
-    if QUIET not in opts:
+    if QUIET[0] not in opts:
         with tempfile.TemporaryDirectory(prefix="kdump-cds-") as scratch:
-            flags = ensure_archive(Path(__file__).resolve().parents[2] / "fixtures" / "logdirs" / "txn-1", Path(scratch))
+            flags = ensure_spark_archive(Path(__file__).resolve().parents[2] / "fixtures" / "logdirs" / "txn-1",
+                                         Path(scratch))
         os.environ["SPARK_SUBMIT_OPTS"] = f"{opts} {flags}".strip()
 
 

@@ -37,7 +37,7 @@ def log_dirs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
     """A moto S3 server on 127.0.0.1 (each test uploads to its own bucket)."""
     if moto_server_command() is None:
-        pytest.skip("moto_server not installed: pip install 'moto[server]' (kdump's test extra)")
+        pytest.skip("moto_server not installed: pip install 'moto[s3]' flask flask-cors (kdump's test extra)")
     server = start_s3_server(tmp_path_factory.mktemp("moto") / "moto.log")
     yield server
     server.stop()

@@ -71,7 +71,7 @@ def moto_server_command() -> str | None:
 def start_s3_server(log: Path, timeout: float = 60) -> S3Server:
     command = moto_server_command()
     if command is None:
-        raise FileNotFoundError("moto_server not found: pip install 'moto[server]' (in kdump's test extra)")
+        raise FileNotFoundError("moto_server not found: pip install 'moto[s3]' flask flask-cors (in kdump's test extra)")
     with socket.socket() as sock:               # a free port (moto_server cannot report one it picked)
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]

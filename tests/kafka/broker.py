@@ -25,7 +25,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jvm_archive import ClasspathArchive
+from jvm_archive import ClasspathArchive, run_writing_archive
 
 HERE = Path(__file__).resolve().parent
 FETCH = HERE / "fetch.sh"
@@ -180,27 +180,19 @@ class Broker:
         )
         return [f"-Dlog4j.configuration=file:{config}"]
 
-    def _java(self, main: str, *args: str, archive: ClasspathArchive | None = None) -> list[str]:
+    def _java(self, main: str, *args: str, cds: list[str] | None = None) -> list[str]:
+        """The command for ``main``: with the classpath's archive if it has one, or ``cds`` flags."""
         classpath = f"{self.lib}/*"
-        cds = (archive or ClasspathArchive(classpath)).flags(may_write=archive is not None)
+        cds = ClasspathArchive(classpath).flags() if cds is None else cds
         return ["java", *_JVM_FLAGS, *jvm_temp_flags(), *cds, *self._logging_flags(), "-cp", classpath, main, *args]
 
     def _format_storage(self, timeout: float) -> None:
         # StorageTool exits by itself: its first run writes the class-data archive the broker then uses.
-        archive = ClasspathArchive(f"{self.lib}/*")
-        returncode = None
-        try:
-            proc = subprocess.run(
-                self._java("kafka.tools.StorageTool", "format", "-t", CLUSTER_ID, "-c", str(self.properties_path),
-                           archive=archive),
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
-            )
-            returncode = proc.returncode
-        finally:
-            archive.settle(returncode)
+        proc = run_writing_archive(
+            f"{self.lib}/*",
+            lambda cds: self._java("kafka.tools.StorageTool", "format", "-t", CLUSTER_ID, "-c",
+                                   str(self.properties_path), cds=cds),
+            capture_output=True, text=True, timeout=timeout, check=False)
         if proc.returncode != 0:
             raise BrokerError(f"StorageTool format failed ({proc.returncode}): {proc.stdout}{proc.stderr}")
 
@@ -321,22 +313,16 @@ def driver_jar(lib: Path) -> Path:
     return jar
 
 
-def _driver_command(lib: Path, args: tuple[str, ...], archive: ClasspathArchive | None = None) -> list[str]:
+def _driver_command(lib: Path, args: tuple[str, ...], cds: list[str] | None = None) -> list[str]:
     classpath = f"{driver_jar(lib)}:{lib}/*"
-    cds = (archive or ClasspathArchive(classpath)).flags(may_write=archive is not None)
+    cds = ClasspathArchive(classpath).flags() if cds is None else cds
     return ["java", *_JVM_FLAGS, *jvm_temp_flags(), *cds, "-cp", classpath, "KafkaDriver", *args]
 
 
 def run_driver(lib: Path, *args: str, timeout: float = 240) -> str:
     """Run the driver (tests/kafka/producer/KafkaDriver.java) with `args`; return its stdout (raises on failure)."""
-    archive = ClasspathArchive(f"{driver_jar(lib)}:{lib}/*")   # written by a first run, if none yet
-    returncode = None
-    try:
-        proc = subprocess.run(_driver_command(lib, args, archive), capture_output=True, text=True, timeout=timeout,
-                              check=False)
-        returncode = proc.returncode
-    finally:
-        archive.settle(returncode)
+    proc = run_writing_archive(f"{driver_jar(lib)}:{lib}/*", lambda cds: _driver_command(lib, args, cds),
+                               capture_output=True, text=True, timeout=timeout, check=False)
     if proc.returncode != 0:
         raise BrokerError(f"driver {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     return proc.stdout

@@ -32,7 +32,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 # Silent when an archive does not fit this JVM; and a JDK without dynamic archives (before 13) ignores
 # the options rather than refuse to start.
@@ -104,6 +106,20 @@ class ClasspathArchive:
         finally:
             self.partial.unlink(missing_ok=True)
             self.partial = None
+
+
+def run_writing_archive(classpath: str, command: Callable[[list[str]], list[str]],
+                        **run: Any) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run(command(flags), **run)`` for a JVM on ``classpath`` that exits by itself, with
+    flags that write the classpath's archive if there is none yet (published if it exits with 0)."""
+    archive = ClasspathArchive(classpath)
+    returncode = None
+    try:
+        done: subprocess.CompletedProcess[str] = subprocess.run(command(archive.flags(may_write=True)), **run)
+        returncode = done.returncode
+        return done
+    finally:
+        archive.settle(returncode)
 
 
 # ---- Spark: one archive, made by a small application before the first session ------------------------

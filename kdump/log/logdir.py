@@ -146,25 +146,22 @@ def walk_partitions(path: str) -> Iterator[PartitionDir]:
         yield from walk_partitions(full)
 
 
-def log_bytes(segments: Iterable[SegmentFiles]) -> int:
-    """The size of the segments' ``.log`` files (for progress; a file gone since the walk counts 0)."""
+def _sizes(paths: Iterable[str]) -> int:
+    """The sizes of ``paths`` added up; a file gone since the walk counts 0."""
     total = 0
-    for seg in segments:
-        if seg.log is not None:
-            try:
-                total += os.stat(seg.log).st_size
-            except OSError:
-                pass
+    for path in paths:
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            pass
     return total
+
+
+def log_bytes(segments: Iterable[SegmentFiles]) -> int:
+    """The size of the segments' ``.log`` files (for progress)."""
+    return _sizes(seg.log for seg in segments if seg.log is not None)
 
 
 def files_bytes(segments: Iterable[SegmentFiles]) -> int:
-    """The size of all the segments' files, indexes too (how much a check may read; gone files count 0)."""
-    total = 0
-    for seg in segments:
-        for path in seg.paths():
-            try:
-                total += os.stat(path).st_size
-            except OSError:
-                pass
-    return total
+    """The size of all the segments' files, indexes too (how much a check may read)."""
+    return _sizes(path for seg in segments for path in seg.paths())

@@ -17,9 +17,19 @@ import os
 import sys
 import warnings
 import zipimport
-from typing import Any, TextIO
 
-EXTENSIONS = ("kdump.format._v2records", "kdump.render._v2lines")   # every extension setup.py builds
+from kdump.format.layout import BATCH_FIELDS, RECORD_FIELDS
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (10 ms of `kdump --version`)
+if TYPE_CHECKING:
+    from typing import Any, TextIO
+
+# Every extension setup.py builds, and the tuple layouts it reads by slot: each exports the field names
+# it was built for under these attribute names.
+EXTENSIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "kdump.format._v2records": {"RECORD_FIELDS": RECORD_FIELDS},
+    "kdump.render._v2lines": {"RECORD_FIELDS": RECORD_FIELDS, "BATCH_FIELDS": BATCH_FIELDS},
+}
 _missing: dict[str, str] = {}   # extension module -> why it could not be imported
 _warned = False
 
@@ -29,13 +39,13 @@ def pure_python_requested() -> bool:
     return os.environ.get("KDUMP_PURE_PYTHON", "") not in ("", "0")
 
 
-def load(module: str, name: str, **layouts: tuple[str, ...]) -> Any | None:
+def load(module: str, name: str) -> Any | None:
     """``module.name`` from a built extension, or None when it is not built, turned off, or built for
     another tuple layout.
 
     The extensions read ``Record`` and ``Batch`` tuples by slot, so each exports the field names it was
-    built for (``RECORD_FIELDS``, ``BATCH_FIELDS``); ``layouts`` maps those attributes to the fields the
-    Python code has now. A stale build (a field added or moved since) is refused with a warning.
+    built for (``RECORD_FIELDS``, ``BATCH_FIELDS``); ``EXTENSIONS`` says which fields the Python code
+    has now. A stale build (a field added or moved since) is refused with a warning.
     """
     if pure_python_requested():
         return None
@@ -44,7 +54,7 @@ def load(module: str, name: str, **layouts: tuple[str, ...]) -> Any | None:
     except ImportError as err:  # built without a C compiler: the Python reference does the work
         _missing[module] = str(err)
         return None
-    for attr, fields in layouts.items():
+    for attr, fields in EXTENSIONS[module].items():
         built = getattr(extension, attr, None)
         if built != fields:
             _missing[module] = f"built for {attr} {built}, not {fields}"
@@ -52,6 +62,11 @@ def load(module: str, name: str, **layouts: tuple[str, ...]) -> Any | None:
                           f"(rebuild it: pip install -e .)", RuntimeWarning, stacklevel=2)
             return None
     return getattr(extension, name, None)   # None from a build older than the function
+
+
+def implementation(function: object) -> str:
+    """What a ``load`` result means for ``kdump --version``: "C extension" or "pure Python"."""
+    return "C extension" if function is not None else "pure Python"
 
 
 def imported_from_zip() -> bool:

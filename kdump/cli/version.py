@@ -1,7 +1,9 @@
 """``kdump --version``'s lines: the release, and which CRC-32C and C accelerators this install uses.
 
-Imports no click: ``kdump.cli.entry`` answers a lone ``--version`` with these lines before the
-command line's modules are imported (the three modules asked below are the ones whose choice is shown).
+Imports no click, and none of the modules that use the accelerators: ``kdump.cli.entry`` answers a
+lone ``--version`` with these lines before the command line's modules are imported, and
+``accelerators.load`` makes the same choice here that ``kdump.format.records`` (v2 records) and
+``kdump.render.log_text`` (dump lines) make when they are imported.
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ from kdump import __version__
 def version_lines() -> list[str]:
     from kdump import accelerators
     from kdump.format.crc import CRC32C_IMPLEMENTATION
-    from kdump.format.records import RECORD_DECODER
-    from kdump.render.log_text import LINE_FORMATTER
 
+    records = accelerators.implementation(accelerators.load("kdump.format._v2records", "decode"))
+    lines = accelerators.implementation(accelerators.load("kdump.render._v2lines", "batch_line"))
     return [f"kdump {__version__} (reproduces kafka-dump-log output of Kafka 2.2 to 4.4)",
-            f"CRC-32C: {CRC32C_IMPLEMENTATION}; v2 records: {RECORD_DECODER}; dump lines: {LINE_FORMATTER}",
+            f"CRC-32C: {CRC32C_IMPLEMENTATION}; v2 records: {records}; dump lines: {lines}",
             accelerators.status()]
 
 

@@ -9,25 +9,22 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from kdump.dump.extra import dump_extra
-from kdump.dump.filters import segments_to_filter
 from kdump.dump.handlers import handler_for
 from kdump.dump.log import dump_batches
 from kdump.dump.paths import expand_paths
 from kdump.dump.run import DumpOptions, DumpRun
-from kdump.dump.tape import Tape, play
 from kdump.errors import InputError, KdumpError, UsageError
 from kdump.format.crc import CRC32C_IMPLEMENTATION, CRC32C_IS_SLOW
-from kdump.log.files import FileKind, file_kind, java_path, kafka_suffix
-from kdump.log.logdir import SegmentFiles
+from kdump.log.files import FileKind, file_kind, java_path, kafka_suffix, segment_base_offset
 from kdump.log.segment import ReadOnlyFile
-from kdump.render import log_json
 from kdump.render.summaries import DumpSummaries
+
+if TYPE_CHECKING:
+    from kdump.log.logdir import SegmentFiles
 
 FileJob = tuple[str, bool]   # a file, and whether it came from a directory given
 FileMapper = Callable[[Callable[[list[FileJob]], "RecordedDump"], Iterable[list[FileJob]]],
@@ -81,6 +78,8 @@ def dump_files(paths: list[str], options: DumpOptions | None = None, *, out: Tex
     else:
         _dump_in_workers(run, jobs, map_files, on_file)
     if options.json:  # JSON consumers read one stream: the summaries join the objects on stdout
+        from kdump.render import log_json
+
         for obj in run.summaries.json_objects(dialect):
             run.out.write(log_json.dumps(obj) + "\n")
     run.out.flush()
@@ -97,6 +96,8 @@ def _file_jobs(paths: list[str], options: DumpOptions, result: DumpResult) -> It
         from_directory = bool(given) and os.path.isdir(given)
         files = expand_paths([given])
         if from_directory and options.filter.active:
+            from kdump.dump.filters import segments_to_filter  # here: the index lookups it imports
+
             files = segments_to_filter(files, options.filter)
         result.files.extend(files)
         yield from ((path, from_directory) for path in files)
@@ -119,6 +120,8 @@ _worker_run: tuple[DumpOptions, str] | None = None
 def _dump_recorded(group: list[FileJob]) -> RecordedDump:
     assert _worker_run is not None, "workers are forked after the run's options are set"
     options, directory = _worker_run
+    from kdump.dump.tape import Tape
+
     tape = Tape(directory)
     run = DumpRun(options=options, out=tape.out, err=tape.err)
     try:
@@ -154,6 +157,10 @@ def _groups(jobs: list[FileJob]) -> Iterator[list[FileJob]]:
 def _dump_in_workers(run: DumpRun, jobs: list[FileJob], map_files: FileMapper,
                      on_file: Callable[[str], None]) -> None:
     global _worker_run
+    import tempfile  # here, as the tapes: only a run with workers records its output
+
+    from kdump.dump.tape import play
+
     with tempfile.TemporaryDirectory(prefix="kdump-jobs-") as directory:
         _worker_run = (run.options, directory)
         try:
@@ -198,6 +205,14 @@ def _ignore_unknown(run: DumpRun, path: str) -> None:
     run.warn(f"Ignoring unknown file {java_path(path)}")
 
 
+def _maybe_extra(path: str) -> bool:
+    """False for a segment, index or snapshot named by its base offset, which Kafka's tool dumps itself
+    (``dump_extra`` would return False for it: no such name is a checkpoint, a remote segment's
+    ``<offset>-<id>`` name, or carries a temporary suffix), so a plain dump need not import it."""
+    name = os.path.basename(path)
+    return file_kind(name) is None or segment_base_offset(name) is None
+
+
 def dump_one(run: DumpRun, path: str, from_directory: bool) -> None:
     run.records = run.options.records_for(path, from_directory)
     if not run.options.json:
@@ -207,8 +222,11 @@ def dump_one(run: DumpRun, path: str, from_directory: bool) -> None:
             raise UsageError("empty file name in --files (two commas in a row?)")
         # kdump extension: checkpoints, partition.metadata, meta.properties, quorum-state and
         # .deleted/.cleaned/.swap segment files, which Kafka's tool crashes on or ignores.
-        if dump_extra(run, path):
-            return
+        if _maybe_extra(path):
+            from kdump.dump.extra import dump_extra  # here: checkpoint and remote-layout parsers
+
+            if dump_extra(run, path):
+                return
         if kafka_suffix(path) is None and run.dialect.ignores_names_without_dot:
             _ignore_unknown(run, path)
             return

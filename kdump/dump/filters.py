@@ -13,14 +13,16 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kdump.errors import KdumpError, UsageError
 from kdump.format.batch import Batch
 from kdump.format.records import Record
 from kdump.log.files import base_offset_of, sibling
-from kdump.log.logdir import SegmentFiles
-from kdump.log.lookup import scan_start, segment_largest_timestamp
-from kdump.log.segment import ReadOnlyFile
+
+if TYPE_CHECKING:
+    from kdump.log.logdir import SegmentFiles
+    from kdump.log.segment import ReadOnlyFile
 
 _RANGE = re.compile(r"^(\d*)\.\.(\d*)$")
 
@@ -90,6 +92,8 @@ def parse_offset_range(text: str) -> tuple[int | None, int | None]:
 
 def segment_of(log_path: str) -> SegmentFiles:
     """A ``.log`` and the indexes beside it."""
+    from kdump.log.logdir import SegmentFiles  # here, as the lookups below: only a filtered dump needs them
+
     index, time_index = sibling(log_path, ".index"), sibling(log_path, ".timeindex")
     return SegmentFiles(base_offset_of(log_path), log=log_path, index=index if os.path.exists(index) else None,
                         time_index=time_index if os.path.exists(time_index) else None)
@@ -99,6 +103,8 @@ def start_position(records: RecordFilter, log_path: str, log: ReadOnlyFile) -> t
     """Where the filtered scan of this segment starts, and a note when its indexes could not be used."""
     if (records.first_offset is None and records.from_time is None) or not log_path.endswith(".log"):
         return 0, None  # a KRaft snapshot (.checkpoint) has no index
+    from kdump.log.lookup import scan_start
+
     return scan_start(segment_of(log_path), log, records.first_offset, records.from_time)
 
 
@@ -107,6 +113,8 @@ def segments_to_filter(files: list[str], records: RecordFilter) -> list[str]:
     (a segment holds its base offset up to the next segment's) and, but for a partition's last
     segment, whose time index reaches ``--from`` (its last entry is the segment's largest timestamp).
     A name or time index that cannot be read keeps its segment, so the dump reports it."""
+    from kdump.log.lookup import segment_largest_timestamp
+
     logs = [path for path in files if path.endswith(".log")]
     bases = [_base_offset(path) for path in logs] + [None]
     first, last = records.first_offset, records.last_offset

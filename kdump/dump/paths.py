@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import os
 
-from kdump.log.logdir import (
-    SUFFIX_ORDER,
-    is_partition_dir,
-    parse_partition_dir_name,
-    read_partition_dir,
-)
-from kdump.log.remote_layout import remote_files
+# kdump.log.logdir and kdump.log.remote_layout are imported where a directory is expanded: a dump of
+# files named one by one (the common case, and a CI loop's) does not pay for them.
 
 
 def _partition_files(directory: str) -> list[str]:
     """A partition directory's files: per base offset .log .index .timeindex .txnindex .snapshot,
     then everything else (checkpoints, partition.metadata, temporary files) by name."""
+    from kdump.log.logdir import SUFFIX_ORDER, read_partition_dir
+
     part = read_partition_dir(directory)
     keyed: list[tuple[int, int, str]] = []
     for segment in part.segments:
@@ -31,6 +28,8 @@ def _partition_files(directory: str) -> list[str]:
 def _log_dir_files(directory: str) -> list[str]:
     """A log dir's own files, then its partition directories (by topic, partition), then other
     subdirectories (a parent of several log dirs) the same way."""
+    from kdump.log.logdir import parse_partition_dir_name
+
     try:
         names = sorted(os.listdir(directory))
     except OSError:
@@ -68,6 +67,9 @@ def expand_paths(paths: list[str]) -> list[str]:
         if not path or not os.path.isdir(path):
             result.append(path)
             continue
+        from kdump.log.logdir import is_partition_dir
+        from kdump.log.remote_layout import remote_files
+
         remote = remote_files(path)   # a remote store (tiered storage): its segments in offset order
         files = remote if remote is not None else _partition_files(path) if is_partition_dir(path) \
             else _log_dir_files(path)

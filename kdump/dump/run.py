@@ -12,8 +12,6 @@ from kdump.dump.filters import RecordFilter
 from kdump.errors import KdumpError, write_error
 from kdump.format.batch import INT32_MAX
 from kdump.log.files import FileKind, file_kind
-from kdump.log.logdir import parse_partition_dir_name
-from kdump.render import log_json
 from kdump.render.dialect import LATEST, Dialect
 from kdump.render.log_text import RecordDecoder, RecordTextOptions
 from kdump.render.summaries import DumpSummaries
@@ -41,6 +39,8 @@ class DumpOptions:
         """How the records of ``path`` are printed: by its partition's topic, where that applies."""
         if not self.topic_decoders or (self.records.record_decoder is not None and not from_directory):
             return self.records  # Kafka: the decoder given applies to every file named
+        from kdump.log.logdir import parse_partition_dir_name  # here: a plain dump needs no partition dirs
+
         parsed = parse_partition_dir_name(os.path.basename(os.path.dirname(os.path.abspath(path))))
         topic = parsed[0] if parsed is not None else None
         if file_kind(path) is FileKind.CHECKPOINT:
@@ -93,6 +93,8 @@ class DumpRun:
     def emit(self, obj: dict[str, Any], *lines: str) -> None:
         """``obj`` as one JSON line with --json, else ``lines`` (Kafka's text; none: JSON only)."""
         if self.options.json:
+            from kdump.render import log_json  # here: a text dump needs no JSON
+
             self.out.write(log_json.dumps(obj) + "\n")
         else:
             for line in lines:

@@ -16,6 +16,7 @@ from typing import NamedTuple
 from kdump.errors import CodecError, CorruptRecordError
 from kdump.format.codecs import Codec, codec_from_id
 from kdump.format.crc import crc32, crc32c
+from kdump.format.layout import BATCH_FIELDS, check_fields
 
 Buffer = bytes | bytearray | memoryview
 
@@ -170,6 +171,9 @@ class Batch(NamedTuple):
 
 
 _new_batch = tuple.__new__  # skips NamedTuple's Python-level __new__
+
+
+check_fields(Batch, BATCH_FIELDS)
 
 
 def read_batch(buf: Buffer, pos: int, *, check_crc: bool = True, base: int = 0) -> Batch:

@@ -17,10 +17,11 @@ import functools
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from kdump.accelerators import load
+from kdump.accelerators import implementation, load
 from kdump.errors import FormatError, InvalidRecordError
 from kdump.format.batch import V2_HEADER_SIZE, Batch, increment_sequence
 from kdump.format.codecs import Codec, decompress_chunks, decompress_stream
+from kdump.format.layout import RECORD_FIELDS, check_fields
 from kdump.format.legacy_records import legacy_records
 from kdump.format.record_stream import (
     GROUP_SIZE,
@@ -51,14 +52,14 @@ class Record(NamedTuple):
     legacy_valid: bool | None = None
 
 
+check_fields(Record, RECORD_FIELDS)
 _new_record = tuple.__new__  # Record(...) goes through a Python-level __new__; this does not.
 
 _AcceleratedDecode = Callable[..., "tuple[list[Record], int] | None"]
 
 
-_accelerated_decode: _AcceleratedDecode | None = load("kdump.format._v2records", "decode",
-                                                              RECORD_FIELDS=Record._fields)
-RECORD_DECODER = "C extension" if _accelerated_decode is not None else "pure Python"
+_accelerated_decode: _AcceleratedDecode | None = load("kdump.format._v2records", "decode")
+RECORD_DECODER = implementation(_accelerated_decode)
 """Which v2 record decoder this process uses (benchmarks and ``kdump --version`` print it)."""
 
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import heapq
 import os
-import shutil
 import struct
-import tempfile
 from array import array
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
@@ -46,6 +44,8 @@ class PairList:
             self.append(a, b)
 
     def _spill(self) -> None:
+        import tempfile  # here and below: every dump makes PairLists, few ever spill
+
         if self._file is None:
             self._file = tempfile.TemporaryFile(prefix="kdump-pairs-")  # noqa: SIM115 (closed by close())
         self._file.seek(0, 2)
@@ -86,6 +86,8 @@ class PairList:
         if self._file is None:
             yield from sorted(zip(self._memory[0::2], self._memory[1::2], strict=True))
             return
+        import tempfile
+
         with tempfile.TemporaryFile(prefix="kdump-pairs-sorted-") as runs_file:
             bounds = []
             for run in self._runs():
@@ -100,6 +102,9 @@ class PairList:
         file, which the receiving side reads back and deletes, so no process holds them all."""
         state: dict[str, Any] = {"limit": self.limit, "memory": self._memory.tobytes(), "spill": None}
         if self._file is not None:
+            import shutil
+            import tempfile
+
             with tempfile.NamedTemporaryFile(prefix="kdump-pairs-sent-", delete=False) as sent:
                 self._file.seek(0)
                 shutil.copyfileobj(self._file, sent, 1 << 20)
@@ -110,6 +115,9 @@ class PairList:
         self.__init__(int(state["limit"]))  # type: ignore[misc]
         spill: tuple[str, int] | None = state["spill"]
         if spill is not None:
+            import shutil
+            import tempfile
+
             name, count = spill
             self._file = tempfile.TemporaryFile(prefix="kdump-pairs-")  # noqa: SIM115 (closed by close())
             with open(name, "rb") as sent:

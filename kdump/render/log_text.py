@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from kdump.accelerators import load
+from kdump.accelerators import implementation, load
 from kdump.errors import CodecError, KdumpError
 from kdump.format.batch import Batch, increment_sequence
 from kdump.format.control import parse_control_record
@@ -20,12 +20,11 @@ from kdump.format.records import Record
 from kdump.render.decoders import BytesDecoder, decode_pieces, string_decoder
 from kdump.render.dialect import Dialect
 
-_LAYOUTS = {"RECORD_FIELDS": Record._fields, "BATCH_FIELDS": Batch._fields}
 _c_string_lines: Callable[[list[Record], str, str, str, bool], str | None] | None = load(
-    "kdump.render._v2lines", "string_lines", **_LAYOUTS)
+    "kdump.render._v2lines", "string_lines")
 _c_batch_line: Callable[[Batch, str, str | None, str, str], str | None] | None = load(
-    "kdump.render._v2lines", "batch_line", **_LAYOUTS)
-LINE_FORMATTER = "C extension" if _c_batch_line is not None else "pure Python"
+    "kdump.render._v2lines", "batch_line")
+LINE_FORMATTER = implementation(_c_batch_line)
 """Which formatter writes batch lines and StringDecoder record lines (``kdump --version`` prints it)."""
 
 RecordDecoder = Callable[[int, bytes | None, bytes | None], tuple[str | None, str | None]]

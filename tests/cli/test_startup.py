@@ -65,11 +65,14 @@ def test_version_help_and_completion_import_no_subcommand_and_no_library(tmp_pat
         assert not _under(modules, NEVER_AT_START | others), (args, env)
         if args != ["verify", "--help"]:
             assert not _under(modules, LIBRARY | {"kdump.format"}), (args, env)
-    # --version names the record decoder and line formatter in use: those two modules, nothing more,
-    # and no click (a lone --version is answered before the command line is built).
+    # --version names the record decoder and line formatter in use by loading the extensions as those
+    # modules do, without importing them, and no click (a lone --version is answered before the command
+    # line is built) nor typing.
     modules = loaded(tmp_path, "--version")
     assert not _under(modules, NEVER_AT_START | SUBCOMMAND_MODULES | {"kdump.dump", "kdump.verify", "kdump.broker",
-                                                                      "click", "kdump.cli.main"})
+                                                                      "click", "kdump.cli.main", "typing",
+                                                                      "kdump.format.records", "kdump.render.log_text"})
+    assert {"kdump.format._v2records", "kdump.render._v2lines", "kdump.format.crc"} <= modules
 
 
 def test_verify_index_of_one_partition_loads_neither_the_dump_nor_codecs(tmp_path: Path) -> None:
@@ -82,6 +85,10 @@ def test_a_shallow_dump_loads_no_codec_and_no_checker(tmp_path: Path) -> None:
     modules = loaded(tmp_path, "--files", str(PLAIN / "00000000000000000000.log"))
     assert "kdump.dump" in modules
     assert not _under(modules, NEVER_AT_START | SUBCOMMAND_MODULES | {"kdump.verify", "kdump.broker"})
+    # Nor what only other files, directories, filters or workers need (a CI loop dumps one segment at a time).
+    assert not _under(modules, {"kdump.dump.extra", "kdump.format.checkpoint", "kdump.log.logdir",
+                                "kdump.log.lookup", "kdump.log.remote_layout", "kdump.dump.tape", "tempfile",
+                                "zoneinfo"})
 
 
 def test_the_table_names_each_command_by_its_own_name() -> None:

@@ -18,6 +18,10 @@ EXTENSIONS = [("kdump.format._v2records", {"RECORD_FIELDS": Record._fields}),
               ("kdump.render._v2lines", {"RECORD_FIELDS": Record._fields, "BATCH_FIELDS": Batch._fields})]
 
 
+def test_the_layouts_kdump_checks_are_the_namedtuples() -> None:
+    assert dict(EXTENSIONS) == accelerators.EXTENSIONS
+
+
 def _extension(name: str):  # type: ignore[no-untyped-def]
     try:
         return importlib.import_module(name)
@@ -36,13 +40,21 @@ def test_a_layout_mismatch_refuses_the_extension_with_a_warning(monkeypatch: pyt
     monkeypatch.delenv("KDUMP_PURE_PYTHON", raising=False)
     monkeypatch.setattr(accelerators, "_missing", {})  # the refusals below are this test's, not the process's
     extension = _extension("kdump.format._v2records")
-    assert load_checked("kdump.format._v2records", "decode", RECORD_FIELDS=Record._fields) is extension.decode
-    reordered = ("timestamp", "offset", *Record._fields[2:])
+    assert load_checked("kdump.format._v2records", "decode") is extension.decode
+    monkeypatch.setattr(extension, "RECORD_FIELDS", ("timestamp", "offset", *Record._fields[2:]))
     with pytest.warns(RuntimeWarning, match="using the Python code instead"):
-        assert load_checked("kdump.format._v2records", "decode", RECORD_FIELDS=reordered) is None
+        assert load_checked("kdump.format._v2records", "decode") is None
     monkeypatch.delattr(extension, "RECORD_FIELDS")   # an extension built before the layouts were exported
     with pytest.warns(RuntimeWarning, match="built for RECORD_FIELDS None"):
-        assert load_checked("kdump.format._v2records", "decode", RECORD_FIELDS=Record._fields) is None
+        assert load_checked("kdump.format._v2records", "decode") is None
+
+
+def test_a_namedtuple_changed_without_its_layout_fails_at_import() -> None:
+    from kdump.format.layout import RECORD_FIELDS, check_fields
+
+    check_fields(Record, RECORD_FIELDS)
+    with pytest.raises(TypeError, match="change both together"):
+        check_fields(Record, RECORD_FIELDS[::-1])
 
 
 @pytest.mark.parametrize(("module", "attr", "user", "switch"), [

@@ -229,31 +229,39 @@ def scan_batches(buf: Buffer, start: int = 0, end: int | None = None, *,
     unpack = FRAMING.unpack_from
     unpack_v2 = V2_HEADER.unpack_from
     new = _new_batch
-    while pos < end - HEADER_SIZE_UP_TO_MAGIC:
-        if buf[pos + 16] == 2 and pos + V2_HEADER_SIZE <= buf_len:
-            # The common case, inlined (read_batch handles the rest): one unpack reads the whole v2 header.
-            (base_offset, size, leader_epoch, magic, stored_crc, attributes, last_delta, base_ts, max_ts,
-             producer_id, producer_epoch, base_seq, count) = unpack_v2(buf, pos)
+    # The CRC reads a slice of a view: a slice of a bytearray (LogBatches' window) is a copy, which over a
+    # shallow scan is the whole segment copied once more. Released when the scan ends or is dropped, so
+    # the window can be resized again.
+    view = memoryview(buf)
+    try:
+        while pos < end - HEADER_SIZE_UP_TO_MAGIC:
+            if buf[pos + 16] == 2 and pos + V2_HEADER_SIZE <= buf_len:
+                # The common case, inlined (read_batch handles the rest): one unpack reads the whole v2 header.
+                (base_offset, size, leader_epoch, magic, stored_crc, attributes, last_delta, base_ts, max_ts,
+                 producer_id, producer_epoch, base_seq, count) = unpack_v2(buf, pos)
+                if size < MIN_RECORD_OVERHEAD:
+                    raise CorruptRecordError(f"Found record size {size} smaller than minimum record overhead "
+                                             f"({MIN_RECORD_OVERHEAD})", position=base + pos)
+                if pos > end - LOG_OVERHEAD - size:
+                    return
+                total = LOG_OVERHEAD + size
+                valid = None
+                if check_crc:
+                    valid = (total >= V2_HEADER_SIZE
+                             and crc32c(view[pos + V2_ATTRIBUTES_OFFSET:pos + total]) == stored_crc)
+                yield new(Batch, (base + pos, base_offset, base_offset + last_delta, total, magic, stored_crc,
+                                  attributes & 0xFFFF, leader_epoch, base_ts, max_ts, producer_id, producer_epoch,
+                                  base_seq, count, valid))
+                pos += total
+                continue
+            _, size = unpack(buf, pos)
             if size < MIN_RECORD_OVERHEAD:
                 raise CorruptRecordError(f"Found record size {size} smaller than minimum record overhead "
                                          f"({MIN_RECORD_OVERHEAD})", position=base + pos)
             if pos > end - LOG_OVERHEAD - size:
                 return
-            total = LOG_OVERHEAD + size
-            valid = None
-            if check_crc:
-                valid = total >= V2_HEADER_SIZE and crc32c(buf[pos + V2_ATTRIBUTES_OFFSET:pos + total]) == stored_crc
-            yield new(Batch, (base + pos, base_offset, base_offset + last_delta, total, magic, stored_crc,
-                              attributes & 0xFFFF, leader_epoch, base_ts, max_ts, producer_id, producer_epoch,
-                              base_seq, count, valid))
-            pos += total
-            continue
-        _, size = unpack(buf, pos)
-        if size < MIN_RECORD_OVERHEAD:
-            raise CorruptRecordError(f"Found record size {size} smaller than minimum record overhead "
-                                     f"({MIN_RECORD_OVERHEAD})", position=base + pos)
-        if pos > end - LOG_OVERHEAD - size:
-            return
-        yield read_batch(buf, pos, check_crc=check_crc, base=base)
-        pos += LOG_OVERHEAD + size
+            yield read_batch(buf, pos, check_crc=check_crc, base=base)
+            pos += LOG_OVERHEAD + size
+    finally:
+        view.release()
 

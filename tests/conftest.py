@@ -5,13 +5,13 @@ temp dir left as it was found.
   it needs Java and starts JVMs (the real Kafka tools, brokers, a local Spark). Those and the few
   heavy tests without Java are marked ``slow``: ``pytest -m "not slow"`` is the fast tier for everyday
   work (under 2 minutes on 2 cores), ``pytest -m "not kafka"`` the run without Java.
-- The run is spread over one worker per core, at most four (pytest-xdist, ``-n auto`` in pyproject.toml;
+- The run is spread over two workers per core, at most four (pytest-xdist, ``-n auto`` in pyproject.toml;
   ``-n 0`` runs in one process). Tests go to workers a unit at a time (``work_unit``): a module, so its
   module and session fixtures (a broker, a cluster) start once per worker that needs them, split
   further by Kafka release where a test is parametrized by one (the real DumpLogSegments comparison,
   the real-broker and cluster tests), since each release's fixtures are its own. Two units are
-  wider: every Spark test (one local SparkSession, started once: each start costs about 20 CPU-s) and
-  every packaging test (one sdist and wheel build).
+  wider: every Spark test (one local SparkSession, started once: each start costs about 20 CPU-s; the
+  ``kdump spark`` cases of test_exit_codes too) and every packaging test (one sdist and wheel build).
 - Before the first test, one notice says what the ``kafka`` tests fetch (the Kafka jars, where they are
   cached, what is missing), what they start, and how to skip them.
 - Child processes (JVMs, Spark, Python subprocesses) put their temporary files under the session's
@@ -76,6 +76,8 @@ def work_unit(nodeid: str) -> str:
     for prefix, unit in _SHARED_UNITS.items():
         if module.startswith(prefix):
             return unit
+    if "[kdump spark " in rest:   # test_exit_codes' `kdump spark` cases: in the Spark unit, on its session
+        return "spark"
     params = rest[rest.find("["):] if "[" in rest else ""
     release = _RELEASE.search(params)
     return module if release is None else f"{module}[{release.group()}]"

@@ -119,9 +119,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: two workers per core, at most four (each may start a Spark JVM and brokers).
 
-    The JVM tests wait on brokers, Spark and child processes about as much as they compute, so a
-    core per worker leaves the cores idle a third of the time. The whole suite on 2 cores (a quiet
-    machine, one run each): 609 s with 2 workers, 567 s with 3, 555 s with 4."""
+    The JVM tests wait on brokers, Spark and child processes between bursts of work, so a worker per
+    core leaves cores idle (with four workers the run still averages 1.4 of 2 cores busy). The whole
+    suite on 2 cores (a quiet machine, one run each): 609 s with 2 workers, 567 s with 3, 555 s with 4."""
     return max(1, min(2 * (os.cpu_count() or 1), 4))
 
 

@@ -30,6 +30,10 @@ EXTENSIONS: dict[str, dict[str, tuple[str, ...]]] = {
     "kdump.format._v2records": {"RECORD_FIELDS": RECORD_FIELDS},
     "kdump.render._v2lines": {"RECORD_FIELDS": RECORD_FIELDS, "BATCH_FIELDS": BATCH_FIELDS},
 }
+# The two functions whose presence `kdump --version` reports: kdump.format.records and
+# kdump.render.log_text load these, and kdump.cli.version asks the same without importing them.
+RECORD_DECODE_FUNCTION = ("kdump.format._v2records", "decode")
+BATCH_LINE_FUNCTION = ("kdump.render._v2lines", "batch_line")
 _missing: dict[str, str] = {}   # extension module -> why it could not be imported
 _warned = False
 

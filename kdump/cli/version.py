@@ -15,8 +15,8 @@ def version_lines() -> list[str]:
     from kdump import accelerators
     from kdump.format.crc import CRC32C_IMPLEMENTATION
 
-    records = accelerators.implementation(accelerators.load("kdump.format._v2records", "decode"))
-    lines = accelerators.implementation(accelerators.load("kdump.render._v2lines", "batch_line"))
+    records = accelerators.implementation(accelerators.load(*accelerators.RECORD_DECODE_FUNCTION))
+    lines = accelerators.implementation(accelerators.load(*accelerators.BATCH_LINE_FUNCTION))
     return [f"kdump {__version__} (reproduces kafka-dump-log output of Kafka 2.2 to 4.4)",
             f"CRC-32C: {CRC32C_IMPLEMENTATION}; v2 records: {records}; dump lines: {lines}",
             accelerators.status()]

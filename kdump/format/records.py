@@ -17,7 +17,7 @@ import functools
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from kdump.accelerators import implementation, load
+from kdump.accelerators import RECORD_DECODE_FUNCTION, implementation, load
 from kdump.errors import FormatError, InvalidRecordError
 from kdump.format.batch import V2_HEADER_SIZE, Batch, increment_sequence
 from kdump.format.codecs import Codec, decompress_chunks, decompress_stream
@@ -58,7 +58,7 @@ _new_record = tuple.__new__  # Record(...) goes through a Python-level __new__; 
 _AcceleratedDecode = Callable[..., "tuple[list[Record], int] | None"]
 
 
-_accelerated_decode: _AcceleratedDecode | None = load("kdump.format._v2records", "decode")
+_accelerated_decode: _AcceleratedDecode | None = load(*RECORD_DECODE_FUNCTION)
 RECORD_DECODER = implementation(_accelerated_decode)
 """Which v2 record decoder this process uses (benchmarks and ``kdump --version`` print it)."""
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from kdump.accelerators import implementation, load
+from kdump.accelerators import BATCH_LINE_FUNCTION, implementation, load
 from kdump.errors import CodecError, KdumpError
 from kdump.format.batch import Batch, increment_sequence
 from kdump.format.control import parse_control_record
@@ -22,8 +22,7 @@ from kdump.render.dialect import Dialect
 
 _c_string_lines: Callable[[list[Record], str, str, str, bool], str | None] | None = load(
     "kdump.render._v2lines", "string_lines")
-_c_batch_line: Callable[[Batch, str, str | None, str, str], str | None] | None = load(
-    "kdump.render._v2lines", "batch_line")
+_c_batch_line: Callable[[Batch, str, str | None, str, str], str | None] | None = load(*BATCH_LINE_FUNCTION)
 LINE_FORMATTER = implementation(_c_batch_line)
 """Which formatter writes batch lines and StringDecoder record lines (``kdump --version`` prints it)."""
 

@@ -27,12 +27,13 @@ if TYPE_CHECKING:
 # Every extension setup.py builds, and the tuple layouts it reads by slot: each exports the field names
 # it was built for under these attribute names.
 EXTENSIONS: dict[str, dict[str, tuple[str, ...]]] = {
-    "kdump.format._v2records": {"RECORD_FIELDS": RECORD_FIELDS},
+    "kdump.format._v2records": {"RECORD_FIELDS": RECORD_FIELDS, "BATCH_FIELDS": BATCH_FIELDS},
     "kdump.render._v2lines": {"RECORD_FIELDS": RECORD_FIELDS, "BATCH_FIELDS": BATCH_FIELDS},
 }
 # The two functions whose presence `kdump --version` reports: kdump.format.records and
 # kdump.render.log_text load these, and kdump.cli.version asks the same without importing them.
 RECORD_DECODE_FUNCTION = ("kdump.format._v2records", "decode")
+BATCH_SCAN_FUNCTION = ("kdump.format._v2records", "scan")   # kdump.format.batch's shallow walk
 BATCH_LINE_FUNCTION = ("kdump.render._v2lines", "batch_line")
 _missing: dict[str, str] = {}   # extension module -> why it could not be imported
 _warned = False

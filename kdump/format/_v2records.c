@@ -509,16 +509,180 @@ done:
     return result;
 }
 
+/* ---- scan: the framing walk of a shallow read, v2 batches only --------------------------------- */
+
+static inline int64_t
+be64(const unsigned char *p)
+{
+    return (int64_t)(((uint64_t)p[0] << 56) | ((uint64_t)p[1] << 48) | ((uint64_t)p[2] << 40) | ((uint64_t)p[3] << 32) |
+                     ((uint64_t)p[4] << 24) | ((uint64_t)p[5] << 16) | ((uint64_t)p[6] << 8) | (uint64_t)p[7]);
+}
+
+static inline uint32_t
+be32u(const unsigned char *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+
+#define LOG_OVERHEAD 12
+#define HEADER_SIZE_UP_TO_MAGIC 17
+#define MIN_RECORD_OVERHEAD 14
+#define V2_HEADER_SIZE 61
+#define V2_ATTRIBUTES_OFFSET 21
+#define BATCH_FIELDS 15
+
+/* Whether the v2 batch of ``total`` bytes at ``data`` has the CRC it stores: 1, 0, or -1 on an error. */
+static int
+crc_matches(PyObject *crc, const unsigned char *data, Py_ssize_t total, uint32_t stored)
+{
+    if (total < V2_HEADER_SIZE)
+        return 0;
+    PyObject *covered = PyMemoryView_FromMemory((char *)data + V2_ATTRIBUTES_OFFSET, total - V2_ATTRIBUTES_OFFSET,
+                                                PyBUF_READ);
+    if (covered == NULL)
+        return -1;
+    PyObject *value = PyObject_CallOneArg(crc, covered);
+    /* The memory is the caller's buffer, exported to us only for this call: no view may outlive it. */
+    if (Py_REFCNT(covered) > 1) {
+        PyObject *released = PyObject_CallMethod(covered, "release", NULL);
+        if (released == NULL) {
+            Py_DECREF(covered);
+            Py_XDECREF(value);
+            return -1;
+        }
+        Py_DECREF(released);
+    }
+    Py_DECREF(covered);
+    if (value == NULL)
+        return -1;
+    unsigned long computed = PyLong_AsUnsignedLong(value);
+    Py_DECREF(value);
+    if (computed == (unsigned long)-1 && PyErr_Occurred())
+        return -1;
+    return computed == stored;
+}
+
+PyDoc_STRVAR(scan_doc,
+"scan(data, start, end, base, crc, batch_type, limit)\n"
+"--\n\n"
+"The v2 batches that follow each other whole in ``data[start:end]``, at most ``limit`` of them, as a list\n"
+"of ``batch_type`` tuples (positions are ``base`` + the index; ``is_valid`` is None when ``crc`` is None,\n"
+"else whether ``crc(covered bytes)`` equals the stored CRC), and the index where it stopped. It stops\n"
+"at whatever is not a plain case: a magic other than 2, a size field below 14, an entry that runs past\n"
+"``end``, a tail of 17 bytes or fewer; kdump.format.batch.scan_batches goes on from there in Python.");
+
+static PyObject *
+scan(PyObject *module, PyObject *args)
+{
+    Py_buffer view;
+    Py_ssize_t start, end, limit;
+    long long base;
+    PyObject *crc;
+    PyTypeObject *batch_type;
+
+    if (!PyArg_ParseTuple(args, "y*nnLOO!n:scan", &view, &start, &end, &base, &crc, &PyType_Type, &batch_type, &limit))
+        return NULL;
+    PyObject *result = NULL;
+    PyObject *batches = NULL;
+    if (!PyType_IsSubtype(batch_type, &PyTuple_Type) || batch_type->tp_itemsize != sizeof(PyObject *)) {
+        PyErr_SetString(PyExc_TypeError, "batch_type must be a tuple subclass");
+        goto done;
+    }
+    if (crc == Py_None)
+        crc = NULL;
+    const unsigned char *data = (const unsigned char *)view.buf;
+    Py_ssize_t len = view.len;
+    if (start < 0)
+        start = 0;
+    if (end > len)
+        end = len;
+    batches = PyList_New(0);
+    if (batches == NULL)
+        goto done;
+    Py_ssize_t pos = start;
+    for (Py_ssize_t n = 0; n < limit && pos < end - HEADER_SIZE_UP_TO_MAGIC; n++) {
+        const unsigned char *p = data + pos;
+        if (p[16] != 2 || pos + V2_HEADER_SIZE > len)
+            break;
+        int32_t size = (int32_t)be32u(p + 8);
+        if (size < MIN_RECORD_OVERHEAD || (int64_t)pos > (int64_t)end - LOG_OVERHEAD - size)
+            break;  /* scan_batches raises Kafka's error, or stops at a partial entry */
+        int64_t base_offset = be64(p), last_offset;
+        int32_t last_delta = (int32_t)be32u(p + 23);
+        if (__builtin_add_overflow(base_offset, (int64_t)last_delta, &last_offset))
+            break;  /* Python's integers do not wrap */
+        Py_ssize_t total = LOG_OVERHEAD + (Py_ssize_t)size;
+        uint32_t stored = be32u(p + 17);
+        PyObject *valid = NULL;
+        if (crc != NULL) {
+            int matches = crc_matches(crc, p, total, stored);
+            if (matches < 0)
+                goto fail;
+            valid = matches ? Py_True : Py_False;
+            Py_INCREF(valid);
+        } else {
+            valid = Py_None;
+            Py_INCREF(valid);
+        }
+        PyObject *batch = batch_type->tp_alloc(batch_type, BATCH_FIELDS);
+        if (batch == NULL) {
+            Py_DECREF(valid);
+            goto fail;
+        }
+        /* The order of kdump.format.layout.BATCH_FIELDS (exported below and checked on load). */
+        PyObject *items[BATCH_FIELDS] = {
+            PyLong_FromLongLong(base + pos),
+            PyLong_FromLongLong(base_offset),
+            PyLong_FromLongLong(last_offset),
+            PyLong_FromSsize_t(total),
+            PyLong_FromLong(2),
+            PyLong_FromUnsignedLong(stored),
+            PyLong_FromLong(((unsigned)p[21] << 8) | p[22]),
+            PyLong_FromLong((int32_t)be32u(p + 12)),
+            PyLong_FromLongLong(be64(p + 27)),
+            PyLong_FromLongLong(be64(p + 35)),
+            PyLong_FromLongLong(be64(p + 43)),
+            PyLong_FromLong((int16_t)(((unsigned)p[51] << 8) | p[52])),
+            PyLong_FromLong((int32_t)be32u(p + 53)),
+            PyLong_FromLong((int32_t)be32u(p + 57)),
+            valid,
+        };
+        int missing = 0;
+        for (int i = 0; i < BATCH_FIELDS; i++) {
+            if (items[i] == NULL)
+                missing = 1;
+            PyTuple_SET_ITEM(batch, i, items[i]);   /* a NULL slot is skipped by the tuple's dealloc */
+        }
+        if (missing || PyList_Append(batches, batch) < 0) {
+            Py_DECREF(batch);
+            goto fail;
+        }
+        Py_DECREF(batch);
+        pos += total;
+    }
+    result = Py_BuildValue("(Nn)", batches, pos);
+    batches = NULL;
+    goto done;
+
+fail:
+    Py_XDECREF(batches);
+done:
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"decode", decode, METH_VARARGS, decode_doc},
     {"columns", columns, METH_VARARGS, columns_doc},
+    {"scan", scan, METH_VARARGS, scan_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
     "kdump.format._v2records",
-    "C decoder for the records of v2 batches (optional; records.py has the reference in Python).",
+    "C decoder for the records of v2 batches and walk of their framing (optional; records.py and batch.py have the\n"
+    "references in Python).",
     -1,
     methods,
 };
@@ -529,12 +693,20 @@ PyInit__v2records(void)
     PyObject *module = PyModule_Create(&module_def);
     if (module == NULL)
         return NULL;
-    /* The Record layout read_record fills, slot by slot; records.py refuses this module unless it
-       equals Record._fields. */
+    /* The Record layout read_record fills and the Batch layout scan fills, slot by slot;
+       kdump.accelerators refuses this module unless they equal kdump.format.layout's. */
     PyObject *fields = Py_BuildValue("(ssssssss)", "offset", "timestamp", "key", "value", "headers", "sequence",
                                      "legacy_crc", "legacy_valid");
     if (fields == NULL || PyModule_AddObject(module, "RECORD_FIELDS", fields) < 0) {
         Py_XDECREF(fields);
+        Py_DECREF(module);
+        return NULL;
+    }
+    PyObject *batch = Py_BuildValue("(sssssssssssssss)", "position", "base_offset", "last_offset", "size", "magic",
+                                    "crc", "attributes", "partition_leader_epoch", "base_timestamp", "max_timestamp",
+                                    "producer_id", "producer_epoch", "base_sequence", "records_count", "is_valid");
+    if (batch == NULL || PyModule_AddObject(module, "BATCH_FIELDS", batch) < 0) {
+        Py_XDECREF(batch);
         Py_DECREF(module);
         return NULL;
     }

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from enum import IntEnum
 from typing import NamedTuple
 
+from kdump.accelerators import BATCH_SCAN_FUNCTION, load
 from kdump.errors import CodecError, CorruptRecordError
 from kdump.format.codecs import Codec, codec_from_id
 from kdump.format.crc import crc32, crc32c
@@ -172,6 +173,11 @@ class Batch(NamedTuple):
 
 _new_batch = tuple.__new__  # skips NamedTuple's Python-level __new__
 
+# The C walk over runs of plain v2 batches (kdump/format/_v2records.c ``scan``): the shallow scan's
+# per-batch work without the interpreter's ~3 us a batch (benchmarks/bench_startup.py's shallow dump).
+_c_scan = load(*BATCH_SCAN_FUNCTION)
+_C_SCAN_BATCHES = 256   # batches per call: a list of a window of tiny batches stays small
+
 
 check_fields(Batch, BATCH_FIELDS)
 
@@ -222,6 +228,14 @@ def scan_batches(buf: Buffer, start: int = 0, end: int | None = None, *,
     raises CorruptRecordError (Kafka's exact text, minus the file name) for a size below 14.
     ``start`` and ``end`` index ``buf``; yielded positions are ``base`` + the index (see read_batch).
     """
+    for run in scan_batch_runs(buf, start, end, check_crc=check_crc, base=base):
+        yield from run
+
+
+def scan_batch_runs(buf: Buffer, start: int = 0, end: int | None = None, *,
+                    check_crc: bool = True, base: int = 0) -> Iterator[list[Batch]]:
+    """``scan_batches``' entries a non-empty list at a time: a shallow reader's loop then runs per list
+    (up to 256 batches where the C walk runs, one entry where the Python code below does)."""
     if end is None:
         end = len(buf)
     buf_len = len(buf)
@@ -233,8 +247,17 @@ def scan_batches(buf: Buffer, start: int = 0, end: int | None = None, *,
     # shallow scan is the whole segment copied once more. Released when the scan ends or is dropped, so
     # the window can be resized again.
     view = memoryview(buf)
+    c_scan = _c_scan
+    c_crc = crc32c if check_crc else None
     try:
         while pos < end - HEADER_SIZE_UP_TO_MAGIC:
+            if c_scan is not None:
+                # The run of plain v2 batches from here, a bounded list at a time; what it stops at
+                # (another magic, a bad size, a partial entry) is the Python code's below.
+                batches, pos = c_scan(buf, pos, end, base, c_crc, Batch, _C_SCAN_BATCHES)
+                if batches:
+                    yield batches
+                    continue
             if buf[pos + 16] == 2 and pos + V2_HEADER_SIZE <= buf_len:
                 # The common case, inlined (read_batch handles the rest): one unpack reads the whole v2 header.
                 (base_offset, size, leader_epoch, magic, stored_crc, attributes, last_delta, base_ts, max_ts,
@@ -249,9 +272,9 @@ def scan_batches(buf: Buffer, start: int = 0, end: int | None = None, *,
                 if check_crc:
                     valid = (total >= V2_HEADER_SIZE
                              and crc32c(view[pos + V2_ATTRIBUTES_OFFSET:pos + total]) == stored_crc)
-                yield new(Batch, (base + pos, base_offset, base_offset + last_delta, total, magic, stored_crc,
-                                  attributes & 0xFFFF, leader_epoch, base_ts, max_ts, producer_id, producer_epoch,
-                                  base_seq, count, valid))
+                yield [new(Batch, (base + pos, base_offset, base_offset + last_delta, total, magic, stored_crc,
+                                   attributes & 0xFFFF, leader_epoch, base_ts, max_ts, producer_id, producer_epoch,
+                                   base_seq, count, valid))]
                 pos += total
                 continue
             _, size = unpack(buf, pos)
@@ -260,7 +283,7 @@ def scan_batches(buf: Buffer, start: int = 0, end: int | None = None, *,
                                          f"({MIN_RECORD_OVERHEAD})", position=base + pos)
             if pos > end - LOG_OVERHEAD - size:
                 return
-            yield read_batch(buf, pos, check_crc=check_crc, base=base)
+            yield [read_batch(buf, pos, check_crc=check_crc, base=base)]
             pos += LOG_OVERHEAD + size
     finally:
         view.release()

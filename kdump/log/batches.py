@@ -30,7 +30,7 @@ from kdump.format.batch import (
     V2_HEADER_SIZE,
     Batch,
     read_batch,
-    scan_batches,
+    scan_batch_runs,
 )
 from kdump.format.crc import crc32, crc32c
 from kdump.format.records import (
@@ -75,9 +75,21 @@ class LogBatches:
         self._held_crc = 0                # the CRC its bytes have (when check_crc)
 
     def __iter__(self) -> Iterator[Batch]:
-        """Raises CorruptRecordError where framing breaks, except at zero padding (see below)."""
+        """Raises CorruptRecordError where framing breaks, except at zero padding (see ``runs``)."""
+        for run in self.runs():
+            for batch in run:
+                self.valid_end = batch.position + batch.size
+                yield batch
+
+    def runs(self) -> Iterator[list[Batch]]:
+        """The batches a non-empty list at a time (``scan_batch_runs``): for a shallow reader, whose loop
+        then runs per list. ``valid_end`` is the end of the list's last batch; ``records`` is not for these.
+        Raises CorruptRecordError where framing breaks, except at zero padding (see below)."""
         try:
-            yield from self._scan()
+            for run in self._scan():
+                last = run[-1]
+                self.valid_end = last.position + last.size
+                yield run
         except CorruptRecordError as err:
             # One rule for every command: a size field of 0 followed by nothing but zero bytes is the
             # preallocated (log.preallocate) or crashed active segment's tail, not corruption. Kafka's
@@ -87,7 +99,7 @@ class LogBatches:
             self.zero_padding_from = err.position
             self.padding_error = err
 
-    def _scan(self) -> Iterator[Batch]:
+    def _scan(self) -> Iterator[list[Batch]]:
         file, end = self.file, self.end
         base = self.start
         buf = self._buf
@@ -95,10 +107,10 @@ class LogBatches:
         while True:
             self._base = base
             done = 0
-            for batch in scan_batches(buf, 0, filled, check_crc=self.check_crc, base=base):
-                self.valid_end = batch.position + batch.size
-                yield batch
-                done = self.valid_end - base
+            for run in scan_batch_runs(buf, 0, filled, check_crc=self.check_crc, base=base):
+                yield run
+                last = run[-1]
+                done = last.position + last.size - base
             position = base + done
             if base + filled >= end:
                 return  # all of [start, end) was in the window: what is left is a partial tail
@@ -116,9 +128,8 @@ class LogBatches:
             if oversized and tail >= V2_HEADER_SIZE:   # its header is in the window: enough to go on
                 need = LOG_OVERHEAD + size
                 batch = self._oversized(buf, done, position, need)
-                self.valid_end = position + need
                 self._held = batch
-                yield batch
+                yield [batch]
                 self._held = None
                 base = position + need
                 filled = file.read_into(memoryview(buf)[:min(len(buf), end - base)], base)

@@ -14,7 +14,7 @@ from kdump.accelerators import load as load_checked
 from kdump.format.batch import Batch
 from kdump.format.records import Record
 
-EXTENSIONS = [("kdump.format._v2records", {"RECORD_FIELDS": Record._fields}),
+EXTENSIONS = [("kdump.format._v2records", {"RECORD_FIELDS": Record._fields, "BATCH_FIELDS": Batch._fields}),
               ("kdump.render._v2lines", {"RECORD_FIELDS": Record._fields, "BATCH_FIELDS": Batch._fields})]
 
 

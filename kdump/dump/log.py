@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from kdump.dump.filters import start_position
 from kdump.dump.run import DumpRun
 from kdump.errors import InputError, KdumpError
-from kdump.format.batch import INT32_MAX
+from kdump.format.batch import INT32_MAX, Batch
 from kdump.format.control import parse_control_record
 from kdump.format.record_stream import LazyValue
 from kdump.format.records import Record
@@ -22,8 +22,14 @@ from kdump.log.files import (
 )
 from kdump.log.segment import MAX_SEGMENT_BYTES, ReadOnlyFile
 from kdump.log.spill import PairList
-from kdump.render import log_json
-from kdump.render.log_text import RecordLinesError, batch_line_renderer, lazy_record_line, record_lines
+from kdump.render.log_text import (
+    RecordLinesError,
+    batch_line_renderer,
+    batch_lines_renderer,
+    decoded_texts,
+    lazy_record_line,
+    record_lines,
+)
 
 _LINES_PER_WRITE = 256
 
@@ -53,7 +59,12 @@ def dump_log(run: DumpRun, path: str) -> None:
     with ReadOnlyFile(path) as segment:
         # --max-bytes defaults to Integer.MAX_VALUE; unless it was lowered, a segment past 2 GiB is read whole.
         window = segment.size if options.max_bytes >= min(segment.size, INT32_MAX) else options.max_bytes
-        run.emit(log_json.file_object(path, "log", size=segment.size, **header_fields), header)
+        if options.json:
+            from kdump.render import log_json  # here: a text dump needs no JSON (json's import is 2 ms of start-up)
+
+            run.emit(log_json.file_object(path, "log", size=segment.size, **header_fields))
+        else:
+            out.write(header + "\n")
         if segment.size > MAX_SEGMENT_BYTES:
             run.warn(f"Note: {path}: {segment.size} bytes is past Kafka's segment limit of {MAX_SEGMENT_BYTES} "
                      f"(Integer.MAX_VALUE): Kafka's tool and broker refuse to open it (\"The size of segment ... is "
@@ -89,7 +100,9 @@ def dump_batches(run: DumpRun, path: str, segment: ReadOnlyFile, start: int, win
     records_options = run.records
     out = run.out
     wanted = options.filter
-    match = wanted.matcher(lambda r: log_json.decoded_texts(r, records_options)) if wanted.active else None
+    if options.json:
+        from kdump.render import log_json
+    match = wanted.matcher(lambda r: decoded_texts(r, records_options)) if wanted.active else None
     feed = None if match is not None else _OffsetTracker(run, path).feed  # gaps of a whole file only
     # A bounded filter reads a few batches: a small first window (it grows for a larger batch).
     bounded = match is not None and (wanted.last_offset is not None or wanted.limit is not None)
@@ -100,6 +113,10 @@ def dump_batches(run: DumpRun, path: str, segment: ReadOnlyFile, start: int, win
     pending: list[str] = []
     pending_lines = 0
     line_of = batch_line_renderer(run.dialect, records_options.times)
+    if match is None and not options.deep and not options.json:
+        # A shallow dump: batch lines only, a run of batches at a time (most of a large segment's time).
+        _dump_batch_runs(run, batches, line_of)
+        return batches
 
     def flush() -> None:
         nonlocal pending_lines
@@ -163,6 +180,25 @@ def dump_batches(run: DumpRun, path: str, segment: ReadOnlyFile, start: int, win
         raise
     flush()
     return batches
+
+
+def _dump_batch_runs(run: DumpRun, batches: LogBatches, line_of: Callable[[Batch], str]) -> None:
+    """The batch lines of a shallow dump, one write per run of batches (``LogBatches.runs``)."""
+    lines_of = batch_lines_renderer(run.dialect, run.records.times)
+    out = run.out
+    for batch_run in batches.runs():
+        try:
+            text = lines_of(batch_run)
+        except KdumpError:
+            # A batch Kafka's tool cannot print: the lines before it come out first, as Kafka prints them.
+            printed = []
+            try:
+                for batch in batch_run:
+                    printed.append(line_of(batch) + "\n")
+            finally:
+                out.write("".join(printed))
+            raise
+        out.write(text)
 
 
 def _holds_lazy_value(records: list[Record]) -> bool:

@@ -365,6 +365,55 @@ done:
 enum { B_POSITION, B_BASE_OFFSET, B_LAST_OFFSET, B_SIZE, B_MAGIC, B_CRC, B_ATTRIBUTES, B_LEADER_EPOCH, B_BASE_TS,
        B_MAX_TS, B_PRODUCER_ID, B_PRODUCER_EPOCH, B_BASE_SEQ, B_COUNT, B_VALID, BATCH_FIELDS };
 
+/*
+ * Appends the line of a v2 Batch tuple to ``b``: 0 when written, 1 when the batch is not one this
+ * code handles (a field that is not an int64, a lastOffsetDelta past int32: the Python formatter
+ * decides), -1 on an error. ``horizon`` NULL means "deleteHorizonMs: OptionalLong[<baseTimestamp>] ".
+ */
+static int
+put_batch_line(Buffer *b, PyObject *batch, PyObject *flags, PyObject *horizon, PyObject *ts_name, PyObject *codec)
+{
+    if (!PyTuple_Check(batch) || PyTuple_GET_SIZE(batch) != BATCH_FIELDS)
+        return 1;
+    int64_t f[B_VALID];
+    for (int i = 0; i < B_VALID; i++)
+        if (get_int64(PyTuple_GET_ITEM(batch, i), &f[i]))
+            return 1;
+    int64_t delta;  /* lastOffsetDelta is an int32 in the header; anything else is left to Python */
+    if (__builtin_sub_overflow(f[B_LAST_OFFSET], f[B_BASE_OFFSET], &delta) || delta < INT32_MIN || delta > INT32_MAX)
+        return 1;
+    int64_t last_seq = f[B_BASE_SEQ] == -1 ? -1 : kdump_increment_sequence(f[B_BASE_SEQ], delta);
+    if (PUT_LITERAL(b, "baseOffset: ") < 0 || put_int(b, f[B_BASE_OFFSET]) < 0 ||
+        PUT_LITERAL(b, " lastOffset: ") < 0 || put_int(b, f[B_LAST_OFFSET]) < 0 ||
+        PUT_LITERAL(b, " count: ") < 0 || put_int(b, f[B_COUNT]) < 0 ||
+        PUT_LITERAL(b, " baseSequence: ") < 0 || put_int(b, f[B_BASE_SEQ]) < 0 ||
+        PUT_LITERAL(b, " lastSequence: ") < 0 || put_int(b, last_seq) < 0 ||
+        PUT_LITERAL(b, " producerId: ") < 0 || put_int(b, f[B_PRODUCER_ID]) < 0 ||
+        PUT_LITERAL(b, " producerEpoch: ") < 0 || put_int(b, f[B_PRODUCER_EPOCH]) < 0 ||
+        PUT_LITERAL(b, " partitionLeaderEpoch: ") < 0 || put_int(b, f[B_LEADER_EPOCH]) < 0 ||
+        PUT_LITERAL(b, " ") < 0 || put_str(b, flags) < 0)
+        return -1;
+    if (horizon == NULL) {
+        if (PUT_LITERAL(b, "deleteHorizonMs: OptionalLong[") < 0 || put_int(b, f[B_BASE_TS]) < 0 ||
+            PUT_LITERAL(b, "] ") < 0)
+            return -1;
+    }
+    else if (put_str(b, horizon) < 0) {
+        return -1;
+    }
+    if (PUT_LITERAL(b, "position: ") < 0 || put_int(b, f[B_POSITION]) < 0 || PUT_LITERAL(b, " ") < 0 ||
+        put_str(b, ts_name) < 0 || PUT_LITERAL(b, ": ") < 0 || put_int(b, f[B_MAX_TS]) < 0 ||
+        PUT_LITERAL(b, " size: ") < 0 || put_int(b, f[B_SIZE]) < 0 ||
+        PUT_LITERAL(b, " magic: ") < 0 || put_int(b, f[B_MAGIC]) < 0 ||
+        PUT_LITERAL(b, " compresscodec: ") < 0 || put_str(b, codec) < 0 ||
+        PUT_LITERAL(b, " crc: ") < 0 || put_int(b, f[B_CRC]) < 0)
+        return -1;
+    int valid = PyObject_IsTrue(PyTuple_GET_ITEM(batch, B_VALID));  /* None (not checked) prints false */
+    if (valid < 0 || (valid ? PUT_LITERAL(b, " isvalid: true") : PUT_LITERAL(b, " isvalid: false")) < 0)
+        return -1;
+    return 0;
+}
+
 PyDoc_STRVAR(batch_line_doc,
 "batch_line(batch, flags, horizon, timestamp_name, codec)\n"
 "--\n\n"
@@ -377,47 +426,87 @@ batch_line(PyObject *module, PyObject *args)
     PyObject *batch, *flags, *horizon, *ts_name, *codec;
     if (!PyArg_ParseTuple(args, "OUOUU:batch_line", &batch, &flags, &horizon, &ts_name, &codec))
         return NULL;
-    if (!PyTuple_Check(batch) || PyTuple_GET_SIZE(batch) != BATCH_FIELDS || (horizon != Py_None && !PyUnicode_Check(horizon)))
+    if (horizon != Py_None && !PyUnicode_Check(horizon))
         Py_RETURN_NONE;
-    int64_t f[B_VALID];
-    for (int i = 0; i < B_VALID; i++)
-        if (get_int64(PyTuple_GET_ITEM(batch, i), &f[i]))
-            Py_RETURN_NONE;
-    int64_t delta;  /* lastOffsetDelta is an int32 in the header; anything else is left to Python */
-    if (__builtin_sub_overflow(f[B_LAST_OFFSET], f[B_BASE_OFFSET], &delta) || delta < INT32_MIN || delta > INT32_MAX)
-        Py_RETURN_NONE;
-    int64_t last_seq = f[B_BASE_SEQ] == -1 ? -1 : kdump_increment_sequence(f[B_BASE_SEQ], delta);
     Buffer b;
     buffer_init(&b);
     PyObject *result = NULL;
-    if (PUT_LITERAL(&b, "baseOffset: ") < 0 || put_int(&b, f[B_BASE_OFFSET]) < 0 ||
-        PUT_LITERAL(&b, " lastOffset: ") < 0 || put_int(&b, f[B_LAST_OFFSET]) < 0 ||
-        PUT_LITERAL(&b, " count: ") < 0 || put_int(&b, f[B_COUNT]) < 0 ||
-        PUT_LITERAL(&b, " baseSequence: ") < 0 || put_int(&b, f[B_BASE_SEQ]) < 0 ||
-        PUT_LITERAL(&b, " lastSequence: ") < 0 || put_int(&b, last_seq) < 0 ||
-        PUT_LITERAL(&b, " producerId: ") < 0 || put_int(&b, f[B_PRODUCER_ID]) < 0 ||
-        PUT_LITERAL(&b, " producerEpoch: ") < 0 || put_int(&b, f[B_PRODUCER_EPOCH]) < 0 ||
-        PUT_LITERAL(&b, " partitionLeaderEpoch: ") < 0 || put_int(&b, f[B_LEADER_EPOCH]) < 0 ||
-        PUT_LITERAL(&b, " ") < 0 || put_str(&b, flags) < 0)
-        goto done;
-    if (horizon == Py_None) {
-        if (PUT_LITERAL(&b, "deleteHorizonMs: OptionalLong[") < 0 || put_int(&b, f[B_BASE_TS]) < 0 ||
-            PUT_LITERAL(&b, "] ") < 0)
+    int status = put_batch_line(&b, batch, flags, horizon == Py_None ? NULL : horizon, ts_name, codec);
+    if (status == 0)
+        result = PyUnicode_DecodeUTF8(b.data, b.len, "strict");
+    else if (status == 1)
+        result = Py_NewRef(Py_None);
+    buffer_free(&b);
+    return result;
+}
+
+/* ATTRIBUTE_TEXT_* index log_text._AttributeText, the per-(magic, attributes) texts render caches. */
+enum { ATTRIBUTE_TS_NAME, ATTRIBUTE_CODEC, ATTRIBUTE_FLAGS, ATTRIBUTE_HORIZON, ATTRIBUTE_C_HORIZON, ATTRIBUTE_FIELDS };
+
+PyDoc_STRVAR(batch_lines_doc,
+"batch_lines(batches, texts, render)\n"
+"--\n\n"
+"The lines of a list of Batch tuples, each followed by a newline, as one string. A v2 batch whose\n"
+"(magic << 16 | attributes) key ``texts`` maps to its _AttributeText is written here, like batch_line;\n"
+"any other batch (a key not cached yet, an older magic, a field batch_line declines) is ``render(batch)``,\n"
+"which caches its key's texts. An error from ``render`` is raised; the lines before it are lost.");
+
+static PyObject *
+batch_lines(PyObject *module, PyObject *args)
+{
+    PyObject *batches, *texts, *render;
+    if (!PyArg_ParseTuple(args, "O!O!O:batch_lines", &PyList_Type, &batches, &PyDict_Type, &texts, &render))
+        return NULL;
+    Buffer b;
+    buffer_init(&b);
+    PyObject *result = NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(batches); i++) {
+        PyObject *batch = PyList_GET_ITEM(batches, i);
+        int status = 1;
+        if (PyTuple_Check(batch) && PyTuple_GET_SIZE(batch) == BATCH_FIELDS) {
+            int64_t magic, attributes;
+            if (!get_int64(PyTuple_GET_ITEM(batch, B_MAGIC), &magic) && magic >= 2 &&
+                !get_int64(PyTuple_GET_ITEM(batch, B_ATTRIBUTES), &attributes) && attributes >= 0 &&
+                attributes <= 0xFFFF) {
+                PyObject *key = PyLong_FromLongLong((magic << 16) | attributes);
+                if (key == NULL)
+                    goto done;
+                PyObject *fixed = PyDict_GetItemWithError(texts, key);  /* borrowed */
+                Py_DECREF(key);
+                if (fixed == NULL && PyErr_Occurred())
+                    goto done;
+                if (fixed != NULL && PyTuple_Check(fixed) && PyTuple_GET_SIZE(fixed) == ATTRIBUTE_FIELDS) {
+                    PyObject *horizon = PyTuple_GET_ITEM(fixed, ATTRIBUTE_C_HORIZON);
+                    PyObject *flags = PyTuple_GET_ITEM(fixed, ATTRIBUTE_FLAGS);
+                    PyObject *ts_name = PyTuple_GET_ITEM(fixed, ATTRIBUTE_TS_NAME);
+                    PyObject *codec = PyTuple_GET_ITEM(fixed, ATTRIBUTE_CODEC);
+                    if ((horizon == Py_None || PyUnicode_Check(horizon)) && PyUnicode_Check(flags) &&
+                        PyUnicode_Check(ts_name) && PyUnicode_Check(codec)) {
+                        Py_ssize_t mark = b.len;
+                        status = put_batch_line(&b, batch, flags, horizon == Py_None ? NULL : horizon, ts_name,
+                                                codec);
+                        if (status < 0)
+                            goto done;
+                        if (status == 1)
+                            b.len = mark;  /* declined part-way: drop what it wrote */
+                    }
+                }
+            }
+        }
+        if (status == 1) {
+            PyObject *line = PyObject_CallOneArg(render, batch);
+            if (line == NULL)
+                goto done;
+            int failed = !PyUnicode_Check(line) || put_str(&b, line) < 0;
+            if (failed && !PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "render must return str");
+            Py_DECREF(line);
+            if (failed)
+                goto done;
+        }
+        if (PUT_LITERAL(&b, "\n") < 0)
             goto done;
     }
-    else if (put_str(&b, horizon) < 0) {
-        goto done;
-    }
-    if (PUT_LITERAL(&b, "position: ") < 0 || put_int(&b, f[B_POSITION]) < 0 || PUT_LITERAL(&b, " ") < 0 ||
-        put_str(&b, ts_name) < 0 || PUT_LITERAL(&b, ": ") < 0 || put_int(&b, f[B_MAX_TS]) < 0 ||
-        PUT_LITERAL(&b, " size: ") < 0 || put_int(&b, f[B_SIZE]) < 0 ||
-        PUT_LITERAL(&b, " magic: ") < 0 || put_int(&b, f[B_MAGIC]) < 0 ||
-        PUT_LITERAL(&b, " compresscodec: ") < 0 || put_str(&b, codec) < 0 ||
-        PUT_LITERAL(&b, " crc: ") < 0 || put_int(&b, f[B_CRC]) < 0)
-        goto done;
-    int valid = PyObject_IsTrue(PyTuple_GET_ITEM(batch, B_VALID));  /* None (not checked) prints false */
-    if (valid < 0 || (valid ? PUT_LITERAL(&b, " isvalid: true") : PUT_LITERAL(&b, " isvalid: false")) < 0)
-        goto done;
     result = PyUnicode_DecodeUTF8(b.data, b.len, "strict");
 
 done:
@@ -449,6 +538,7 @@ static PyMethodDef methods[] = {
     {"java_utf8", java_utf8, METH_O, java_utf8_doc},
     {"string_lines", string_lines, METH_VARARGS, string_lines_doc},
     {"batch_line", batch_line, METH_VARARGS, batch_line_doc},
+    {"batch_lines", batch_lines, METH_VARARGS, batch_lines_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -8,7 +8,6 @@ v2 batch line and the StringDecoder record lines have C versions (``_v2lines.c``
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from kdump.accelerators import BATCH_LINE_FUNCTION, implementation, load
@@ -23,6 +22,8 @@ from kdump.render.dialect import Dialect
 _c_string_lines: Callable[[list[Record], str, str, str, bool], str | None] | None = load(
     "kdump.render._v2lines", "string_lines")
 _c_batch_line: Callable[[Batch, str, str | None, str, str], str | None] | None = load(*BATCH_LINE_FUNCTION)
+_c_batch_lines: Callable[[list[Batch], dict[int, Any], Callable[[Batch], str]], str] | None = load(
+    "kdump.render._v2lines", "batch_lines")
 LINE_FORMATTER = implementation(_c_batch_line)
 """Which formatter writes batch lines and StringDecoder record lines (``kdump --version`` prints it)."""
 
@@ -40,8 +41,7 @@ class RecordLinesError(KdumpError):
         self.printed = printed
 
 
-@dataclass(frozen=True, slots=True)
-class RecordTextOptions:
+class RecordTextOptions(NamedTuple):   # a NamedTuple: a frozen dataclass costs ~1.5 ms of start-up to define
     print_contents: bool = False
     skip_metadata: bool = False
     key_decoder: BytesDecoder = string_decoder
@@ -65,17 +65,38 @@ def batch_line_renderer(dialect: Dialect, times: Callable[[int], str] | None = N
     if times is not None:  # not Kafka's text: the Python formatter, with the maximum timestamp as ``times`` says
         attribute_text = _make_batch_line_renderer(dialect, texts_only=True)
         return lambda batch: _python_batch_line(batch, attribute_text(batch), times(batch.max_timestamp))
-    render = _RENDERERS.get(dialect.version)
-    if render is None:
-        render = _RENDERERS[dialect.version] = _make_batch_line_renderer(dialect)
-    return render
+    return _kafka_renderer(dialect)[0]
 
 
-_RENDERERS: dict[tuple[int, ...], Callable[[Batch], str]] = {}
+def batch_lines_renderer(dialect: Dialect, times: Callable[[int], str] | None = None) -> Callable[[list[Batch]], str]:
+    """The lines of a list of batches, each followed by a newline: ``batch_line_renderer``'s lines for a
+    shallow dump's run of batches, formatted in C (``_v2lines.batch_lines``) from the same cached
+    per-attributes texts. On an error (a batch Kafka cannot print) nothing of the list is returned:
+    render the list a batch at a time to print the lines before it."""
+    if times is not None or _c_batch_lines is None:
+        line_of = batch_line_renderer(dialect, times)
+        return lambda batches: "".join([line_of(batch) + "\n" for batch in batches])
+    render, texts = _kafka_renderer(dialect)
+    c_lines = _c_batch_lines
+    return lambda batches: c_lines(batches, texts, render)
 
 
-def _make_batch_line_renderer(dialect: Dialect, texts_only: bool = False) -> Callable[[Batch], Any]:
-    texts: dict[int, _AttributeText | None] = {}
+_RENDERERS: dict[tuple[int, ...], tuple[Callable[[Batch], str], dict[int, _AttributeText | None]]] = {}
+
+
+def _kafka_renderer(dialect: Dialect) -> tuple[Callable[[Batch], str], dict[int, _AttributeText | None]]:
+    """The batch line renderer of a dialect, and the per-(magic, attributes) texts it caches."""
+    cached = _RENDERERS.get(dialect.version)
+    if cached is None:
+        texts: dict[int, _AttributeText | None] = {}
+        cached = _RENDERERS[dialect.version] = (_make_batch_line_renderer(dialect, texts=texts), texts)
+    return cached
+
+
+def _make_batch_line_renderer(dialect: Dialect, texts_only: bool = False,
+                              texts: dict[int, _AttributeText | None] | None = None) -> Callable[[Batch], Any]:
+    if texts is None:
+        texts = {}
     c_line = _c_batch_line
 
     def render(batch: Batch) -> Any:
@@ -98,6 +119,7 @@ def _make_batch_line_renderer(dialect: Dialect, texts_only: bool = False) -> Cal
 
 
 class _AttributeText(NamedTuple):
+    # _v2lines.c batch_lines reads these by slot (its ATTRIBUTE_* enum): change both together.
     ts_name: str
     codec: str
     flags: str              # "isTransactional: ... isControl: ... "
@@ -213,7 +235,7 @@ def lazy_record_line(batch: Batch, record: Record, options: RecordTextOptions, d
         return
     # The line around the value, with a stand-in where its text goes (a tuple keeps the C formatter,
     # which wants bytes, out of it); the value is the last field of Kafka's line.
-    line = record_lines(batch, (record,), replace(options, value_decoder=lambda _: _LAZY), dialect)[0]
+    line = record_lines(batch, (record,), options._replace(value_decoder=lambda _: _LAZY), dialect)[0]
     head, tail = line.rsplit(_LAZY, 1)
     yield head
     yield from decode_pieces(options.value_decoder, value.chunks())

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kdump.errors import KdumpError
 from kdump.format.batch import Batch
 from kdump.format.records import Record
 from kdump.render import log_text
@@ -118,3 +119,56 @@ def test_version_names_the_implementations():
     built = "C extension" if string_lines is not None else "pure Python"
     assert fast[1].endswith(f"v2 records: {built}; dump lines: {built}")
     assert slow[1].endswith("v2 records: pure Python; dump lines: pure Python")
+
+
+legacy_batches = st.builds(Batch, st.integers(0, 2**31), int64, int64, int32, st.sampled_from([0, 1]),
+                           st.integers(0, 2**32 - 1), st.integers(0, 0xFF), st.just(-1), st.just(-1), int64,
+                           st.just(-1), st.just(-1), st.just(-1), st.just(1), st.sampled_from([True, False]))
+
+
+@needs_extension
+@settings(max_examples=300, deadline=None)
+@given(batches=st.lists(st.one_of(v2_batches, legacy_batches), max_size=12),
+       version=st.sampled_from(["2.2", "2.8", "3.0", "3.1", "3.9", "4.3"]))
+def test_same_lines_for_a_run_of_batches(batches, version):
+    # _v2lines.batch_lines: the shallow dump's lines of a run, each one the per-batch renderer's, or
+    # the same error (codec ids 5-7) with nothing returned.
+    batches = [b._replace(last_offset=b.base_offset + (b.last_offset % 1000)) if b.magic == 2 else b for b in batches]
+    dialect = parse_kafka_version(version)
+    one = log_text.batch_line_renderer(dialect)
+    try:
+        expected = "".join(one(batch) + "\n" for batch in batches)
+    except KdumpError as err:
+        expected = f"{type(err).__name__}: {err.reason}"
+    try:
+        got = log_text.batch_lines_renderer(dialect)(batches)
+    except KdumpError as err:
+        got = f"{type(err).__name__}: {err.reason}"
+    assert got == expected
+    from kdump.render._v2lines import batch_lines
+
+    assert log_text._c_batch_lines is batch_lines
+
+
+def test_a_shallow_dump_stops_at_a_batch_kafka_cannot_print_after_the_lines_before_it(tmp_path: Path) -> None:
+    # Three batches, then one whose attributes name codec 7 (Kafka: "Unknown compression type id: 7"),
+    # then one more: the three lines come out, then the error, with or without the C formatter.
+    from kdump.format.crc import crc32c
+    from kdump.format.encode import encode_batch_v2
+
+    def batch(offset: int, codec: int = 0) -> bytes:
+        data = bytearray(encode_batch_v2([Record(offset, 1_700_000_000_000, b"k", b"v")], base_offset=offset))
+        data[22] |= codec
+        data[17:21] = crc32c(bytes(data[21:])).to_bytes(4, "big")
+        return bytes(data)
+
+    segment = tmp_path / "00000000000000000000.log"
+    segment.write_bytes(batch(0) + batch(1) + batch(2) + batch(3, codec=7) + batch(4))
+    env = {k: v for k, v in os.environ.items() if k != "KDUMP_PURE_PYTHON"}
+    args = [sys.executable, "-m", "kdump", "--files", str(segment)]
+    fast = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120)
+    slow = subprocess.run(args, env={**env, "KDUMP_PURE_PYTHON": "1"}, capture_output=True, text=True, timeout=120)
+    assert (fast.stdout, fast.stderr, fast.returncode) == (slow.stdout, slow.stderr, slow.returncode)
+    assert [line.split(" lastOffset")[0] for line in fast.stdout.splitlines()[2:]] == [
+        "baseOffset: 0", "baseOffset: 1", "baseOffset: 2"]
+    assert "Unknown compression type id: 7" in fast.stderr and fast.returncode != 0

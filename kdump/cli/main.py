@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import click
 
 from kdump.cli.boundary import KdumpGroup
+from kdump.cli.entry import imports_done
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import dump_options
 
@@ -59,6 +60,7 @@ def load_command(name: str) -> click.Command | None:
     module_name, attr = (entry if isinstance(entry, str) else entry[0]).split(":")
     command = getattr(importlib.import_module(module_name), attr)
     assert isinstance(command, click.Command)
+    imports_done()
     return command
 
 
@@ -125,6 +127,7 @@ def dump_files(**options: object) -> int:
     """``kdump --files``: the dump machinery is imported here, when there is something to dump."""
     from kdump.cli.dump_files import dump_files as run
 
+    imports_done()
     return run(**options)
 
 

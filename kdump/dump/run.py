@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from kdump.dump.filters import RecordFilter
@@ -46,7 +46,7 @@ class DumpOptions:
         if file_kind(path) is FileKind.CHECKPOINT:
             topic = "__cluster_metadata"  # KRaft snapshots, bootstrap.checkpoint in the log dir too
         decoder = self.topic_decoders.get(topic) if topic is not None else None
-        return replace(self.records, record_decoder=decoder)
+        return self.records._replace(record_decoder=decoder)
 
 
 @dataclass

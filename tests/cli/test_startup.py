@@ -85,10 +85,11 @@ def test_a_shallow_dump_loads_no_codec_and_no_checker(tmp_path: Path) -> None:
     modules = loaded(tmp_path, "--files", str(PLAIN / "00000000000000000000.log"))
     assert "kdump.dump" in modules
     assert not _under(modules, NEVER_AT_START | SUBCOMMAND_MODULES | {"kdump.verify", "kdump.broker"})
-    # Nor what only other files, directories, filters or workers need (a CI loop dumps one segment at a time).
+    # Nor what only other files, directories, filters, workers or --json need (a CI loop dumps one segment
+    # at a time).
     assert not _under(modules, {"kdump.dump.extra", "kdump.format.checkpoint", "kdump.log.logdir",
                                 "kdump.log.lookup", "kdump.log.remote_layout", "kdump.dump.tape", "tempfile",
-                                "zoneinfo"})
+                                "zoneinfo", "kdump.render.log_json", "json", "base64"})
 
 
 def test_the_table_names_each_command_by_its_own_name() -> None:
@@ -108,3 +109,32 @@ def test_a_misspelt_subcommand_gets_a_suggestion(word: str, suggestion: str) -> 
     result = run_kdump(word, "x")
     assert result.exit_code == 2   # click's usage error, as before
     assert f"No such command '{word}'. Did you mean {suggestion}?" in result.stderr
+
+
+# The collector's state when the command's work starts (kdump.dump.dump_files), and when the process ends.
+_COLLECTOR = """
+import atexit, gc, sys
+sys.argv = ["kdump", *sys.argv[1:]]
+import kdump.dump as library
+real = library.dump_files
+def spy(*args, **kwargs):
+    print("work:", gc.isenabled(), gc.get_freeze_count() > 0, file=sys.stderr)
+    return real(*args, **kwargs)
+library.dump_files = spy
+from kdump.cli.entry import main
+try:
+    main()
+finally:
+    print("end:", gc.isenabled(), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("args", [["--files", str(PLAIN / "00000000000000000000.log")], ["--help"], ["--version"],
+                                  ["no-such-command"]])
+def test_the_collector_is_off_only_while_modules_import(args: list[str]) -> None:
+    # kdump.cli.entry holds the cyclic GC off during start-up; the command's work runs with it on (a long
+    # run's memory must not depend on reference counting alone), and every way out turns it back on.
+    done = subprocess.run([sys.executable, "-c", _COLLECTOR, *args], cwd=ROOT, timeout=120, capture_output=True,
+                          text=True)
+    lines = [line for line in done.stderr.splitlines() if line.startswith(("work:", "end:"))]
+    assert lines == (["work: True True"] if args[0] == "--files" else []) + ["end: True"], done.stderr

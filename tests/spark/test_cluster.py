@@ -46,14 +46,20 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 
 
 DRIVER = """
-    import contextlib, io, json, sys
+    import contextlib, io, json, sys, time
     from kdump.cli.main import cli
     from kdump.cli.spark import SessionSettings, spark_session
 
     url, logs, s3_uri, export_to = sys.argv[1:5]
     conf = tuple(pair.split("=", 1) for pair in sys.argv[5:])
     conf += (("spark.executor.memory", "512m"),
-             ("spark.executor.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1"))
+             ("spark.executor.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1"),
+             # Executors register a few seconds after the application starts: Spark's own wait
+             # (StandaloneSchedulerBackend.sufficientResourcesRegistered, checked before the
+             # SparkContext returns) holds the session until both workers' cores are there.
+             ("spark.cores.max", "2"),
+             ("spark.scheduler.minRegisteredResourcesRatio", "1.0"),
+             ("spark.scheduler.maxRegisteredResourcesWaitingTime", "180s"))
 
     def command(*args):
         out, err = io.StringIO(), io.StringIO()
@@ -66,7 +72,14 @@ DRIVER = """
 
     results = {}
     with spark_session(SessionSettings(url, tuple(tuple(c) for c in conf)), "kdump-cluster-test") as spark:
-        results["executors"] = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
+        # The scheduler counts an executor when it registers; its block manager (what this counts)
+        # registers just after, so look until both are there or a minute has passed.
+        deadline = time.monotonic() + 60
+        while True:
+            results["executors"] = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
+            if results["executors"] >= 2 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
         counts = results["counts"] = []
         for location in (logs, s3_uri):
             df = spark.read.format("kafka-log").option("splitBytes", "2k").load(location)

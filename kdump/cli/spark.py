@@ -24,6 +24,7 @@ from kdump.cli.options import DIR_OR_URI, json_option, option_stack
 from kdump.cli.recover import exit_status, report
 from kdump.errors import InputError, KdumpError, UsageError
 from kdump.render.dialect import DEFAULT_KAFKA_VERSION
+from kdump.spark.driver_jvm import local_driver_options
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -53,12 +54,13 @@ class SessionSettings:
     archives: tuple[str, ...] = ()
     verbose: bool = False
 
-    def config(self) -> dict[str, str]:
+    def config(self, *, rows_in_jvm: bool = True) -> dict[str, str]:
         """The Spark configuration: spark-submit's ``--packages``/``--py-files``/``--archives`` are these keys.
 
         Unless ``verbose``, the driver's log4j reads ``log4j2-quiet.properties`` (FATAL only) from its
-        start, so none of Spark's start-up warnings reach the terminal; ``--conf
-        spark.driver.extraJavaOptions=...`` is kept, after it.
+        start, so none of Spark's start-up warnings reach the terminal. A local driver gets the JVM
+        options of ``kdump.spark.driver_jvm`` for its work (``rows_in_jvm``: whether rows cross into
+        the JVM). ``--conf spark.driver.extraJavaOptions=...`` is kept, after them.
         """
         config = {"spark.ui.showConsoleProgress": "false", "spark.sql.session.timeZone": "UTC"}
         for key, values in (("spark.jars.packages", self.packages), ("spark.submit.pyFiles", self.py_files),
@@ -66,11 +68,14 @@ class SessionSettings:
             if values:
                 config[key] = ",".join(values)
         config.update(self.conf)
+        theirs = config.get(_DRIVER_JAVA_OPTIONS, "")
+        given = f"{config.get('spark.driver.defaultJavaOptions', '')} {theirs}"
+        ours = local_driver_options(self.master, given, os.environ, rows_in_jvm=rows_in_jvm)
         quiet = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "spark", QUIET_LOG4J)
         if not self.verbose and os.path.isfile(quiet):   # not a file when kdump runs from a zip
-            ours = f"-Dlog4j2.configurationFile=file:{os.path.normpath(quiet)}"
-            theirs = config.get(_DRIVER_JAVA_OPTIONS)
-            config[_DRIVER_JAVA_OPTIONS] = f"{ours} {theirs}" if theirs else ours
+            ours.insert(0, f"-Dlog4j2.configurationFile=file:{os.path.normpath(quiet)}")
+        if ours:
+            config[_DRIVER_JAVA_OPTIONS] = " ".join([*ours, theirs] if theirs else ours)
         return config
 
 
@@ -116,8 +121,11 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @contextmanager
-def spark_session(settings: SessionSettings, app: str) -> Iterator[SparkSession]:
+def spark_session(settings: SessionSettings, app: str, *, rows_in_jvm: bool = False) -> Iterator[SparkSession]:
     """A SparkSession for one command; one that was already running (tests, notebooks) is reused.
+
+    ``rows_in_jvm``: the command hands rows to Spark (a DataFrame written by Spark's writer), so a
+    local driver keeps its optimizing compiler (``kdump.spark.driver_jvm``).
 
     Failures Spark reports in its own words (a Py4J trace, a Python worker's traceback) that have a
     known cause become one ``Error:`` line: executors that cannot import kdump, a writer format whose
@@ -131,7 +139,7 @@ def spark_session(settings: SessionSettings, app: str) -> Iterator[SparkSession]
     existing = SparkSession.getActiveSession()
     if existing is None:
         builder = SparkSession.builder.master(settings.master).appName(app)
-        config = settings.config()
+        config = settings.config(rows_in_jvm=rows_in_jvm)
         for key, value in config.items():
             builder = builder.config(key, value)
         with spark_failures(config), _jvm_stderr_filtered(not settings.verbose) as teardown:
@@ -334,7 +342,7 @@ def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tup
     """
     try:
         from kdump.spark.discovery import require_segments
-        from kdump.spark.jobs import export
+        from kdump.spark.jobs import export, writes_in_tasks
         from kdump.spark.planning import parse_size
         from kdump.spark.schema import arrow_schema
     except ImportError:
@@ -348,7 +356,8 @@ def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tup
         raise UsageError(f"--partition-by {unknown[0]}: no such column at level={level}")
     require_segments(list(paths))
     options: dict[str, Any] = {"splitBytes": split_bytes, "isolation": isolation}
-    with spark_session(settings, "kdump spark export") as session:
+    with spark_session(settings, "kdump spark export",
+                       rows_in_jvm=not writes_in_tasks(fmt, level, partition_by)) as session:
         from pyspark.errors import AnalysisException
 
         try:

@@ -172,6 +172,13 @@ def verify(spark: SparkSession, paths: list[str], options: Options = Options(sco
     return result
 
 
+def writes_in_tasks(fmt: str, level: str, partition_by: tuple[str, ...]) -> bool:
+    """Whether ``export`` writes in the tasks (no row crosses into the JVM) or hands a DataFrame to Spark."""
+    from kdump.spark.parquet import unsupported_partition
+
+    return fmt.lower() == "parquet" and unsupported_partition(level, partition_by) is None
+
+
 def export(spark: SparkSession, paths: list[str], out: str, *, fmt: str = "parquet",
            partition_by: tuple[str, ...] = (), level: str = "record", mode: str = "errorifexists",
            options: dict[str, str] | None = None) -> int:
@@ -180,9 +187,7 @@ def export(spark: SparkSession, paths: list[str], out: str, *, fmt: str = "parqu
     Parquet is written inside the tasks (``export_in_tasks``) unless a partition column has no
     directory form there; other formats go through a DataFrame and Spark's writer.
     """
-    from kdump.spark.parquet import unsupported_partition
-
-    if fmt.lower() == "parquet" and unsupported_partition(level, partition_by) is None:
+    if writes_in_tasks(fmt, level, partition_by):
         return export_in_tasks(spark, paths, out, partition_by=partition_by, level=level, mode=mode,
                                options=options)
     return export_frame(spark, paths, out, fmt=fmt, partition_by=partition_by, level=level, mode=mode,

@@ -45,13 +45,14 @@ def test_session_options_become_spark_submit_settings() -> None:
 
 
 def test_quiet_unless_verbose_and_driver_java_options_kept() -> None:
-    quiet = SessionSettings(conf=(("spark.driver.extraJavaOptions", "-Dmine=1"),)).config()
+    # A cluster master: a local driver's JVM options come between the two (tests/cli/test_local_driver_jvm.py).
+    quiet = SessionSettings("yarn", conf=(("spark.driver.extraJavaOptions", "-Dmine=1"),)).config()
     ours, theirs = quiet["spark.driver.extraJavaOptions"].split(" ")
     assert ours.startswith("-Dlog4j2.configurationFile=file:") and theirs == "-Dmine=1"
     assert "rootLogger.level = fatal" in Path(ours.removeprefix("-Dlog4j2.configurationFile=file:")).read_text()
-    loud = SessionSettings(conf=(("spark.driver.extraJavaOptions", "-Dmine=1"),), verbose=True).config()
+    loud = SessionSettings("yarn", conf=(("spark.driver.extraJavaOptions", "-Dmine=1"),), verbose=True).config()
     assert loud["spark.driver.extraJavaOptions"] == "-Dmine=1"
-    assert "spark.driver.extraJavaOptions" not in SessionSettings(verbose=True).config()
+    assert "spark.driver.extraJavaOptions" not in SessionSettings("yarn", verbose=True).config()
 
 
 def test_conf_must_be_key_value(logs: Path) -> None:
@@ -94,7 +95,11 @@ def test_executors_without_kdump_give_one_line_and_py_files_ships_it(logs: Path,
     env = dict(os.environ, PYSPARK_PYTHON=str(_python_without_kdump(tmp_path)), SPARK_LOCAL_IP="127.0.0.1")
     kdump = [sys.executable, "-m", "kdump", "spark", "verify", str(logs), "--master", "local[1]",
              "--conf", "spark.ui.enabled=false"]
-    done = subprocess.run(kdump, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    # The first driver starts with kdump's own collector and compiler (kdump.spark.driver_jvm): the tests'
+    # SPARK_SUBMIT_OPTS (tests/conftest.py) choose theirs, so this run goes without that choice.
+    own = " ".join(o for o in env.get("SPARK_SUBMIT_OPTS", "").split() if not o.startswith(("-XX:+Use", "-XX:Tiered")))
+    done = subprocess.run(kdump, env=dict(env, SPARK_SUBMIT_OPTS=own), cwd=tmp_path, capture_output=True, text=True,
+                          timeout=600)
     assert done.returncode == 2, done.stderr
     # One line: no JVM or Spark start-up noise (--verbose shows it), no Py4J error, no worker traceback.
     assert done.stderr == (
@@ -108,6 +113,9 @@ def test_executors_without_kdump_give_one_line_and_py_files_ships_it(logs: Path,
             for path in (REPO / package).rglob("*"):
                 if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".so":
                     z.write(path, path.relative_to(REPO))
+    # The second with the collector of SPARK_SUBMIT_OPTS: kdump adds none of its own (two collectors on one
+    # command line would stop the JVM) and the driver starts.
+    assert "-XX:+UseSerialGC" in env["SPARK_SUBMIT_OPTS"]
     done = subprocess.run([*kdump, "--py-files", str(bundle)], env=env, cwd=tmp_path, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr

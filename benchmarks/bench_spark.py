@@ -8,7 +8,9 @@ Data: ``--partitions`` partition dirs of v2 batches shaped like a real producer'
 batch. One batch is encoded with kdump's encoder and copied with a new baseOffset (the baseOffset
 is not covered by the CRC), so generating 1 GiB takes seconds, not minutes.
 
-Each master runs in a fresh process (a session's master is fixed): after one warm-up count (JIT,
+Each master runs in fresh processes (a session's master is fixed), with the session `kdump spark`
+starts (``kdump.cli.spark.SessionSettings``: its JVM options for a local driver, in-task actions in
+a session started for in-task work, the others in one for rows): after one warm-up count (JIT,
 Python workers, page cache) it times each action ``--repeat`` times and reports medians, in wall
 seconds and in CPU seconds of the JVM and its Python workers (read from /proc). Per core, Spark is
 compared with kdump's single-process decode in records per CPU second: on a shared machine that
@@ -40,6 +42,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from kdump.format.encode import encode_batch_v2
 from kdump.format.index import encode_offset_entry, encode_time_entry
@@ -125,18 +128,30 @@ ACTIONS = {
     "batch_export": "in-task export at level=batch",
 }
 EXPORTS = ("export_tasks", "export_frame", "batch_count", "batch_export")
+# Actions whose rows never cross into the JVM: kdump starts their session as `kdump spark export`
+# does for Parquet (kdump.spark.driver_jvm: C1 only), the others as for a DataFrame.
+IN_TASKS = ("export_tasks", "batch_export")
 
 
 def spark_run(root: Path, master: str, split_bytes: str, repeat: int, actions: list[str],
-              tiny: Path) -> dict[str, list[dict]]:
-    """Run in a child process (a session's master is fixed): each action ``repeat`` times."""
+              tiny: Path) -> dict[str, Any]:
+    """Run in child processes (a session's master and JVM options are fixed): each action ``repeat``
+    times, the in-task actions in a session started for in-task work, the others in one for rows."""
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1")
-    out = subprocess.run([sys.executable, __file__, "--child", master, "--split-bytes", split_bytes,
-                          "--repeat", str(repeat), "--actions", ",".join(actions), "--tiny", str(tiny), str(root)],
-                         env=env, capture_output=True, text=True)
-    if out.returncode:
-        raise SystemExit(f"spark {master} failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    merged: dict[str, Any] = {"runs": {}}
+    for role, group in (("rows", [a for a in actions if a not in IN_TASKS]),
+                        ("tasks", [a for a in actions if a in IN_TASKS])):
+        if not group:
+            continue
+        out = subprocess.run([sys.executable, __file__, "--child", master, "--role", role,
+                              "--split-bytes", split_bytes, "--repeat", str(repeat), "--actions", ",".join(group),
+                              "--tiny", str(tiny), str(root)], env=env, capture_output=True, text=True)
+        if out.returncode:
+            raise SystemExit(f"spark {master} failed:\n{out.stderr[-3000:]}")
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        merged["runs"].update(result.pop("runs"))
+        merged.update(result)
+    return merged
 
 
 def _descendants() -> dict[int, tuple[str, float]]:
@@ -235,22 +250,25 @@ def identity_source(template: object, rows: int, tasks: int) -> type:
     return Identity
 
 
-def child(root: str, master: str, split_bytes: str, repeat: int, actions: list[str], tiny: str) -> None:
+def child(root: str, master: str, role: str, split_bytes: str, repeat: int, actions: list[str], tiny: str) -> None:
     from pyspark.sql import SparkSession
 
+    from kdump.cli.spark import SessionSettings
     from kdump.spark.jobs import export_frame, export_in_tasks
     from kdump.spark.planning import plan
     from kdump.spark.reading import read_split
 
-    spark = (SparkSession.builder.master(master).config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false").config("spark.sql.session.timeZone", "UTC")
-             .config("spark.driver.memory", "512m").getOrCreate())
+    builder = SparkSession.builder.master(master).config("spark.ui.enabled", "false")
+    for key, value in SessionSettings(master).config(rows_in_jvm=role == "rows").items():
+        builder = builder.config(key, value)             # the session `kdump spark` starts for this work
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     df = spark.read.format("kafka-log").option("splitBytes", split_bytes).load(root)
     partitions = df.rdd.getNumPartitions()
-    rows = df.count()                                      # warm-up: JIT, Python workers, page cache
-    template = next(read_split(plan([root])[0]))
-    spark.dataSource.register(identity_source(template, rows, partitions))
+    if role == "rows":
+        rows = df.count()                                  # warm-up: JIT, Python workers, page cache
+        template = next(read_split(plan([root])[0]))
+        spark.dataSource.register(identity_source(template, rows, partitions))
     scratch = tempfile.mkdtemp(prefix="kdump-bench-out-")
     options = {"splitBytes": split_bytes}
 
@@ -293,7 +311,7 @@ def child(root: str, master: str, split_bytes: str, repeat: int, actions: list[s
                                                      "python_cpu": python + time.thread_time() - cpu})
     spark.stop()
     shutil.rmtree(scratch, ignore_errors=True)
-    print(json.dumps({"partitions": partitions, "rows": rows, "runs": results}))
+    print(json.dumps({"partitions": partitions, "runs": results}))
 
 
 def cli_export(root: Path, repeat: int) -> dict[str, float]:
@@ -336,11 +354,12 @@ def main() -> None:
     parser.add_argument("--masters", default="local[1],local[2]")
     parser.add_argument("--keep", help="generate into (or reuse) this directory instead of a temporary one")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--role", help=argparse.SUPPRESS)
     parser.add_argument("--tiny", help=argparse.SUPPRESS)
     args = parser.parse_args()
     actions = args.actions.split(",")
     if args.child:
-        child(args.root, args.child, args.split_bytes, args.repeat, actions, args.tiny)
+        child(args.root, args.child, args.role, args.split_bytes, args.repeat, actions, args.tiny)
         return
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="kdump-bench-")) / "logs"
     if not root.exists():

@@ -15,7 +15,7 @@ from kdump.spark.driver_jvm import C1_ONLY, JAVA_OPTIONS_ENV, PARALLEL_GC, is_lo
 def test_a_local_master_runs_the_tasks_in_the_driver(master: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert is_local(master)
     assert local_driver_options(master, "", {}, rows_in_jvm=False) == [PARALLEL_GC, C1_ONLY]
-    assert local_driver_options(master, "", {}, rows_in_jvm=True) == [PARALLEL_GC]
+    assert local_driver_options(master, "", {}, rows_in_jvm=True) == []   # Spark's defaults where rows cross
 
 
 @pytest.mark.parametrize("master", ["spark://127.0.0.1:7077", "yarn", "k8s://https://k:443", "local-cluster[2,1,1024]",
@@ -52,5 +52,7 @@ def test_session_settings_put_them_between_the_quiet_log4j_and_the_users_options
     settings = SessionSettings("local[2]", (("spark.driver.extraJavaOptions", "-Dmine=1"),))
     log4j, *ours, theirs = settings.config(rows_in_jvm=False)["spark.driver.extraJavaOptions"].split(" ")
     assert log4j.startswith("-Dlog4j2.configurationFile=") and ours == [PARALLEL_GC, C1_ONLY] and theirs == "-Dmine=1"
-    assert SessionSettings("local[2]", verbose=True).config()["spark.driver.extraJavaOptions"] == PARALLEL_GC
-    assert "spark.driver.extraJavaOptions" not in SessionSettings("yarn", verbose=True).config()
+    loud = SessionSettings("local[2]", verbose=True)
+    assert loud.config(rows_in_jvm=False)["spark.driver.extraJavaOptions"] == f"{PARALLEL_GC} {C1_ONLY}"
+    assert "spark.driver.extraJavaOptions" not in loud.config(rows_in_jvm=True)
+    assert "spark.driver.extraJavaOptions" not in SessionSettings("yarn", verbose=True).config(rows_in_jvm=False)

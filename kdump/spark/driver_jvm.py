@@ -6,7 +6,7 @@ recover, replicas) what the JVM spends while the tasks run is upkeep, and it is 
 on Spark 4.3 and Java 17, 12 M records in 8 tasks (docs/spark.md, "Exports"): the driver used 2-3
 CPU-s beside the workers' 9-12, of it 0.8-1.6 in the C2 compiler threads (each task runs Spark's
 task-launch and serializer paths once more, so methods keep crossing C2's thresholds) and 0.7-1.0 in
-G1's concurrent marking (a humongous allocation, the chunks of Spark's ChunkedByteBufferOutputStream,
+G1's concurrent marking (a humongous allocation, the 1 MiB chunks of Spark's ChunkedByteBufferOutputStream,
 started a marking cycle about once a task: -Xlog:gc). With the parallel collector (no concurrent
 phase) and C1 only, the same job's JVM used 0.4 CPU-s.
 

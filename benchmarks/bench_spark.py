@@ -129,7 +129,7 @@ ACTIONS = {
 }
 EXPORTS = ("export_tasks", "export_frame", "batch_count", "batch_export")
 # Actions whose rows never cross into the JVM: kdump starts their session as `kdump spark export`
-# does for Parquet (kdump.spark.driver_jvm: C1 only), the others as for a DataFrame.
+# does for Parquet (kdump.spark.driver_jvm: the parallel collector, C1 only), the others as for a DataFrame.
 IN_TASKS = ("export_tasks", "batch_export")
 
 

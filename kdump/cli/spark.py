@@ -203,7 +203,9 @@ def _jvm_stderr_filtered(enabled: bool) -> Iterator[threading.Event]:
 
 # The last line of a Python worker's traceback when the JVM closed its socket first (a failed task's worker,
 # or the whole session stopping): PySpark's daemon (python/pyspark/daemon.py, 4.0) reports it and goes on.
-_CLOSED_SOCKET = (b"BrokenPipeError", b"ConnectionResetError")
+# EOFError: the JVM connected for a new worker and closed before sending the worker's secret (daemon.py's
+# worker(), reading it with UTF8Deserializer; seen when a job failed as its next task was starting).
+_CLOSED_SOCKET = (b"BrokenPipeError", b"ConnectionResetError", b"EOFError")
 
 
 def _copy_without_noise(read_end: int, out: int, teardown: threading.Event) -> None:

@@ -19,6 +19,22 @@ DAEMON_TRACEBACK = (
     b'  File "/venv/lib/python3.11/site-packages/pyspark/python/lib/pyspark.zip/pyspark/daemon.py", line 95, '
     b"in worker\n"
     b"BrokenPipeError: [Errno 32] Broken pipe\n")
+# A README test run (tests/spark/test_cli_session.py, PySpark 4.3): the JVM closed a new worker's socket
+# before it sent the secret the daemon reads first.
+DAEMON_EOF_TRACEBACK = (
+    b"Traceback (most recent call last):\n"
+    b'  File "/venv/lib/python3.11/site-packages/pyspark/python/lib/pyspark.zip/pyspark/daemon.py", line 264, '
+    b"in manager\n"
+    b'  File "/venv/lib/python3.11/site-packages/pyspark/python/lib/pyspark.zip/pyspark/daemon.py", line 65, '
+    b"in worker\n"
+    b'  File "/venv/lib/python3.11/site-packages/pyspark/python/lib/pyspark.zip/pyspark/serializers.py", line 565, '
+    b"in loads\n"
+    b"    length = read_int(stream)\n"
+    b"             ^^^^^^^^^^^^^^^^\n"
+    b'  File "/venv/lib/python3.11/site-packages/pyspark/python/lib/pyspark.zip/pyspark/serializers.py", line 604, '
+    b"in read_int\n"
+    b"    raise EOFError\n"
+    b"EOFError\n")
 OTHER_TRACEBACK = (
     b"Traceback (most recent call last):\n"
     b'  File "/work/job.py", line 3, in <module>\n'
@@ -48,7 +64,8 @@ def _copied(chunks: list[bytes], stop_after: int | None = None) -> bytes:
 
 def test_noise_and_the_daemons_closed_socket_are_dropped() -> None:
     got = _copied([b"WARNING: Using incubator modules: jdk.incubator.vector\n", DAEMON_TRACEBACK,
-                   b"a line of the job\n", OTHER_TRACEBACK, b"Traceback (most recent call last):\n  File"])
+                   DAEMON_EOF_TRACEBACK, b"a line of the job\n", OTHER_TRACEBACK,
+                   b"Traceback (most recent call last):\n  File"])
     # any other traceback stays whole, and so does a cut one at the end
     assert got == b"a line of the job\n" + OTHER_TRACEBACK + b"Traceback (most recent call last):\n  File"
 

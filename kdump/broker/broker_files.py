@@ -15,6 +15,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from kdump.broker.batch_applier import BatchApplier, control_record
+from kdump.broker.leader_epoch_cache import LeaderEpochFileCache
 from kdump.broker.producer_state import ProducerStateManager
 from kdump.format.batch import Batch
 from kdump.format.checkpoint import (
@@ -26,7 +28,6 @@ from kdump.format.checkpoint import (
     encode_properties,
     uuid_to_string,
 )
-from kdump.format.control import parse_control_record
 from kdump.format.records import decode_records
 from kdump.format.snapshot import encode_producer_snapshot
 from kdump.format.txnindex import encode_aborted_txn
@@ -41,24 +42,24 @@ class BrokerStateObserver(LogObserver):
 
     snapshots: bool = True
     producers: ProducerStateManager = field(default_factory=ProducerStateManager)
-    epochs: list[EpochEntry] = field(default_factory=list)
+    epoch_cache: LeaderEpochFileCache = field(default_factory=LeaderEpochFileCache)
     # segment base offset -> encoded aborted-transaction entries whose marker is in that segment
     aborted: dict[int, list[bytes]] = field(default_factory=dict)
     snapshot_offsets: list[int] = field(default_factory=list)
+    applier: BatchApplier = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.applier = BatchApplier(self.epoch_cache, self.producers)
+
+    @property
+    def epochs(self) -> list[EpochEntry]:
+        """What ``leader-epoch-checkpoint`` holds."""
+        return self.epoch_cache.entries
 
     def on_batch(self, batch: Batch, data: bytes | memoryview, segment_base: int) -> None:
-        if batch.is_legacy:
-            return  # no producer ids or leader epochs before magic 2
-        if batch.partition_leader_epoch >= 0 and (not self.epochs
-                                                  or batch.partition_leader_epoch > self.epochs[-1].epoch):
-            self.epochs.append(EpochEntry(batch.partition_leader_epoch, batch.base_offset))
-        if batch.producer_id < 0:
-            return
-        control = None
-        if batch.is_control:
-            first = next(iter(decode_records(data, batch)), None)
-            control = None if first is None else parse_control_record(first.key, first.value)
-        completed = self.producers.append(batch, control)
+        applier = self.applier
+        control = control_record(decode_records(data, batch)) if applier.needs_control(batch) else None
+        completed = applier.apply(batch, control)
         if completed is not None and completed.is_aborted:
             # UnifiedLog.append -> LogSegment.updateTxnIndex: the segment holding the marker.
             entry = completed.aborted_txn()

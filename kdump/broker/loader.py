@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import os
 
+from kdump.broker.leader_epoch_cache import LeaderEpochFileCache
 from kdump.broker.log_dir_checkpoints import read_leader_epochs
 from kdump.broker.log_manager import LogDirState
 from kdump.broker.overflow_split import SplitFailure, split_pieces
@@ -62,8 +63,8 @@ from kdump.format.checkpoint import LEADER_EPOCH_CHECKPOINT_NAME, EpochEntry
 from kdump.log.files import segment_base_offset
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.log.indexes import open_offset_index
+from kdump.log.locations import absolute, base_name, is_uri, join, list_dir, open_any
 from kdump.log.logdir import parse_partition_dir_name
-from kdump.log.segment import ReadOnlyFile
 from kdump.log.state_files import read_aborted_txns
 
 _INDEX_SUFFIXES = (".index", ".timeindex", ".txnindex")
@@ -99,14 +100,14 @@ def _temporary_files(plan: PartitionPlan, files: dict[str, str]) -> None:
         path = files.pop(name)
         final = name[:-len(".swap")]
         plan.file_changes.append(FileChange(path, "rename", "finish an interrupted swap",
-                                            to=os.path.join(plan.path, final)))
+                                            to=join(plan.path, final)))
         files[final] = path  # read from the swap file: after the rename its content is the segment
 
 
 def _txn_index_problem(path: str, base_offset: int) -> str | None:
     """TransactionIndex.sanityCheck: every entry's last offset at or above the segment's base offset."""
     try:
-        with ReadOnlyFile(path) as f:
+        with open_any(path) as f:
             for entry in read_aborted_txns(f, path):
                 if entry.last_offset < base_offset:
                     return (f"its entry for producer {entry.producer_id} ends at offset {entry.last_offset}, below "
@@ -120,22 +121,25 @@ def _read_epochs(plan: PartitionPlan) -> list[EpochEntry]:
     try:
         return read_leader_epochs(plan.path) or []
     except KdumpError as err:
-        plan.refuse(os.path.join(plan.path, LEADER_EPOCH_CHECKPOINT_NAME),
+        plan.refuse(join(plan.path, LEADER_EPOCH_CHECKPOINT_NAME),
                     f"{err.reason} (the broker fails to load the partition's leader-epoch cache)")
         return []
 
 
 def plan_partition(path: str, state: LogDirState,
-                   index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES) -> PartitionPlan:
-    """What loading ``path`` (a partition dir of the log dir ``state``) does, for a topic whose
-    ``index.interval.bytes`` is ``index_interval_bytes`` (recovery's index appends depend on it)."""
-    parsed = parse_partition_dir_name(os.path.basename(os.path.normpath(path)))
+                   index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES, *, inspect: bool = True) -> PartitionPlan:
+    """What loading ``path`` (a partition dir of the log dir ``state``, a local path or a URI) does, for a
+    topic whose ``index.interval.bytes`` is ``index_interval_bytes`` (recovery's index appends depend on it).
+    ``plan.loaded`` is the state the loader leaves. ``inspect`` also walks the segments the broker does not
+    recover for damage it keeps (``plan.unchecked``, what ``kdump recover`` reports; the loaded state does
+    not depend on it)."""
+    parsed = parse_partition_dir_name(base_name(path))
     if parsed is None:
         raise KdumpError("not a partition directory (expected <topic>-<partition>)", path=path)
     topic, partition, dir_state = parsed
     # A -future or -stray dir is the same partition: the log dir's checkpoints key it by topic and partition.
     checkpoints = state.partition(topic, partition)
-    plan = PartitionPlan(topic, partition, os.path.abspath(path), state.clean_shutdown,
+    plan = PartitionPlan(topic, partition, absolute(path), state.clean_shutdown,
                          checkpoints.recovery_point or 0, checkpoints.log_start_offset or 0,
                          checkpoints.high_watermark, dir_state=dir_state)
     if state.refusal is not None:
@@ -147,18 +151,18 @@ def plan_partition(path: str, state: LogDirState,
                                             "recovery and deleted after file.delete.delay.ms"))
         return plan
     files: dict[str, str] = {}
-    for name in sorted(os.listdir(path)):
-        full = os.path.join(plan.path, name)
-        if not os.path.isfile(full):
+    for name, is_directory in list_dir(plan.path):
+        full = join(plan.path, name)
+        if is_directory or (not is_uri(full) and not os.path.isfile(full)):
             continue
-        if not os.access(full, os.R_OK):
+        if not is_uri(full) and not os.access(full, os.R_OK):
             plan.refuse(full, "not readable (the broker fails with \"Could not read file\" and takes the log dir "
                               "offline)")
             return plan
         files[name] = full
     _temporary_files(plan, files)
-    epochs = _read_epochs(plan)
-    original_epochs = list(epochs)
+    original_epochs = _read_epochs(plan)
+    epochs = LeaderEpochFileCache(original_epochs)   # the cache's constructor assigns each checkpoint entry
 
     segments: list[tuple[int, str]] = []
     snapshots = sorted((o, p) for n, p in files.items()
@@ -178,7 +182,7 @@ def plan_partition(path: str, state: LogDirState,
         except SegmentOverflow as overflow:
             if not _split(plan, segments, overflow):
                 return plan
-            epochs[:] = original_epochs
+            epochs = LeaderEpochFileCache(original_epochs)
     if plan.refused_file is not None and plan.refused_file in {log for _, log in segments}:
         return plan
     if kept:
@@ -195,14 +199,14 @@ def plan_partition(path: str, state: LogDirState,
                            f"{plan.log_start_checkpoint}", plan.split_spans.get(base, WHOLE)))
         kept = []
         plan.log_end_offset = plan.log_start_checkpoint
-        epochs.clear()
+        epochs = LeaderEpochFileCache()
         # ProducerStateManager.truncateFullyAndStartAt deletes every snapshot; the broker then writes
         # one at the new log end.
         snapshots = [(-1, p) for _, p in snapshots]
     first_base = kept[0][0] if kept else plan.log_start_checkpoint
     remote = state.partition(topic, partition, first_base).remote_log_enabled
     plan.log_start_offset = log_start_offset(plan.log_start_checkpoint, first_base, remote)
-    local_start = local_log_start_offset(plan.log_start_offset, first_base)
+    local_start = plan.local_log_start_offset = local_log_start_offset(plan.log_start_offset, first_base)
     if state.clean_shutdown and not emptied:
         plan.new_recovery_point = plan.log_end_offset
     else:
@@ -211,12 +215,15 @@ def plan_partition(path: str, state: LogDirState,
     # watermark to the local log start.
     plan.new_recovery_point = max(plan.new_recovery_point, local_start)
     plan.high_watermark = high_watermark(plan.high_watermark_checkpoint, local_start, plan.log_end_offset)
-    _truncate_epochs(epochs, plan.log_end_offset, plan.log_start_checkpoint)
+    # LogLoader.load: leaderEpochCache.truncateFromEnd(log end), then truncateFromStart(log start checkpoint).
+    epochs.truncate_from_end(plan.log_end_offset)
+    epochs.truncate_from_start(plan.log_start_checkpoint)
     plan.kept_segments = kept
-    plan.unchecked = _unchecked(plan, kept, recoveries, files, index_interval_bytes)
-    plan.epochs = epochs
-    plan.epochs_removed = [e for e in original_epochs if e not in epochs]
-    plan.epochs_added = [e for e in epochs if e not in original_epochs]
+    if inspect:
+        plan.unchecked = _unchecked(plan, kept, recoveries, files, index_interval_bytes)
+    plan.epochs = epochs.entries
+    plan.epochs_removed = [e for e in original_epochs if e not in plan.epochs]
+    plan.epochs_added = [e for e in plan.epochs if e not in original_epochs]
     plan.snapshots_deleted = [p for o, p in snapshots if o > plan.log_end_offset or o < 0]
     # UnifiedLog.rebuildProducerState ends with a snapshot at the log end offset.
     if plan.log_end_offset not in {o for o, p in snapshots if p not in plan.snapshots_deleted}:
@@ -272,7 +279,8 @@ def _kept_and_lost(plan: PartitionPlan, recoveries: dict[int, SegmentRecovery]) 
 
 
 def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple[int, str]], files: dict[str, str],
-                   epochs: list[EpochEntry], interval: int) -> tuple[list[tuple[int, str]], dict[int, SegmentRecovery]]:
+                   epochs: LeaderEpochFileCache, interval: int) \
+        -> tuple[list[tuple[int, str]], dict[int, SegmentRecovery]]:
     """LogLoader.loadSegmentFiles then recoverLog: the segments kept and those recovered (by base)."""
     plan.recovered, plan.rebuilt_indexes, plan.deleted_segments = [], [], []
     spans = plan.split_spans
@@ -342,15 +350,6 @@ def _split(plan: PartitionPlan, segments: list[tuple[int, str]], overflow: Segme
     plan.file_changes.append(FileChange(overflow.log, "split", f"{overflow.reason}: the broker splits it into {names} "
                                         f"(LocalLog.splitOverflowedSegment) and loads the partition again"))
     return True
-
-
-def _truncate_epochs(epochs: list[EpochEntry], end_offset: int, start_offset: int) -> None:
-    """LeaderEpochFileCache.truncateFromEnd(end) then truncateFromStart(start)."""
-    if epochs and epochs[-1].start_offset >= end_offset:
-        epochs[:] = [e for e in epochs if e.start_offset < end_offset]
-    removed = [e for e in epochs if e.start_offset <= start_offset]
-    if removed:
-        epochs[:] = [EpochEntry(removed[-1].epoch, start_offset)] + [e for e in epochs if e.start_offset > start_offset]
 
 
 __all__ = ["plan_partition"]

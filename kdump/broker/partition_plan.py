@@ -9,8 +9,32 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kdump.broker.recovery import DeletedSegment, SegmentRecovery, UncheckedSegment
-from kdump.broker.unified_log import TransactionEffect
+from kdump.broker.unified_log import TransactionEffect, last_stable_offset
 from kdump.format.checkpoint import EpochEntry
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedLog:
+    """The state a partition is in once LogLoader has loaded it: the one "after loading" of every command.
+
+    LogLoader.load returns LoadedLogOffsets (log start offset, recovery point, next offset); the UnifiedLog
+    built on them holds the high watermark (the checkpoint within [local log start, log end],
+    updateHighWatermark), the leader-epoch cache (truncateFromEnd then truncateFromStart) and the producer
+    state whose first unstable offset holds back the last stable offset (Kafka 4.3.0,
+    storage/.../internals/log/LogLoader.java and UnifiedLog.java). ``log_end_offset_on_disk`` is the end the
+    files show before loading, ``high_watermark_checkpoint`` the value the log dir recorded.
+    """
+
+    log_start_offset: int
+    local_log_start_offset: int
+    log_end_offset: int
+    log_end_offset_on_disk: int
+    recovery_point: int
+    high_watermark: int | None
+    high_watermark_checkpoint: int | None
+    epochs: tuple[EpochEntry, ...]
+    first_unstable_offset: int | None
+    last_stable_offset: int | None
 
 
 @dataclass
@@ -46,6 +70,7 @@ class PartitionPlan:
     log_end_offset_before: int = 0
     log_end_offset: int = 0
     log_start_offset: int = 0
+    local_log_start_offset: int = 0
     new_recovery_point: int = 0
     high_watermark: int | None = None
     transactions: TransactionEffect = field(default_factory=TransactionEffect)
@@ -62,6 +87,16 @@ class PartitionPlan:
         return None if self.refused_file is None else f"{self.refused_file}: {self.refused_reason}"
 
     @property
+    def loaded(self) -> LoadedLog:
+        """What the broker holds once this plan is carried out (meaningless for a refused plan)."""
+        open_after = self.transactions.open_after
+        first_unstable = min((t.first_offset for t in open_after), default=None)
+        return LoadedLog(self.log_start_offset, self.local_log_start_offset, self.log_end_offset,
+                         self.log_end_offset_before, self.new_recovery_point, self.high_watermark,
+                         self.high_watermark_checkpoint, tuple(self.epochs), first_unstable,
+                         last_stable_offset(first_unstable, self.high_watermark, self.log_end_offset))
+
+    @property
     def loses_data(self) -> bool:
         return any(r.lost_batches or (r.truncated_bytes and not r.zero_padding) for r in self.recovered) or \
             bool(self.deleted_segments) or self.committed_lost is not None
@@ -76,4 +111,4 @@ class PartitionPlan:
         return self.log_end_offset, hw - 1
 
 
-__all__ = ["FileChange", "PartitionPlan"]
+__all__ = ["FileChange", "LoadedLog", "PartitionPlan"]

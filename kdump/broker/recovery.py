@@ -13,11 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from kdump.broker.batch_applier import BatchApplier
+from kdump.broker.leader_epoch_cache import LeaderEpochFileCache
 from kdump.errors import FormatError, KdumpError
 from kdump.format.batch import INT32_MAX, Batch
-from kdump.format.checkpoint import EpochEntry
 from kdump.log.batches import LogBatches
+from kdump.log.headers import file_headers, segment_headers
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
+from kdump.log.locations import open_any
 from kdump.log.segment import ReadOnlyFile
 
 
@@ -128,14 +131,13 @@ WHOLE: Span = (0, None)
 
 
 def next_offset(log_path: str, base_offset: int, span: Span = WHOLE) -> int:
-    """LogSegment.readNextOffset: one past the last complete batch, or the base offset."""
+    """LogSegment.readNextOffset: one past the last complete batch, or the base offset (batch headers only)."""
     last = None
-    with ReadOnlyFile(log_path) as log:
-        try:
-            for batch in LogBatches(log, *span, check_crc=False):
-                last = batch.last_offset
-        except KdumpError:
-            pass
+    try:
+        for batch in segment_headers(log_path, start=span[0], end=span[1]):
+            last = batch.last_offset
+    except KdumpError:
+        pass
     return base_offset if last is None else last + 1
 
 
@@ -199,7 +201,7 @@ class RecoveryIndexAppends:
         return None
 
 
-def recover_segment(base: int, log: str, why: str, epochs: list[EpochEntry], span: Span = WHOLE,
+def recover_segment(base: int, log: str, why: str, epochs: LeaderEpochFileCache, span: Span = WHOLE,
                     index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES) -> SegmentRecovery:
     """LogSegment.recover: keep batches until one fails ensureValid; count what the rest holds.
 
@@ -208,7 +210,8 @@ def recover_segment(base: int, log: str, why: str, epochs: list[EpochEntry], spa
     ``invalid_offset`` says why.
     """
     result = SegmentRecovery(base, log, why)
-    with ReadOnlyFile(log) as f:
+    applier = BatchApplier(epochs)   # the producer state is replayed once the segments are known (unified_log)
+    with open_any(log) as f:
         recovered = RecoveredBatches(f, *span)
         result.size = recovered.end - recovered.start
         appends = RecoveryIndexAppends(base, index_interval_bytes)
@@ -221,9 +224,7 @@ def recover_segment(base: int, log: str, why: str, epochs: list[EpochEntry], spa
             result.invalid_offset = appends.add(batch, batch.position - recovered.start)
             if result.invalid_offset is not None:
                 break
-            if batch.magic >= 2 and batch.partition_leader_epoch >= 0 and \
-                    (not epochs or batch.partition_leader_epoch > epochs[-1].epoch):
-                assign_epoch(epochs, EpochEntry(batch.partition_leader_epoch, batch.base_offset))
+            applier.apply(batch)
             last = batch.last_offset
         if result.invalid_offset is None:
             result.invalid_offset = appends.time_append()
@@ -231,7 +232,7 @@ def recover_segment(base: int, log: str, why: str, epochs: list[EpochEntry], spa
             # LogSegment.truncateTo(base): the first batch at or after the index's entry for the base
             # offset (position 0 without one) whose last offset reaches the base offset.
             start = recovered.start + (appends.base_entry_position or 0)
-            cut = next((b.position for b in LogBatches(f, start, recovered.end, check_crc=False)
+            cut = next((b.position for b in file_headers(f, start=start, end=recovered.end)
                         if b.last_offset >= base), None)
             result.valid_bytes = result.size if cut is None else cut - recovered.start
             kept = _count(f, recovered.start, recovered.start + result.valid_bytes)
@@ -272,7 +273,7 @@ def inspect_unrecovered(segment: UncheckedSegment, span: Span = WHOLE,
                         index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES) -> UncheckedSegment:
     """Walk a segment the broker will not recover as LogSegment.recover would (CRCs, index appends) and
     fill in ``damage`` and ``rebuilt_entries``; a zero-padded tail is not damage."""
-    with ReadOnlyFile(segment.log) as f:
+    with open_any(segment.log) as f:
         recovered = RecoveredBatches(f, *span)
         appends = RecoveryIndexAppends(segment.base_offset, index_interval_bytes)
         for batch in recovered:
@@ -287,12 +288,13 @@ def inspect_unrecovered(segment: UncheckedSegment, span: Span = WHOLE,
 
 
 def _count(log: ReadOnlyFile, start: int, end: int | None) -> tuple[int, int, tuple[int, int] | None, set[int]]:
-    """The complete batches that frame in [start, end): how many, their records, offsets and producers."""
+    """The complete batches that frame in [start, end): how many, their records, offsets and producers
+    (batch headers only)."""
     batches = records = 0
     offsets: tuple[int, int] | None = None
     producers: set[int] = set()
     try:
-        for batch in LogBatches(log, start, end, check_crc=False):
+        for batch in file_headers(log, start=start, end=end):
             batches += 1
             records += max(batch.records_count if batch.records_count is not None else 1, 0)
             offsets = (batch.base_offset if offsets is None else offsets[0], batch.last_offset)
@@ -306,15 +308,7 @@ def _count(log: ReadOnlyFile, start: int, end: int | None) -> tuple[int, int, tu
 def deleted_segment(base: int, log: str, why: str, span: Span = WHOLE) -> DeletedSegment:
     """A segment to be deleted, with the batches and records that go with it."""
     segment = DeletedSegment(base, log, why)
-    with ReadOnlyFile(log) as f:
+    with open_any(log) as f:
         segment.size = (f.size if span[1] is None else span[1]) - span[0]
         segment.batches, segment.records, segment.offsets, _ = _count(f, *span)
     return segment
-
-
-def assign_epoch(epochs: list[EpochEntry], entry: EpochEntry) -> None:
-    """LeaderEpochFileCache.assign: drop entries the new one supersedes, then append it."""
-    if epochs and entry.epoch == epochs[-1].epoch and entry.start_offset >= epochs[-1].start_offset:
-        return
-    epochs[:] = [e for e in epochs if e.epoch < entry.epoch and e.start_offset < entry.start_offset]
-    epochs.append(entry)

@@ -23,18 +23,18 @@ Kafka 4.3.0:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from kdump.broker.batch_applier import BatchApplier, control_record
 from kdump.broker.producer_state import CompletedTxn, ProducerStateManager
 from kdump.errors import KdumpError
-from kdump.format.control import parse_control_record
 from kdump.format.snapshot import ProducerSnapshotEntry
-from kdump.log.batches import LogBatches
+from kdump.log.batches import iter_records_at
 from kdump.log.files import segment_base_offset
-from kdump.log.segment import ReadOnlyFile
+from kdump.log.headers import file_headers
+from kdump.log.locations import join, list_dir, open_any
 from kdump.log.state_files import read_producer_snapshot
 
 SegmentPart = tuple[int, str, int, int | None]
@@ -112,10 +112,10 @@ class LogOffsetsSnapshot:
 def snapshot_offsets(partition_path: str) -> list[tuple[int, str]]:
     """(offset, path) of every ``<offset>.snapshot`` of a partition directory, by offset."""
     found = []
-    for name in os.listdir(partition_path):
+    for name, _ in list_dir(partition_path):
         offset = segment_base_offset(name) if name.endswith(".snapshot") else None
         if offset is not None:
-            found.append((offset, os.path.join(partition_path, name)))
+            found.append((offset, join(partition_path, name)))
     return sorted(found)
 
 
@@ -135,21 +135,21 @@ def load_from_snapshot(partition_path: str, log_start: int, up_to: int) -> tuple
 def feed(state: ProducerStateManager, part: SegmentPart, from_offset: int = 0,
          seen: set[int] | None = None) -> Iterable[tuple[int, CompletedTxn]]:
     """loadProducersFromRecords over one segment's bytes: (segment base, completed txn) as markers complete
-    them; batches below ``from_offset`` are skipped, the bytes after the last complete batch ignored."""
+    them; batches below ``from_offset`` are skipped, the bytes after the last complete batch ignored.
+    Batch headers only: a control batch's first record is the one record read (its marker type)."""
     base, path, start, end = part
-    with ReadOnlyFile(path) as log:
-        batches = LogBatches(log, start, end, check_crc=False)
+    applier = BatchApplier(producers=state)
+    with open_any(path) as log:
         try:
-            for batch in batches:
+            for batch in file_headers(log, start=start, end=end):
                 if batch.is_legacy or batch.producer_id < 0 or batch.last_offset < from_offset:
                     continue
                 if seen is not None:
                     seen.add(batch.producer_id)
                 control = None
-                if batch.is_control:
-                    first = next(iter(next(batches.iter_records(batch), [])), None)
-                    control = None if first is None else parse_control_record(first.key, first.value)
-                completed = state.append(batch, control)
+                if applier.needs_control(batch):
+                    control = control_record(next(iter_records_at(log, batch), []))
+                completed = applier.apply(batch, control)
                 if completed is not None:
                     yield base, completed
         except KdumpError:

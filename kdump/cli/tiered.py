@@ -11,11 +11,11 @@ import click
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option
+from kdump.findings import Finding
 from kdump.log.remote_layout import LOCAL, Store
 from kdump.log.segment import ReadOnlyFile
 from kdump.render import log_json
 from kdump.render.tiered_text import summary_line, tiered_lines, tiered_object
-from kdump.verify.findings import Finding
 from kdump.verify.tiered_check import Opener, check_tiered, tiered_findings
 
 

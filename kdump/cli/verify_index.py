@@ -18,11 +18,11 @@ from kdump.cli.parallel import jobs_option
 from kdump.cli.progress import ProgressBar
 from kdump.cli.walk import Walk
 from kdump.errors import write_error
+from kdump.findings import Finding
 from kdump.render import verify_text
 from kdump.render.verify_text import VerifyCounts
 from kdump.verify.driver import Report, SegmentChecked, verify_paths
 from kdump.verify.engine import INDEX, Options
-from kdump.verify.findings import Finding
 from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES
 
 

@@ -26,6 +26,7 @@ from kdump.format.batch import (
 )
 from kdump.log.locations import open_any
 from kdump.log.logdir import SegmentFiles
+from kdump.log.segment import ReadOnlyFile
 
 SMALL_BATCH_BYTES = 4096
 """Below this a batch's successor is read with a window rather than a header-sized pread."""
@@ -49,47 +50,55 @@ class ReadCounter:
         self.bytes_read = 0
 
 
-def segment_headers(path: str, *, counter: ReadCounter | None = None, start: int = 0) -> Iterator[Batch]:
-    """The batch headers of one ``.log`` from file position ``start``; zero padding ends it quietly.
+def segment_headers(path: str, *, counter: ReadCounter | None = None, start: int = 0,
+                    end: int | None = None) -> Iterator[Batch]:
+    """The batch headers of one ``.log`` from file position ``start`` (to ``end``: a piece of a split
+    segment); zero padding ends it quietly.
 
     Raises CorruptRecordError (with the position) where a size field is below Kafka's minimum.
     """
     with open_any(path) as file:   # a local path or a URI (kdump.log.locations)
-        size = file.size
-        window = b""
-        window_base = 0
-        position = start
-        small = True
-        while position < size - HEADER_SIZE_UP_TO_MAGIC:
-            offset_in = position - window_base
-            if offset_in < 0 or offset_in + _HEADER_READ > len(window):
-                want = WINDOW_BYTES if small else _HEADER_READ
-                window = file.read(position, min(want, size - position))
-                window_base = position
-                offset_in = 0
-                if counter is not None:
-                    counter.bytes_read += len(window)
-            _, length = FRAMING.unpack_from(window, offset_in)
-            if length < MIN_RECORD_OVERHEAD:
-                if length == 0 and file.is_zero(position, size):
-                    return  # preallocated or crashed active segment: padding, not corruption
-                raise CorruptRecordError(f"Found record size {length} smaller than minimum record overhead "
-                                         f"({MIN_RECORD_OVERHEAD})", position=position)
-            total = LOG_OVERHEAD + length
-            if position + total > size:
-                return  # a partial tail (a crash while appending): recovery truncates it
-            if offset_in + min(total, _HEADER_READ) > len(window):
-                window = file.read(position, min(_HEADER_READ, size - position))
-                window_base, offset_in = position, 0
-                if counter is not None:
-                    counter.bytes_read += len(window)
-            if window[offset_in + 16] >= 2 and total < V2_HEADER_SIZE:
-                raise CorruptRecordError(f"Failed to load record batch at position {position}: its size {total} "
-                                         f"is below the {V2_HEADER_SIZE}-byte v2 header", position=position)
-            batch = read_batch(window, offset_in, check_crc=False, base=window_base)
-            yield batch
-            small = total < SMALL_BATCH_BYTES
-            position += total
+        yield from file_headers(file, counter=counter, start=start, end=end)
+
+
+def file_headers(file: ReadOnlyFile, *, counter: ReadCounter | None = None, start: int = 0,
+                 end: int | None = None) -> Iterator[Batch]:
+    """``segment_headers`` over a file already open (the caller reads records of some batches from it)."""
+    size = file.size if end is None else min(end, file.size)
+    window = b""
+    window_base = 0
+    position = start
+    small = True
+    while position < size - HEADER_SIZE_UP_TO_MAGIC:
+        offset_in = position - window_base
+        if offset_in < 0 or offset_in + _HEADER_READ > len(window):
+            want = WINDOW_BYTES if small else _HEADER_READ
+            window = file.read(position, min(want, size - position))
+            window_base = position
+            offset_in = 0
+            if counter is not None:
+                counter.bytes_read += len(window)
+        _, length = FRAMING.unpack_from(window, offset_in)
+        if length < MIN_RECORD_OVERHEAD:
+            if length == 0 and file.is_zero(position, size):
+                return  # preallocated or crashed active segment: padding, not corruption
+            raise CorruptRecordError(f"Found record size {length} smaller than minimum record overhead "
+                                     f"({MIN_RECORD_OVERHEAD})", position=position)
+        total = LOG_OVERHEAD + length
+        if position + total > size:
+            return  # a partial tail (a crash while appending): recovery truncates it
+        if offset_in + min(total, _HEADER_READ) > len(window):
+            window = file.read(position, min(_HEADER_READ, size - position))
+            window_base, offset_in = position, 0
+            if counter is not None:
+                counter.bytes_read += len(window)
+        if window[offset_in + 16] >= 2 and total < V2_HEADER_SIZE:
+            raise CorruptRecordError(f"Failed to load record batch at position {position}: its size {total} "
+                                     f"is below the {V2_HEADER_SIZE}-byte v2 header", position=position)
+        batch = read_batch(window, offset_in, check_crc=False, base=window_base)
+        yield batch
+        small = total < SMALL_BATCH_BYTES
+        position += total
 
 
 def partition_headers(segments: Sequence[SegmentFiles], *, from_offset: int | None = None,

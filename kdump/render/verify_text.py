@@ -11,9 +11,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from kdump.findings import Finding
 from kdump.render import log_json
 from kdump.verify.engine import Tally, nothing_checked
-from kdump.verify.findings import Finding
 from kdump.words import counted
 
 JSON_SCHEMA_VERSION = 1

@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pyarrow as pa
 
 from kdump.broker.log_dir_checkpoints import read_local
+from kdump.findings import Finding
 from kdump.log.logdir import PartitionDir, SegmentFiles
 from kdump.spark.discovery import find_segments
 from kdump.spark.files import open_any, read_small_file
 from kdump.verify.driver import OrderedMap, Report, SegmentChecked, Target, verify_paths
 from kdump.verify.engine import ALL, Options, Tally, nothing_checked, plan
-from kdump.verify.findings import Finding
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

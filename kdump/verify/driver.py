@@ -23,10 +23,10 @@ from typing import Any
 
 from kdump.broker.log_dir_checkpoints import CheckpointCache
 from kdump.errors import KdumpError
+from kdump.findings import Finding
 from kdump.log.logdir import PartitionDir, SegmentFiles, files_bytes, log_bytes
 from kdump.log.segment import ReadOnlyFile
 from kdump.verify.engine import Options, Tally, begin_partition, check_segment, finish_partition, plan
-from kdump.verify.findings import Finding
 from kdump.verify.partition_check import PartitionState, ReadSmall, read_local
 from kdump.verify.segment_check import Opener, SegmentFacts
 

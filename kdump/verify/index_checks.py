@@ -24,11 +24,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from kdump.errors import KdumpError
+from kdump.findings import ERROR, NOTE, Finding
 from kdump.format.batch import Batch
 from kdump.log.batches import batch_at
 from kdump.log.indexes import OffsetIndex, TimeIndex
 from kdump.log.segment import FileChangedError
-from kdump.verify.findings import ERROR, NOTE, Finding
 
 DEFAULT_INDEX_INTERVAL_BYTES = 4096
 _NEVER = 2**63

@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise
 
+from kdump.broker.epoch_chain import check_epoch_chain
 from kdump.broker.log_dir_checkpoints import (
     CheckpointCache,
     PartitionCheckpoints,
@@ -25,6 +25,7 @@ from kdump.broker.log_dir_checkpoints import (
 from kdump.broker.producer_state import CompletedTxn, ProducerStateManager
 from kdump.broker.unified_log import log_end_offset
 from kdump.errors import InputError, KdumpError
+from kdump.findings import ERROR, NOTE, Finding
 from kdump.format.checkpoint import (
     LEADER_EPOCH_CHECKPOINT_NAME,
     EpochEntry,
@@ -33,7 +34,6 @@ from kdump.format.snapshot import ProducerSnapshotEntry, parse_producer_snapshot
 from kdump.format.txnindex import parse_aborted_txns
 from kdump.log.logdir import PartitionDir
 from kdump.log.remote_layout import parse_remote_segment_name
-from kdump.verify.findings import ERROR, NOTE, Finding
 from kdump.verify.segment_check import ABORT, BEGIN, SegmentFacts
 from kdump.verify.tiered_check import tiered_log_start
 from kdump.verify.txn_index import check_txn_index
@@ -176,40 +176,9 @@ def _checkpoints(path: str, checkpoints: PartitionCheckpoints, leo: int, first_b
 
 def _leader_epochs(path: str, entries: list[EpochEntry] | None, facts: Sequence[SegmentFacts],
                    leo: int) -> Iterator[Finding]:
-    file = os.path.join(path, LEADER_EPOCH_CHECKPOINT_NAME)
-    runs: list[tuple[int, int]] = []
-    for seg in facts:
-        for epoch, first in seg.epochs:
-            if runs and runs[-1][0] == epoch:
-                continue
-            if runs and epoch < runs[-1][0]:
-                yield Finding(ERROR, "leader-epoch-decreasing", seg.log or "", f"batches with leader epoch {epoch} "
-                              f"follow batches with epoch {runs[-1][0]}", offset=first)
-            runs.append((epoch, first))
-    if entries is None:
-        return
-    for prev, entry in pairwise(entries):
-        if entry.epoch <= prev.epoch or entry.start_offset < prev.start_offset:
-            yield Finding(ERROR, "leader-epoch-order", file, f"entry (epoch {entry.epoch}, start offset "
-                          f"{entry.start_offset}) does not follow (epoch {prev.epoch}, start offset "
-                          f"{prev.start_offset})", offset=entry.start_offset)
-    if entries and entries[-1].start_offset > leo:
-        yield Finding(ERROR, "leader-epoch-past-log", file, f"epoch {entries[-1].epoch} starts at offset "
-                      f"{entries[-1].start_offset}, after the log end offset {leo}", offset=entries[-1].start_offset)
-    starts = {e.epoch: e.start_offset for e in entries}
-    for i, (epoch, first) in enumerate(runs):
-        start = starts.get(epoch)
-        if start is None:
-            if not entries or epoch > entries[-1].epoch:
-                continue  # not checkpointed yet: the broker writes the file after the batch
-            yield Finding(ERROR, "leader-epoch-missing", file, f"the log has batches of leader epoch {epoch} from "
-                          f"offset {first}, the checkpoint has no such epoch", offset=first)
-        elif start > first:
-            yield Finding(ERROR, "leader-epoch-start", file, f"epoch {epoch} starts at offset {start} in the "
-                          f"checkpoint, but the log has a batch of that epoch at offset {first}", offset=first)
-        elif start < first and i > 0:
-            yield Finding(NOTE, "leader-epoch-start", file, f"epoch {epoch} starts at offset {start} in the "
-                          f"checkpoint; the log's first batch of that epoch is at offset {first}", offset=first)
+    runs = [(epoch, first, seg.log or "") for seg in facts for epoch, first in seg.epochs]
+    start = facts[0].base_offset if facts else leo
+    yield from check_epoch_chain(os.path.join(path, LEADER_EPOCH_CHECKPOINT_NAME), entries, runs, start, leo)
 
 
 def expected_aborts(before: PartitionState, facts: Sequence[SegmentFacts]) -> list[CompletedTxn]:

@@ -23,11 +23,11 @@ from kdump.broker.log_dir_checkpoints import (
 from kdump.broker.recovery import offset_range_problem
 from kdump.broker.unified_log import LogOffsetsSnapshot, log_end_offset
 from kdump.errors import KdumpError
+from kdump.findings import ERROR, NOTE, WARNING, Finding, Severity
 from kdump.format.checkpoint import LEADER_EPOCH_CHECKPOINT_NAME, EpochEntry, parse_partition_metadata
 from kdump.log.batches import LogBatches
 from kdump.log.logdir import PartitionDir
 from kdump.log.segment import ReadOnlyFile
-from kdump.verify.findings import ERROR, NOTE, WARNING, Finding, Severity
 from kdump.verify.partition_check import partition_checkpoints
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from kdump.broker.recovery import offset_range_problem
 from kdump.errors import FormatError, KdumpError
+from kdump.findings import ERROR, NOTE, Finding
 from kdump.format.batch import (
     ATTR_CONTROL,
     ATTR_TRANSACTIONAL,
@@ -36,7 +37,6 @@ from kdump.log.batches import LogBatches
 from kdump.log.indexes import OffsetIndex, TimeIndex
 from kdump.log.logdir import SegmentFiles
 from kdump.log.segment import FileChangedError, ReadOnlyFile
-from kdump.verify.findings import ERROR, NOTE, Finding
 from kdump.verify.index_checks import (
     DEFAULT_INDEX_INTERVAL_BYTES,
     OffsetIndexChecker,

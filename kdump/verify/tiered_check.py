@@ -44,6 +44,9 @@ from kdump.broker.remote_log_metadata import (
     replay,
 )
 from kdump.errors import KdumpError
+from kdump.findings import ERROR as FINDING_ERROR
+from kdump.findings import NOTE as FINDING_NOTE
+from kdump.findings import Finding
 from kdump.format.checkpoint import (
     EpochEntry,
     parse_leader_epoch_checkpoint,
@@ -54,9 +57,6 @@ from kdump.log.batches import LogBatches
 from kdump.log.logdir import PartitionDir, parse_partition_dir_name, walk_partitions
 from kdump.log.remote_layout import LOCAL, RemotePartition, RemoteSegment, Store, remote_partitions
 from kdump.log.segment import ReadOnlyFile
-from kdump.verify.findings import ERROR as FINDING_ERROR
-from kdump.verify.findings import NOTE as FINDING_NOTE
-from kdump.verify.findings import Finding
 
 Opener = Callable[[str], ReadOnlyFile]
 ERROR, NOTE = "error", "note"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from kdump.broker.producer_state import CompletedTxn, ProducerStateManager
 from kdump.broker.unified_log import last_stable_offset, load_from_snapshot, log_end_offset
 from kdump.errors import KdumpError
+from kdump.findings import ERROR, WARNING, Finding
 from kdump.format.batch import Batch
 from kdump.format.control import parse_control_record
 from kdump.format.snapshot import ProducerSnapshotEntry
@@ -22,7 +23,6 @@ from kdump.log.batches import LogBatches
 from kdump.log.logdir import PartitionDir
 from kdump.log.segment import ReadOnlyFile
 from kdump.log.state_files import read_aborted_txns
-from kdump.verify.findings import ERROR, WARNING, Finding
 from kdump.verify.partition_check import partition_checkpoints
 from kdump.verify.txn_index import check_txn_index
 

@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 
 from kdump.broker.producer_state import CompletedTxn
-from kdump.verify.findings import ERROR, NOTE, Finding
+from kdump.findings import ERROR, NOTE, Finding
 
 IndexEntries = Mapping[tuple[int, int], tuple[str, int, int]]
 """(producer id, last offset) -> (.txnindex path, first offset, lastStableOffset)."""

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from kdump.findings import Finding
 from kdump.log.logdir import read_partition_dir
-from kdump.verify.findings import Finding
 from kdump.verify.segment_check import SegmentCheck as verify_segment
 from kdump_testing import index_fixtures
 

@@ -1,4 +1,5 @@
-"""What a check found about one file: the one finding type of ``verify``, ``verify-index``, ``summary`` and ``txn``."""
+"""What a check found about one file or partition: the one finding type of every command (`verify`, `verify-index`,
+`summary`, `txn`, `replicas`). It sits below every layer, beside kdump.errors, so the broker model reports in it too."""
 
 from __future__ import annotations
 

@@ -8,12 +8,7 @@ value, a leader other than -2 (NO_LEADER_CHANGE) bumps the leader epoch, every r
 partition epoch. ClearElrRecord empties the ELR and last known ELR (ReplicationControlManager.replay).
 Topic configs (ConfigRecord, resource type 2) say which topics are compacted.
 
-``predict_leader`` is the election the controller runs once brokers return to a partition left with
-no leader (PartitionChangeBuilder.electAnyLeader with KIP-966's ELR): the first replica in assignment
-order that is in the ISR or, with an empty ISR, in the ELR; a broker that comes back from an unclean
-shutdown (no ``.kafka_cleanshutdown``) is first removed from both
-(ReplicationControlManager.handleBrokerUncleanShutdown); failing that, the single last known ELR
-member when the controller is configured to use it.
+What the controller does with a partition once its brokers return is kdump.broker.election.
 """
 
 from __future__ import annotations
@@ -202,34 +197,3 @@ def metadata_for(copies: list[ClusterMetadata], topic: str) -> ClusterMetadata |
     return next((m for m in copies if m.topic_id(topic) is not None), copies[0] if copies else None)
 
 
-@dataclass(frozen=True, slots=True)
-class Election:
-    leader: int | None
-    why: str
-
-
-def predict_leader(part: PartitionRegistration, unclean_shutdown: set[int]) -> Election:
-    """Who the controller elects for a leaderless partition once its brokers are back (module docstring)."""
-    # Without ELR in the metadata version, handleBrokerUncleanShutdown does nothing.
-    unclean_shutdown = set() if part.elr is None else unclean_shutdown
-    if part.leader != NO_LEADER and part.leader not in unclean_shutdown:
-        return Election(part.leader, f"the metadata names broker {part.leader} leader")
-    isr = [b for b in part.isr if b not in unclean_shutdown]
-    elr = [b for b in (part.elr or []) if b not in unclean_shutdown]
-    dropped = sorted((set(part.isr) | set(part.elr or [])) & unclean_shutdown)
-    note = (f"; broker(s) {', '.join(map(str, dropped))} shut down uncleanly and leave the ISR/ELR when they "
-            f"register") if dropped else ""
-    if part.leader != NO_LEADER:
-        note += f"; the leader, broker {part.leader}, among them"
-    for broker in part.replicas:
-        if broker in isr:
-            return Election(broker, f"the first replica in the ISR {part.isr} with no leader{note}")
-    if not isr:
-        for broker in part.replicas:
-            if broker in elr:
-                return Election(broker, f"the ISR is empty: the first replica in the ELR {part.elr}{note}")
-    if part.last_known_elr and len(part.last_known_elr) == 1:
-        return Election(part.last_known_elr[0], f"only if the controller elects the last known leader "
-                                                f"{part.last_known_elr[0]} (ISR and ELR are empty){note}")
-    return Election(None, f"no replica is eligible (ISR {part.isr}, ELR {part.elr}): the partition stays "
-                          f"offline until an unclean election{note}")

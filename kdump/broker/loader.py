@@ -54,6 +54,7 @@ from kdump.broker.recovery import (
 from kdump.broker.unified_log import (
     SegmentPart,
     high_watermark,
+    load_from_snapshot,
     local_log_start_offset,
     log_start_offset,
     replay_transactions,
@@ -228,7 +229,10 @@ def plan_partition(path: str, state: LogDirState,
     # UnifiedLog.rebuildProducerState ends with a snapshot at the log end offset.
     if plan.log_end_offset not in {o for o, p in snapshots if p not in plan.snapshots_deleted}:
         plan.snapshot_written = plan.log_end_offset
-    plan.transactions = replay_transactions(*_kept_and_lost(plan, recoveries))
+    plan.kept_parts, plan.lost_parts = _kept_and_lost(plan, recoveries)
+    # UnifiedLog.rebuildProducerState: from the latest snapshot in (log start, log end], the log after it.
+    snapshot = load_from_snapshot(plan.path, plan.log_start_offset, plan.log_end_offset) if kept else None
+    plan.transactions = replay_transactions(plan.kept_parts, plan.lost_parts, snapshot)
     return plan
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kdump.broker.recovery import DeletedSegment, SegmentRecovery, UncheckedSegment
-from kdump.broker.unified_log import TransactionEffect, last_stable_offset
+from kdump.broker.unified_log import SegmentPart, TransactionEffect, last_stable_offset
 from kdump.format.checkpoint import EpochEntry
 
 
@@ -62,6 +62,8 @@ class PartitionPlan:
     rebuilt_indexes: list[tuple[str, str]] = field(default_factory=list)        # (segment log, why)
     unchecked: list[UncheckedSegment] = field(default_factory=list)          # kept, not recovered, and damaged
     kept_segments: list[tuple[int, str]] = field(default_factory=list)         # (base, file to read it from)
+    kept_parts: list[SegmentPart] = field(default_factory=list)    # the bytes of the loaded log, in log order
+    lost_parts: list[SegmentPart] = field(default_factory=list)    # the bytes loading drops
     epochs: list[EpochEntry] = field(default_factory=list)                      # leader-epoch cache after loading
     epochs_removed: list[EpochEntry] = field(default_factory=list)
     epochs_added: list[EpochEntry] = field(default_factory=list)

@@ -18,9 +18,10 @@ from kdump.broker.leader_epoch_cache import LeaderEpochFileCache
 from kdump.errors import FormatError, KdumpError
 from kdump.format.batch import INT32_MAX, Batch
 from kdump.log.batches import LogBatches
-from kdump.log.headers import file_headers, segment_headers
+from kdump.log.headers import file_headers
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.log.locations import open_any
+from kdump.log.lookup import index_position, segment_of
 from kdump.log.segment import ReadOnlyFile
 
 
@@ -125,19 +126,23 @@ class DeletedSegment:
     offsets: tuple[int, int] | None = None
 
 
+_LONG_MAX = (1 << 63) - 1   # Java's Long.MAX_VALUE: the offset index lookup's "largest entry"
 Span = tuple[int, int | None]
 """The bytes [start, end) of a segment's file that are the segment (a piece of a split one), else (0, None)."""
 WHOLE: Span = (0, None)
 
 
 def next_offset(log_path: str, base_offset: int, span: Span = WHOLE) -> int:
-    """LogSegment.readNextOffset: one past the last complete batch, or the base offset (batch headers only)."""
+    """LogSegment.readNextOffset: one past the last complete batch from the offset index's last entry on (the
+    whole segment without a usable index, or for a piece of a split one), or the base offset. Batch headers only."""
     last = None
-    try:
-        for batch in segment_headers(log_path, start=span[0], end=span[1]):
-            last = batch.last_offset
-    except KdumpError:
-        pass
+    with open_any(log_path) as log:
+        start = span[0] if span != WHOLE else index_position(log, segment_of(log_path, base_offset), _LONG_MAX)
+        try:
+            for batch in file_headers(log, start=start, end=span[1]):
+                last = batch.last_offset
+        except KdumpError:
+            pass
     return base_offset if last is None else last + 1
 
 

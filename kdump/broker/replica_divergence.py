@@ -1,5 +1,8 @@
 """Where replicas of one partition stop holding the same batches, from batch headers alone.
 
+The logs compared are those the brokers' loaders leave (kdump.broker.replica_state): a batch that
+loading drops (an unflushed tail cut at a corrupt batch) is not part of its replica's log.
+
 A follower copies the leader's batches byte for byte (ReplicaFetcherThread appends them with
 ``appendAsFollower``), so two replicas that agree hold batches with the same base offset, last offset,
 partition leader epoch and CRC at the same offsets. All replicas' headers are walked together in
@@ -21,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from kdump.broker.replicas import Replica, ReplicaScan
+from kdump.broker.replica_discovery import Replica
+from kdump.broker.replica_state import DiskWalk
 from kdump.errors import KdumpError
 from kdump.format.batch import Batch
 from kdump.log.batches import iter_records_at
@@ -64,29 +68,30 @@ def _same(a: Batch, b: Batch) -> bool:
         (b.last_offset, b.partition_leader_epoch, b.crc, b.size)
 
 
-def _fed(replica: Replica, scan: ReplicaScan | None, counter: ReadCounter | None) -> Iterator[SegmentHeader]:
-    """The replica's headers, each also given to ``scan``; a read error ends the walk (told to ``scan``)."""
+def _fed(replica: Replica, walk: DiskWalk | None, counter: ReadCounter | None) -> Iterator[SegmentHeader]:
+    """The headers of the replica's loaded log; every header on disk is also given to ``walk``, and a read
+    error ends the walk (told to ``walk``)."""
     where = replica.partition.path
     try:
         for header in partition_headers(replica.partition.segments, counter=counter):
             where = header.path
-            if scan is not None:
-                scan.add(header)
-            yield header
+            if walk is None or walk.add(header):
+                yield header
     except KdumpError as err:
-        if scan is not None:
-            scan.fail(where, err)
+        if walk is not None:
+            walk.fail(where, err)
 
 
 def compare_replicas(replicas: Sequence[Replica], *, compacted: bool, counter: ReadCounter | None = None,
-                     scans: Sequence[ReplicaScan] | None = None) -> list[PairResult]:
-    """Every pair's first divergence (see the module docstring). With ``scans`` (one per replica) the
-    same walk also establishes each replica's state: every header is read to the end, once."""
+                     walks: Sequence[DiskWalk] | None = None) -> list[PairResult]:
+    """Every pair's first divergence in the logs the broker's loader leaves (see the module docstring).
+    With ``walks`` (one per replica) the same walk also establishes what each holds on disk: every header is
+    read to the end, once."""
     n = len(replicas)
     pairs = [PairResult(i, j) for i in range(n) for j in range(i + 1, n)]
-    walks: list[Iterator[SegmentHeader]] = [_fed(r, scans[i] if scans else None, counter)
+    feeds: list[Iterator[SegmentHeader]] = [_fed(r, walks[i] if walks else None, counter)
                                             for i, r in enumerate(replicas)]
-    current: list[SegmentHeader | None] = [_next(w) for w in walks] if pairs or scans else [None] * n
+    current: list[SegmentHeader | None] = [_next(w) for w in feeds] if pairs or walks else [None] * n
     previous_last = [-1] * n
     started = [False] * n
     cleaned = [(r.cleaner_offset or 0) if compacted else 0 for r in replicas]
@@ -138,13 +143,12 @@ def compare_replicas(replicas: Sequence[Replica], *, compacted: bool, counter: R
             assert head is not None
             previous_last[i] = head.batch.last_offset
             started[i] = True
-            current[i] = _next(walks[i])
-    if scans:
-        for i, scan in enumerate(scans):
-            if current[i] is not None:
-                for _ in walks[i]:
-                    pass       # the rest of the replica, for its state only
-            scan.finish()
+            current[i] = _next(feeds[i])
+    if walks:
+        for i, walk in enumerate(walks):
+            for _ in feeds[i]:
+                pass       # the rest of the replica, for what it holds on disk only
+            walk.finish()
     ends = [r.log_end_offset for r in replicas]
     for pair in pairs:
         if pair.diverged_at is None:
@@ -156,11 +160,11 @@ def _next(walk: Iterator[SegmentHeader]) -> SegmentHeader | None:
     return next(walk, None)
 
 
-def common_end(pairs: Sequence[PairResult], a: int, b: int, ends: Sequence[int]) -> int:
-    """Where replicas ``a`` and ``b`` stop holding the same batches (a replica with itself: its log end)."""
-    if a == b:
-        return ends[a]
-    for pair in pairs:
-        if {pair.first, pair.second} == {a, b}:
-            return pair.common_end
-    return 0
+def pair_of(pairs: Sequence[PairResult], a: int, b: int) -> PairResult:
+    """The result of replicas ``a`` and ``b`` (a != b)."""
+    return next(p for p in pairs if {p.first, p.second} == {a, b})
+
+
+def common_end(pairs: Sequence[PairResult], a: int, b: int) -> int:
+    """Where replicas ``a`` and ``b`` (a != b) stop holding the same batches in their loaded logs."""
+    return pair_of(pairs, a, b).common_end

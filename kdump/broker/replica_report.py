@@ -1,13 +1,12 @@
-"""``kdump replicas``' analysis of one partition's replicas: who leads, where replicas diverge, what each
-follower truncates and which of those records are lost (the library under the CLI and Spark).
+"""``kdump replicas``' analysis of one partition's replicas: the report that puts together what each replica
+holds on disk and once loaded (kdump.broker.replica_state), where their loaded logs diverge
+(kdump.broker.replica_divergence), who leads at restart (kdump.broker.election), what each follower's
+fetcher truncates (kdump.broker.follower_truncation) and what the partition's history loses
+(kdump.broker.replica_loss). The library under the CLI and Spark.
 
-The leader is ``--if-leader``'s broker, else the metadata's (kdump.broker.cluster_metadata: its leader,
-or the one the controller elects when it names none), else, without metadata, the replica with the
-highest latest epoch and then the longest log (the one an election among all replicas is likeliest to
-pick, and the one that loses least). Each live follower's truncation is kdump.broker.follower_truncation
-against that leader. A truncated record is lost when the leader does not hold the same batch at its
-offset (at or past the pair's common prefix); it was committed when some replica holding that same
-batch had checkpointed a high watermark above it (an ``acks=all`` producer was told it was written).
+What the files record (checkpoints, the metadata's leader, ISR and ELR) and what kdump predicts (the loaded
+state, an election, the truncations) are kept apart: ``registration`` is the metadata's record,
+``election`` the leader at restart and whether it is predicted.
 """
 
 from __future__ import annotations
@@ -15,30 +14,29 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from kdump.broker.cluster_metadata import (
-    ClusterMetadata,
-    PartitionRegistration,
-    metadata_for,
-    predict_leader,
-    replay_all,
+from kdump.broker.cluster_metadata import ClusterMetadata, PartitionRegistration, metadata_for, replay_all
+from kdump.broker.election import Election, elect
+from kdump.broker.follower_truncation import LogView, leader_view, plan_truncation
+from kdump.broker.replica_discovery import Replica, discover, group_partitions, read_replica_files
+from kdump.broker.replica_divergence import PairResult, compare_replicas
+from kdump.broker.replica_loss import (
+    LoadTruncation,
+    PartitionLoss,
+    Truncation,
+    committed_below,
+    follower_loss,
+    leader_loss,
+    load_truncation,
+    partition_loss,
 )
-from kdump.broker.follower_truncation import LogView, TruncationPlan, leader_view, plan_truncation
-from kdump.broker.replica_divergence import PairResult, common_end, compare_replicas
-from kdump.broker.replicas import (
-    Replica,
-    ReplicaScan,
-    discover,
-    group_partitions,
-    read_replica_files,
-    scan_replica,
-)
+from kdump.broker.replica_state import DiskWalk, load_replica, walk_replica
 from kdump.errors import KdumpError
+from kdump.findings import ERROR, NOTE, WARNING, Finding, Severity
 from kdump.log.batches import iter_records_at
-from kdump.log.headers import ReadCounter, SegmentHeader, partition_headers
+from kdump.log.headers import ReadCounter, SegmentHeader
 from kdump.log.locations import open_any
 from kdump.log.logdir import PartitionDir
 
-MAX_LISTED_PRODUCERS = 100
 # DirectoryId.MIGRATING, UNASSIGNED and LOST (server-common org/apache/kafka/common/DirectoryId.java,
 # 3.9.2 and 4.4.0): Uuid(0, 0), Uuid(0, 1), Uuid(0, 2), printed as Uuid.toString does; no dir of a broker's.
 RESERVED_DIRECTORY_IDS = frozenset({"AAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAQ", "AAAAAAAAAAAAAAAAAAAAAg"})
@@ -51,22 +49,6 @@ class ReplicasOptions:
     if_leader: int | None = None
     explain: bool = False
     release: tuple[int, int] | None = None
-
-
-@dataclass
-class Truncation:
-    follower: Replica
-    leader: Replica
-    plan: TruncationPlan
-    records_truncated: int = 0
-    records_lost: int = 0
-    committed_records_lost: int = 0
-    lost_from: int | None = None
-    lost_to: int | None = None              # exclusive
-    committed_below: int = 0
-    producers: list[int] = field(default_factory=list)
-    transactional_producers: list[int] = field(default_factory=list)
-    control_batches_lost: int = 0
 
 
 @dataclass
@@ -92,15 +74,14 @@ class PartitionReport:
     partition: int
     topic_id: str | None
     replicas: list[Replica]
-    leader: Replica | None = None
-    leader_broker: int | None = None
-    leader_epoch: int | None = None
-    leader_source: str = "none"            # metadata / elected / if-leader / chosen / none
-    leader_why: str = ""
-    registration: PartitionRegistration | None = None
+    registration: PartitionRegistration | None = None     # what the metadata records
+    election: Election | None = None                      # the leader at restart (recorded or predicted)
+    leader: Replica | None = None                         # its replica among the PATHs
     divergences: list[Divergence] = field(default_factory=list)
     truncations: list[Truncation] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    load_truncations: list[LoadTruncation] = field(default_factory=list)
+    loss: PartitionLoss = field(default_factory=PartitionLoss)
+    findings: list[Finding] = field(default_factory=list)
     compacted: bool = False
 
     @property
@@ -108,8 +89,17 @@ class PartitionReport:
         return [r for r in self.replicas if r.state is None]
 
     @property
+    def leader_broker(self) -> int | None:
+        return None if self.election is None else self.election.leader
+
+    @property
+    def leader_epoch(self) -> int | None:
+        return None if self.election is None else self.election.leader_epoch
+
+    @property
     def verdict(self) -> str:
-        if any(t.records_lost for t in self.truncations):
+        if any(t.records_lost for t in self.truncations) or \
+                any(lt.lost and lt.committed_records for lt in self.load_truncations):
             return "data-loss"
         if self.divergences:
             return "diverged"
@@ -120,11 +110,14 @@ class PartitionReport:
     @property
     def read_errors(self) -> list[str]:
         """Segments that could not be read to their end (the replica is compared up to there)."""
-        return [e for r in self.replicas for e in r.read_errors]
+        return [e for r in self.replicas for e in r.disk.read_errors]
 
     @property
     def problems(self) -> bool:
         return self.verdict in ("data-loss", "diverged")
+
+    def add(self, severity: Severity, check: str, where: str, text: str) -> None:
+        self.findings.append(Finding(severity, check, where, text))
 
 
 PartitionWork = tuple[str, int, list[Replica], "ClusterMetadata | None", set[int], ReplicasOptions]
@@ -150,9 +143,9 @@ def analyze(paths: Iterable[str], options: ReplicasOptions,
 def analyze_partition(topic: str, number: int, members: list[Replica], metadata: ClusterMetadata | None,
                       unclean: set[int], options: ReplicasOptions,
                       counter: ReadCounter | None = None) -> PartitionReport:
+    report = PartitionReport(topic, number, None, members)
     for replica in members:
         read_replica_files(replica)
-    report = PartitionReport(topic, number, None, members)
     found = metadata.partition(topic, number) if metadata is not None else None
     if found is not None:
         report.topic_id, report.registration = found
@@ -161,56 +154,85 @@ def analyze_partition(topic: str, number: int, members: list[Replica], metadata:
         # The cluster no longer (or never) has this partition: every copy on disk is a stray.
         for replica in members:
             if replica.state is None:
-                replica.partition = _restated(replica, "stray")
-        report.notes.append(f"the cluster metadata ({metadata.source}) has no partition {topic}-{number}: "
-                            f"the replicas on disk are strays (a deleted topic, or one moved away)")
+                replica.partition = _restated(replica.partition, "stray")
+        report.add(WARNING, "stray", members[0].partition.path,
+                   f"the cluster metadata ({metadata.source}) has no partition {topic}-{number}: the replicas on "
+                   f"disk are strays (a deleted topic, or one moved away)")
     _match_topic_ids(report)
     _mark_unassigned(report)
+    for replica in report.replicas:
+        load_replica(replica)          # what the broker's loader leaves (an offline replica is not live)
     report.compacted = report.compacted or any(r.cleaner_offset is not None for r in report.live)
     live = report.live
-    # One walk over the live replicas' headers: their state and every pair's divergence.
-    pairs = compare_replicas(live, compacted=report.compacted, counter=counter,
-                             scans=[ReplicaScan(r) for r in live])
+    # One walk over the live replicas' headers: what each holds on disk, and every pair's divergence in
+    # their loaded logs.
+    pairs = compare_replicas(live, compacted=report.compacted, counter=counter, walks=[DiskWalk(r) for r in live])
     for replica in report.replicas:
         if replica.state is not None:
-            scan_replica(replica, counter)
-    _metadata_notes(report)
-    _choose_leader(report, unclean, options)
-    ends = [r.log_end_offset for r in live]
+            walk_replica(replica, counter)
+    _metadata_findings(report)
+    report.election, report.leader = elect(report.registration, live, unclean, options.if_leader)
+    if report.leader is None and report.leader_broker is not None:
+        report.add(WARNING, "leader-missing", report.replicas[0].partition.path,
+                   f"the leader, broker {report.leader_broker}, has no live replica in the given dirs: truncations "
+                   f"are not predicted")
     for pair in pairs:
         if pair.diverged_at is not None:
             report.divergences.append(_divergence(live, pair, options.explain))
-    if report.leader is not None:
-        lead = live.index(report.leader)
-        view = leader_view(report.leader.log_start_offset, report.leader.log_end_offset, report.leader.cache,
-                           report.leader_epoch)
-        for index, follower in enumerate(live):
-            if index == lead:
-                continue
-            plan = plan_truncation(LogView(follower.log_start_offset, follower.log_end_offset, follower.cache,
-                                           follower.committed_end), view)
-            truncation = Truncation(follower, report.leader, plan)
-            _count_loss(truncation, live, index, lead, pairs, ends, counter)
-            report.truncations.append(truncation)
-    _unclean_notes(report)
+    _restart(report, live, pairs, counter)
+    _unclean_findings(report)
     for replica in report.replicas:
         for problem in replica.log_dir.problems:
-            if problem not in report.notes:
-                report.notes.append(problem)
-        report.notes.extend(f"broker {replica.label}: {p}" for p in replica.problems + replica.epoch_problems)
+            if all(f.text != problem for f in report.findings):
+                report.add(WARNING, "log-dir", replica.log_dir.path, problem)
+        report.findings.extend(replica.findings)
     return report
 
 
-def _unclean_notes(report: PartitionReport) -> None:
+def _restart(report: PartitionReport, live: list[Replica], pairs: list[PairResult],
+             counter: ReadCounter | None) -> None:
+    """Each replica's load truncation, each follower's fetcher truncation, and what the history loses."""
+    for index, replica in enumerate(live):
+        below = committed_below(live, index, pairs)
+        found = load_truncation(replica, below, counter)
+        if found is not None:
+            report.load_truncations.append(found)
+    if report.leader is None:
+        return
+    lead = live.index(report.leader)
+    leader = report.leader
+    view = leader_view(leader.log_start_offset, leader.log_end_offset, leader.cache, report.leader_epoch)
+    own = next((lt for lt in report.load_truncations if lt.replica is leader), None)
+    ranges = [r for r in [leader_loss(own, committed_below(live, lead, pairs))] if r is not None]
+    for index, follower in enumerate(live):
+        if index == lead:
+            continue
+        plan = plan_truncation(LogView(follower.log_start_offset, follower.log_end_offset, follower.cache,
+                                       follower.committed_end), view)
+        truncation = Truncation(follower, leader, plan)
+        lost = follower_loss(truncation, live, index, lead, pairs, counter)
+        if lost is not None:
+            ranges.append(lost)
+        report.truncations.append(truncation)
+    report.loss = partition_loss(ranges, counter)
+
+
+def _unclean_findings(report: PartitionReport) -> None:
     """An unclean election: a leader outside the ISR (and ELR), or one that lacks committed records."""
     part, leader = report.registration, report.leader_broker
+    where = report.replicas[0].partition.path
     if part is not None and leader is not None and part.isr and leader not in part.isr \
             and leader not in (part.elr or []):
-        report.notes.append(f"broker {leader} is not in the ISR {part.isr}: its election is unclean")
-    committed = sum(t.committed_records_lost for t in report.truncations)
-    if committed:
-        report.notes.append(f"the leader lacks {committed} record(s) a replica had committed (below its "
-                            f"high watermark): the unclean election loses them")
+        report.add(WARNING, "unclean-election", where, f"broker {leader} is not in the ISR {part.isr}: its "
+                                                       f"election is unclean")
+    if report.loss.committed_records:
+        report.add(ERROR, "committed-loss", where,
+                   f"the partition loses {report.loss.committed_records} record(s) a replica had committed (below "
+                   f"its high watermark checkpoint), offsets {_ranges(report.loss.offsets)}")
+
+
+def _ranges(ranges: Sequence[tuple[int, int]]) -> str:
+    return ", ".join(f"{low}..{high - 1}" for low, high in ranges)
 
 
 def _match_topic_ids(report: PartitionReport) -> None:
@@ -220,13 +242,14 @@ def _match_topic_ids(report: PartitionReport) -> None:
     report.topic_id = expected
     for replica in report.replicas:
         if replica.state is None and expected is not None and replica.topic_id not in (None, expected):
-            replica.partition = _restated(replica, "stray")
-            report.notes.append(f"broker {replica.label}: {replica.partition.path} holds topic id "
-                                f"{replica.topic_id}, not {expected}: a replica of a deleted topic (stray)")
+            replica.partition = _restated(replica.partition, "stray")
+            report.add(WARNING, "stray", replica.partition.path,
+                       f"broker {replica.label}: {replica.partition.path} holds topic id {replica.topic_id}, not "
+                       f"{expected}: a replica of a deleted topic (stray)")
 
 
-def _restated(replica: Replica, state: str) -> PartitionDir:
-    return replace(replica.partition, state=state)
+def _restated(partition: PartitionDir, state: str) -> PartitionDir:
+    return replace(partition, state=state)
 
 
 def _mark_unassigned(report: PartitionReport) -> None:
@@ -236,29 +259,33 @@ def _mark_unassigned(report: PartitionReport) -> None:
         return
     for replica in report.live:
         if replica.broker is not None and replica.broker not in part.replicas:
-            replica.partition = _restated(replica, "stray")
-            report.notes.append(f"broker {replica.label}: the metadata does not assign this partition here "
-                                f"(replicas {part.replicas}): a stray replica")
+            replica.partition = _restated(replica.partition, "stray")
+            report.add(WARNING, "stray", replica.partition.path,
+                       f"broker {replica.label}: the metadata does not assign this partition here (replicas "
+                       f"{part.replicas}): a stray replica")
 
 
-def _metadata_notes(report: PartitionReport) -> None:
+def _metadata_findings(report: PartitionReport) -> None:
     part = report.registration
     for replica in report.replicas:
         if replica.state == "future":
-            report.notes.append(_future_note(report, replica))
+            report.add(NOTE, "future-replica", replica.partition.path, _future_note(report, replica))
         elif replica.state == "delete":
-            report.notes.append(f"broker {replica.label}: {replica.partition.path} is marked for deletion")
+            report.add(NOTE, "delete-replica", replica.partition.path,
+                       f"broker {replica.label}: {replica.partition.path} is marked for deletion")
     if part is None:
         return
     on_disk = {r.broker for r in report.live}
     for broker in part.replicas:
         if broker not in on_disk:
-            report.notes.append(f"the metadata assigns a replica to broker {broker}, which is not in the given dirs")
+            report.add(NOTE, "replica-missing", report.replicas[0].partition.path,
+                       f"the metadata assigns a replica to broker {broker}, which is not in the given dirs")
     for replica in report.live:
         latest = replica.cache.latest_epoch
         if latest is not None and latest > part.leader_epoch:
-            report.notes.append(f"broker {replica.label}: its leader epoch {latest} runs ahead of the metadata's "
-                                f"leader epoch {part.leader_epoch}")
+            report.add(WARNING, "epoch-ahead", replica.partition.path,
+                       f"broker {replica.label}: its leader epoch {latest} runs ahead of the metadata's leader "
+                       f"epoch {part.leader_epoch}")
 
 
 def _future_note(report: PartitionReport, future: Replica) -> str:
@@ -303,39 +330,6 @@ def _future_note(report: PartitionReport, future: Replica) -> str:
             f"old one -delete")
 
 
-def _choose_leader(report: PartitionReport, unclean: set[int], options: ReplicasOptions) -> None:
-    live = report.live
-    by_broker = {r.broker: r for r in live if r.broker is not None}
-    part = report.registration
-    disk_epoch = max((r.cache.latest_epoch for r in live if r.cache.latest_epoch is not None), default=-1)
-    if options.if_leader is not None:
-        report.leader_broker, report.leader_source = options.if_leader, "if-leader"
-        report.leader_why = f"--if-leader {options.if_leader}"
-        if part is not None:
-            report.leader_epoch = part.leader_epoch if part.leader == options.if_leader else part.leader_epoch + 1
-    elif part is not None:
-        election = predict_leader(part, unclean)
-        report.leader_broker, report.leader_why = election.leader, election.why
-        same = election.leader == part.leader and part.leader >= 0
-        report.leader_source = "metadata" if same else "elected"
-        report.leader_epoch = part.leader_epoch if same else part.leader_epoch + 1
-    elif live:
-        best = max(live, key=lambda r: (r.cache.latest_epoch if r.cache.latest_epoch is not None else -1,
-                                        r.log_end_offset))
-        report.leader_broker, report.leader_source = best.broker, "chosen"
-        report.leader_why = (f"no cluster metadata: broker {best.label} has the highest latest epoch "
-                             f"({best.cache.latest_epoch}) and then the longest log ({best.log_end_offset}); "
-                             f"--if-leader names another")
-        report.leader = best
-    if report.leader_epoch is None:
-        report.leader_epoch = disk_epoch + 1 if disk_epoch >= 0 else None
-    if report.leader is None and report.leader_broker is not None:
-        report.leader = by_broker.get(report.leader_broker)
-        if report.leader is None:
-            report.notes.append(f"the leader, broker {report.leader_broker}, has no replica in the given dirs: "
-                                f"truncations are not predicted")
-
-
 def _divergence(live: Sequence[Replica], pair: PairResult, explain: bool) -> Divergence:
     assert pair.diverged_at is not None
     out = Divergence(live[pair.first], live[pair.second], pair.diverged_at)
@@ -371,60 +365,5 @@ def _preview(data: object) -> str | None:
     return text + ("…" if len(raw) > 64 else "")
 
 
-def _count_loss(t: Truncation, live: Sequence[Replica], index: int, lead: int, pairs: list[PairResult],
-                ends: list[int], counter: ReadCounter | None) -> None:
-    """Records the follower drops, those the leader does not hold, and those some replica had committed."""
-    follower = t.follower
-    cut = follower.log_start_offset if t.plan.truncated_fully else t.plan.truncate_to
-    if cut >= follower.log_end_offset:
-        return
-    lost_from = max(cut, common_end(pairs, index, lead, ends))
-    t.committed_below = max(min(other.committed_end, common_end(pairs, index, k, ends))
-                            for k, other in enumerate(live))
-    if lost_from < follower.log_end_offset:
-        t.lost_from, t.lost_to = lost_from, follower.log_end_offset
-    producers: set[int] = set()
-    transactional: set[int] = set()
-    try:
-        for head in partition_headers(follower.partition.segments, from_offset=cut, counter=counter):
-            b = head.batch
-            if b.last_offset < cut:
-                continue
-            count = b.records_count if b.records_count is not None else 1
-            t.records_truncated += _records_from(b.base_offset, b.last_offset, count, cut)
-            if b.last_offset < lost_from:
-                continue
-            lost = _records_from(b.base_offset, b.last_offset, count, lost_from)
-            t.records_lost += lost
-            t.committed_records_lost += _records_in(b.base_offset, b.last_offset, count, lost_from,
-                                                    t.committed_below - 1)
-            if b.producer_id >= 0:
-                producers.add(b.producer_id)
-                if b.is_transactional:
-                    transactional.add(b.producer_id)
-            t.control_batches_lost += b.is_control
-            if len(producers) > MAX_LISTED_PRODUCERS:      # memory stays flat: the lowest ids are listed
-                producers = set(sorted(producers)[:MAX_LISTED_PRODUCERS])
-                transactional &= producers
-    except KdumpError:
-        pass   # the replica's scan reported it (an Error: line)
-    t.producers, t.transactional_producers = sorted(producers), sorted(transactional)
-
-
-def _records_from(base: int, last: int, count: int, start: int) -> int:
-    """Records of a batch [base, last] holding ``count`` at or after ``start``."""
-    return _records_in(base, last, count, start, last)
-
-
-def _records_in(base: int, last: int, count: int, low: int, high: int) -> int:
-    """Records of a batch [base, last] holding ``count`` within offsets [low, high]: exact for a batch
-    wholly inside or outside; for one that straddles a bound, its offsets inside, at most ``count``."""
-    if last < low or base > high:
-        return 0
-    if base >= low and last <= high:
-        return count
-    return min(count, min(last, high) - max(base, low) + 1)
-
-
-__all__ = ["Divergence", "PartitionReport", "PartitionWork", "ReplicasOptions", "Truncation", "analyze",
+__all__ = ["BatchSide", "Divergence", "PartitionReport", "PartitionWork", "ReplicasOptions", "analyze",
            "analyze_partition", "plan_partitions"]

@@ -35,6 +35,7 @@ from kdump.log.batches import iter_records_at
 from kdump.log.files import segment_base_offset
 from kdump.log.headers import file_headers
 from kdump.log.locations import join, list_dir, open_any
+from kdump.log.lookup import index_position, segment_of
 from kdump.log.state_files import read_producer_snapshot
 
 SegmentPart = tuple[int, str, int, int | None]
@@ -140,6 +141,8 @@ def feed(state: ProducerStateManager, part: SegmentPart, from_offset: int = 0,
     base, path, start, end = part
     applier = BatchApplier(producers=state)
     with open_any(path) as log:
+        if start == 0 and end is None:   # a whole segment: from where its offset index puts ``from_offset``
+            start = index_position(log, segment_of(path, base), from_offset)
         try:
             for batch in file_headers(log, start=start, end=end):
                 if batch.is_legacy or batch.producer_id < 0 or batch.last_offset < from_offset:
@@ -177,12 +180,18 @@ class TransactionEffect:
     lost_producers: set[int] = field(default_factory=set)            # producers with a lost batch
 
 
-def replay_transactions(kept: Sequence[SegmentPart], lost: Sequence[SegmentPart]) -> TransactionEffect:
+def replay_transactions(kept: Sequence[SegmentPart], lost: Sequence[SegmentPart],
+                        snapshot: tuple[int, list[ProducerSnapshotEntry]] | None = None) -> TransactionEffect:
     """The open transactions after loading ``kept``, and what losing ``lost`` (in log order) changed: a
     transaction whose first batch is kept but whose marker was truncated away is open again, and holds
-    back the last stable offset until the coordinator ends it."""
+    back the last stable offset until the coordinator ends it. ``snapshot`` (its offset and entries, from
+    ``load_from_snapshot``) is where UnifiedLog.rebuildProducerState starts: the log is replayed from there."""
     state = ProducerStateManager()
-    rebuild_producer_state(state, kept)
+    from_offset = 0
+    if snapshot is not None:
+        from_offset, entries = snapshot
+        state.load_snapshot(entries)
+    rebuild_producer_state(state, [p for i, p in enumerate(kept) if _reaches(kept, i, from_offset)], from_offset)
     after = {pid: first for pid, first in state.ongoing()}
     effect = TransactionEffect()
     for part in lost:
@@ -192,6 +201,11 @@ def replay_transactions(kept: Sequence[SegmentPart], lost: Sequence[SegmentPart]
     effect.open_after = [OpenTransaction(pid, first, before.get(pid) != first) for pid, first in sorted(after.items())]
     effect.lost_open = sorted((pid, first) for pid, first in before.items() if after.get(pid) != first)
     return effect
+
+
+def _reaches(parts: Sequence[SegmentPart], index: int, offset: int) -> bool:
+    """Whether part ``index`` may hold offsets at or above ``offset`` (the next part starts above it)."""
+    return index + 1 >= len(parts) or parts[index + 1][0] > offset
 
 
 __all__ = [

@@ -26,6 +26,7 @@ from kdump.format.batch import (
 )
 from kdump.log.locations import open_any
 from kdump.log.logdir import SegmentFiles
+from kdump.log.lookup import index_position
 from kdump.log.segment import ReadOnlyFile
 
 SMALL_BATCH_BYTES = 4096
@@ -104,14 +105,17 @@ def file_headers(file: ReadOnlyFile, *, counter: ReadCounter | None = None, star
 def partition_headers(segments: Sequence[SegmentFiles], *, from_offset: int | None = None,
                       counter: ReadCounter | None = None) -> Iterator[SegmentHeader]:
     """Every batch header of a partition's segments in offset order; with ``from_offset`` the walk
-    starts at the segment that may hold it (the last whose base offset is at or below it)."""
+    starts at the segment that may hold it (the last whose base offset is at or below it), where its
+    offset index puts ``from_offset``."""
     logs = [s for s in segments if s.log is not None]
     first = 0
     if from_offset is not None:
         for index, seg in enumerate(logs):
             if seg.base_offset <= from_offset:
                 first = index
-    for seg in logs[first:]:
+    for number, seg in enumerate(logs[first:]):
         assert seg.log is not None
-        for batch in segment_headers(seg.log, counter=counter):
-            yield SegmentHeader(seg.log, batch)
+        with open_any(seg.log) as file:
+            start = index_position(file, seg, from_offset) if number == 0 and from_offset is not None else 0
+            for batch in file_headers(file, counter=counter, start=start):
+                yield SegmentHeader(seg.log, batch)

@@ -29,7 +29,7 @@ from kdump.format.index import (
     OffsetIndexEntry,
     TimeIndexEntry,
 )
-from kdump.log.segment import ReadOnlyFile
+from kdump.log.locations import open_any
 
 _ENTRIES_PER_READ = 1 << 16
 
@@ -198,9 +198,9 @@ class TimeIndex(_Index):
 
 
 def open_offset_index(path: str, base_offset: int) -> OffsetIndex:
-    """The ``.index`` at ``path``, read-only; use as a context manager."""
-    return OffsetIndex(ReadOnlyFile(path), base_offset, path)
+    """The ``.index`` at ``path`` (a local path or a URI), read-only; use as a context manager."""
+    return OffsetIndex(open_any(path), base_offset, path)
 
 
 def open_time_index(path: str, base_offset: int) -> TimeIndex:
-    return TimeIndex(ReadOnlyFile(path), base_offset, path)
+    return TimeIndex(open_any(path), base_offset, path)

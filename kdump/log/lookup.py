@@ -24,6 +24,7 @@ from kdump.format.batch import Batch
 from kdump.format.records import Record
 from kdump.log.batches import LogBatches, batch_at
 from kdump.log.indexes import open_offset_index, open_time_index
+from kdump.log.locations import exists
 from kdump.log.logdir import PartitionDir, SegmentFiles
 from kdump.log.segment import ReadOnlyFile
 from kdump.words import counted
@@ -330,6 +331,18 @@ def scan_start(seg: SegmentFiles, log: ReadOnlyFile, offset: int | None = None,
         return 0, skipped_note or "no .index beside it; scanning from position 0"
     notes = [step.text for step in result.steps if step.kind == "note"]
     return position, skipped_note or (notes[0] if notes else None)
+
+
+def index_position(log: ReadOnlyFile, seg: SegmentFiles, offset: int) -> int:
+    """Where a forward walk for ``offset`` may start in ``seg``: the position of its offset index's largest
+    entry at or below ``offset``, checked against the log (LogSegment.translateOffset); 0 without a usable index."""
+    return scan_start(seg, log, offset)[0] if seg.index is not None and offset > seg.base_offset else 0
+
+
+def segment_of(log_path: str, base_offset: int) -> SegmentFiles:
+    """A ``.log`` and its ``.index`` when there is one beside it (by name: LogFileUtils)."""
+    index = log_path[:-len(".log")] + ".index" if log_path.endswith(".log") else None
+    return SegmentFiles(base_offset, log_path, index if index is not None and exists(index) else None)
 
 
 def find_timestamp(partition: PartitionDir, target: int, log_start: int | None = None) -> LookupResult:

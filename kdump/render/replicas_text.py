@@ -5,8 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from kdump.broker.replica_report import BatchSide, Divergence, PartitionReport, Truncation
-from kdump.broker.replicas import Replica
+from kdump.broker.replica_discovery import Replica
+from kdump.broker.replica_loss import LoadTruncation, Truncation
+from kdump.broker.replica_report import BatchSide, Divergence, PartitionReport
+from kdump.findings import Finding
+
+REPLICAS_SCHEMA_VERSION = 2
+"""2: ``leader``/``leaderEpoch`` are what the metadata records and ``election`` what kdump predicts; replicas'
+offsets and epochs are the loaded ones beside ``logEndOffsetOnDisk``/``highWatermarkCheckpoint``; ``loss``;
+``findings`` replace ``notes``."""
 
 
 def broker_id(replica: Replica) -> int | str:
@@ -18,27 +25,39 @@ def _pairs(entries: list[Any]) -> list[list[int]]:
     return [[e.epoch, e.start_offset] for e in entries]
 
 
-def replica_object(r: Replica, leader: Replica | None) -> dict[str, Any]:
+def replica_object(r: Replica, leader: Replica | None, loads: list[LoadTruncation]) -> dict[str, Any]:
+    load = next((lt for lt in loads if lt.replica is r), None)
     return {
         "broker": broker_id(r),
         "logDir": r.log_dir.path,
         "directoryId": r.log_dir.directory_id,
         "path": r.partition.path,
         "state": r.state or ("leader" if r is leader else "follower"),
+        "offline": r.offline,
         "topicId": r.topic_id,
         "logStartOffset": r.log_start_offset,
         "logEndOffset": r.log_end_offset,
+        "logEndOffsetOnDisk": r.disk.log_end_offset,
         "highWatermark": r.high_watermark,
-        "recoveryPoint": r.recovery_point,
+        "highWatermarkCheckpoint": r.high_watermark_checkpoint,
+        "recoveryPoint": r.recovery_point_checkpoint,
         "lastStableOffset": r.last_stable_offset,
         "cleanerCheckpoint": r.cleaner_offset,
         "cleanShutdown": r.clean_shutdown,
-        "leaderEpochs": _pairs(r.checkpoint_epochs),
-        "batchEpochs": _pairs(r.batch_epochs),
+        "leaderEpochs": _pairs(r.epochs),
+        "leaderEpochCheckpoint": _pairs(r.checkpoint_epochs),
+        "batchEpochs": _pairs(r.disk.batch_epochs),
         "latestEpoch": r.cache.latest_epoch,
-        "batches": r.batches,
-        "records": r.records,
+        "batches": r.disk.batches,
+        "records": r.disk.records,
+        "loadTruncation": None if load is None else {"from": load.from_offset, "to": load.to_offset,
+                                                     "records": load.records,
+                                                     "committedRecords": load.committed_records},
     }
+
+
+def finding_object(f: Finding) -> dict[str, Any]:
+    return {"check": f.check, "severity": f.severity, "message": f.text}
 
 
 def _side_object(side: BatchSide) -> dict[str, Any]:
@@ -76,25 +95,29 @@ def truncation_object(t: Truncation) -> dict[str, Any]:
 
 
 def partition_object(report: PartitionReport) -> dict[str, Any]:
-    part = report.registration
+    part, election = report.registration, report.election
     return {
         "type": "partition",
+        "schemaVersion": REPLICAS_SCHEMA_VERSION,
         "topic": report.topic,
         "partition": report.partition,
         "topicId": report.topic_id,
-        "leader": report.leader_broker,
-        "leaderEpoch": report.leader_epoch,
-        "leaderSource": report.leader_source,
-        "leaderReason": report.leader_why,
+        "leader": None if part is None else part.leader,
+        "leaderEpoch": None if part is None else part.leader_epoch,
+        "election": None if election is None or not election.predicted else {
+            "leader": election.leader, "leaderEpoch": election.leader_epoch, "reason": election.reason,
+            "source": election.source},
         "isr": None if part is None else part.isr,
         "elr": None if part is None else part.elr,
         "lastKnownElr": None if part is None else part.last_known_elr,
         "assignedReplicas": None if part is None else part.replicas,
         "compacted": report.compacted,
-        "replicas": [replica_object(r, report.leader) for r in report.replicas],
+        "replicas": [replica_object(r, report.leader, report.load_truncations) for r in report.replicas],
         "divergences": [divergence_object(d) for d in report.divergences],
         "truncations": [truncation_object(t) for t in report.truncations],
-        "notes": report.notes,
+        "loss": {"records": report.loss.records, "committedRecords": report.loss.committed_records,
+                 "offsets": [list(r) for r in report.loss.offsets]},
+        "findings": [finding_object(f) for f in report.findings],
         "verdict": report.verdict,
     }
 
@@ -102,56 +125,92 @@ def partition_object(report: PartitionReport) -> dict[str, Any]:
 def verdict_line(report: PartitionReport) -> str:
     name = f"{report.topic}-{report.partition}"
     verdict = report.verdict
+    loading = sum(lt.records for lt in report.load_truncations)
     if verdict == "data-loss":
-        lost = sum(t.records_lost for t in report.truncations)
-        committed = sum(t.committed_records_lost for t in report.truncations)
-        return (f"{name}: DATA LOSS: followers would drop {lost} record(s) the leader does not hold, "
-                f"{committed} of them committed")
+        loss = report.loss
+        own = next((lt for lt in report.load_truncations if lt.lost), None)
+        if own is None:
+            return (f"{name}: DATA LOSS: followers would drop {loss.records} record(s) the leader does not hold, "
+                    f"{loss.committed_records} of them committed")
+        return (f"{name}: DATA LOSS: the leader, broker {broker_id(own.replica)}, loads to {own.to_offset} and its "
+                f"followers truncate to it: the partition loses {loss.records} record(s) (offsets "
+                f"{_ranges(loss.offsets)}), {loss.committed_records} of them committed")
     if verdict == "diverged":
         first = min(d.offset for d in report.divergences)
         return f"{name}: DIVERGED from offset {first}, but no follower would drop a record the leader lacks"
     if verdict == "lagging":
-        return f"{name}: consistent; some followers lag and will catch up"
+        refetch = f" (loading removes {loading} record(s) the leader still holds)" if loading else ""
+        return f"{name}: consistent; some followers lag and will catch up{refetch}"
+    if loading:
+        return (f"{name}: consistent once loaded: loading removes {loading} record(s) no committed record among "
+                f"them, and every replica then holds the same batches")
     return f"{name}: consistent: every replica holds the same batches"
+
+
+def _ranges(ranges: list[tuple[int, int]]) -> str:
+    return ", ".join(f"{low}..{high - 1}" for low, high in ranges) or "none"
+
+
+def leader_line(report: PartitionReport) -> str:
+    """What the metadata records, then what kdump predicts at restart, named apart."""
+    part, election = report.registration, report.election
+    if part is None:
+        recorded = "no cluster metadata"
+    elif part.leader < 0:
+        recorded = f"no leader at epoch {part.leader_epoch}"
+    else:
+        recorded = f"leader {part.leader} at epoch {part.leader_epoch} (metadata)"
+    if election is None or not election.predicted:
+        return recorded
+    if election.leader is None:
+        return f"{recorded}; at restart no broker would be elected: {election.reason}"
+    verb = "leads (--if-leader)" if election.source == "if-leader" else "would be elected"
+    return (f"{recorded}; at restart broker {election.leader} {verb} at epoch {election.leader_epoch} "
+            f"({election.source}: {election.reason})")
 
 
 def _status(r: Replica, report: PartitionReport) -> str:
     if r.state is not None:
         return r.state
+    load = next((lt for lt in report.load_truncations if lt.replica is r), None)
+    loaded = f"loads to {load.to_offset} ({load.records} record(s) dropped), " if load is not None else ""
     if r is report.leader:
-        return "leader"
+        return f"{loaded}leader"
     t = next((t for t in report.truncations if t.follower is r), None)
     if t is None:
-        return "follower"
+        return f"{loaded}follower"
     if t.plan.truncated_fully:
-        return f"truncate fully, fetch from {t.plan.truncate_to}"
+        return f"{loaded}truncate fully, fetch from {t.plan.truncate_to}"
     if t.plan.truncate_to < r.log_end_offset:
-        text = f"truncate to {t.plan.truncate_to}"
+        text = f"{loaded}truncate to {t.plan.truncate_to}"
         if t.records_lost:
             text += f", lose {t.records_lost} ({t.committed_records_lost} committed)"
         return text
     if report.leader is not None and r.log_end_offset < report.leader.log_end_offset:
-        return f"lags {report.leader.log_end_offset - r.log_end_offset}"
-    return "in sync"
+        return f"{loaded}lags {report.leader.log_end_offset - r.log_end_offset}"
+    return f"{loaded}in sync"
+
+
+def _finding_line(f: Finding) -> str:
+    return f"  {f.severity}: {f.text}"
 
 
 def partition_renderable(report: PartitionReport) -> Any:
-    """A Rich table of the partition's replicas, with the verdict and notes under it."""
+    """A Rich table of the partition's replicas (loaded values; the log end on disk where loading changes it),
+    with the verdict and findings under it."""
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
     part = report.registration
     isr = "unknown" if part is None else str(part.isr)
-    title = (f"{report.topic}-{report.partition}  leader {report.leader_broker} ({report.leader_source}), "
-             f"epoch {report.leader_epoch}, ISR {isr}")
-    table = Table(title=title, title_justify="left")
+    table = Table(title=f"{report.topic}-{report.partition}  {leader_line(report)}, ISR {isr}", title_justify="left")
     for column in ("broker", "log start", "log end", "HW", "recovery pt", "LSO", "epochs", "status"):
         table.add_column(column, justify="right" if column not in ("broker", "status", "epochs") else "left")
     for r in report.replicas:
-        epochs = " ".join(f"{e.epoch}@{e.start_offset}" for e in r.checkpoint_epochs[-3:])
-        table.add_row(str(broker_id(r)), str(r.log_start_offset), str(r.log_end_offset), str(r.high_watermark),
-                      str(r.recovery_point), str(r.last_stable_offset), epochs, _status(r, report))
+        epochs = " ".join(f"{e.epoch}@{e.start_offset}" for e in r.epochs[-3:])
+        table.add_row(str(broker_id(r)), str(r.log_start_offset), _log_end(r), _hw(r),
+                      str(r.recovery_point_checkpoint), str(r.last_stable_offset), epochs, _status(r, report))
     parts: list[Any] = [table]
     for d in report.divergences:
         parts.append(Text(f"  brokers {broker_id(d.first)} and {broker_id(d.second)} diverge at offset {d.offset}"))
@@ -160,21 +219,33 @@ def partition_renderable(report: PartitionReport) -> Any:
             parts.append(Text(f"  broker {broker_id(t.follower)} truncates to {t.plan.truncate_to} in "
                               f"{t.plan.rounds} round(s): {t.records_truncated} record(s) removed, "
                               f"{t.records_lost} lost, {t.committed_records_lost} of them committed"))
-    parts.extend(Text(f"  note: {n}") for n in report.notes)
+    parts.extend(Text(_finding_line(f)) for f in report.findings)
     parts.append(Text(verdict_line(report), style="bold"))
     return Group(*parts)
+
+
+def _log_end(r: Replica) -> str:
+    """The loaded log end, with the one on disk when loading changes it."""
+    if r.loaded is not None and r.disk.log_end_offset != r.log_end_offset:
+        return f"{r.log_end_offset}(on-disk:{r.disk.log_end_offset})"
+    return str(r.log_end_offset)
+
+
+def _hw(r: Replica) -> str:
+    """The loaded high watermark, with the checkpoint's when loading clamps it."""
+    if r.high_watermark_checkpoint is not None and r.high_watermark != r.high_watermark_checkpoint:
+        return f"{r.high_watermark}(checkpoint:{r.high_watermark_checkpoint})"
+    return str(r.high_watermark)
 
 
 def partition_lines(report: PartitionReport) -> list[str]:
     """Plain text (piped output): the table's content, one line per replica."""
     part = report.registration
-    lines = [f"{report.topic}-{report.partition} leader={report.leader_broker} ({report.leader_source}: "
-             f"{report.leader_why}) leaderEpoch={report.leader_epoch} "
-             f"isr={'unknown' if part is None else part.isr}"]
+    lines = [f"{report.topic}-{report.partition} {leader_line(report)} isr={'unknown' if part is None else part.isr}"]
     for r in report.replicas:
-        lines.append(f"  broker={broker_id(r)} logStart={r.log_start_offset} logEnd={r.log_end_offset} "
-                     f"hw={r.high_watermark} recoveryPoint={r.recovery_point} lso={r.last_stable_offset} "
-                     f"epochs={_pairs(r.checkpoint_epochs)} status={_status(r, report)}")
+        lines.append(f"  broker={broker_id(r)} logStart={r.log_start_offset} logEnd={_log_end(r)} hw={_hw(r)} "
+                     f"recoveryPoint={r.recovery_point_checkpoint} lso={r.last_stable_offset} "
+                     f"epochs={_pairs(r.epochs)} status={_status(r, report)}")
     for d in report.divergences:
         lines.append(f"  divergence: brokers {broker_id(d.first)} and {broker_id(d.second)} at offset {d.offset}")
         for side in d.sides or ():
@@ -186,6 +257,6 @@ def partition_lines(report: PartitionReport) -> list[str]:
                          f"{t.plan.rounds} round(s), {t.records_truncated} record(s) removed, {t.records_lost} lost, "
                          f"{t.committed_records_lost} committed")
             lines.extend(f"    fetch at {s.fetch_offset} epoch {s.fetch_epoch}: {s.reason}" for s in t.plan.steps)
-    lines.extend(f"  note: {n}" for n in report.notes)
+    lines.extend(_finding_line(f) for f in report.findings)
     lines.append(verdict_line(report))
     return lines

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from kdump.broker.cluster_generator import ClusterGenSpec, generate_cluster
-from kdump.broker.cluster_metadata import PartitionRegistration, predict_leader, replay_metadata
+from kdump.broker.cluster_metadata import PartitionRegistration, replay_metadata
+from kdump.broker.election import predict_leader
 from kdump.broker.replica_report import ReplicasOptions, analyze_partition, plan_partitions
 from kdump.log.logdir import read_partition_dir
 from kdump.log.writer import LogConfig
@@ -42,9 +43,10 @@ def test_agreeing_replicas_with_an_epoch_no_batch_carries(tmp_path: Path) -> Non
     code, obj = replicas_json(tmp_path, "agree")
     assert code == 0
     assert (obj["topic"], obj["partition"], obj["leader"], obj["leaderEpoch"], obj["isr"]) == ("t", 0, 2, 1, [1, 2, 3])
-    assert obj["verdict"] == "consistent" and obj["divergences"] == [] and obj["notes"] == []
+    assert obj["verdict"] == "consistent" and obj["divergences"] == [] and obj["findings"] == []
     replicas = by_broker(obj["replicas"])
-    assert replicas[2]["leaderEpochs"] == [[0, 0], [1, R]]     # the moved leadership's epoch, no batch
+    assert replicas[2]["leaderEpochCheckpoint"] == [[0, 0], [1, R]]     # the moved leadership's epoch, no batch
+    assert replicas[2]["leaderEpochs"] == [[0, 0]]     # loading truncates the cache at the log end (truncateFromEnd)
     assert all(r["logEndOffset"] == R and r["highWatermark"] == R for r in replicas.values())
     assert all(t["truncateTo"] == R and t["recordsLost"] == 0 for t in obj["truncations"])
 
@@ -66,7 +68,7 @@ def test_if_leader_another_broker(tmp_path: Path) -> None:
     # had: endOffsetFor(2) = (0, 250); 0 < 2. Their own endOffsetFor(0) = (0, R): truncate to R.
     code, obj = replicas_json(tmp_path, "unclean", "--if-leader", "1")
     t = by_broker(obj["truncations"])
-    assert (obj["leader"], code) == (1, 3)
+    assert (obj["leader"], obj["election"]["leader"], obj["election"]["source"], code) == (2, 1, "if-leader", 3)
     assert (t[2]["truncateTo"], t[2]["recordsLost"], t[2]["committedRecordsLost"]) == (R, R // 2, R // 2)
 
 
@@ -111,7 +113,7 @@ def test_stray_and_future_replicas(tmp_path: Path) -> None:
     objs = {o["partition"]: o for o in map(json.loads, result.stdout.splitlines())}
     states = [r["state"] for r in objs[0]["replicas"]]
     assert states.count("future") == 1
-    assert any("future" in n for n in objs[0]["notes"])
+    assert any("future" in f["message"] for f in objs[0]["findings"])
     assert objs[1]["leader"] is None and objs[1]["isr"] is None
 
 
@@ -170,7 +172,7 @@ def test_future_replica_what_the_broker_does_with_it(tmp_path: Path) -> None:
     report = analyze_partition(*work)
     [future] = [r for r in report.replicas if r.state == "future"]
     assert future.broker == 1 and future.log_end_offset == R
-    [note] = [n for n in report.notes if "-future replica" in n]
+    [note] = [f.text for f in report.findings if "-future replica" in f.text]
     assert "names no dir" in note and "resumes the copy" in note, note
     assert report.divergences == [] and all(t.follower is not future for t in report.truncations)
 
@@ -179,6 +181,6 @@ def test_future_replica_what_the_broker_does_with_it(tmp_path: Path) -> None:
     _topic_id, registration = work[3].partition("t", 0)  # type: ignore[misc]
     registration.directories[registration.replicas.index(1)] = new_id
     report = analyze_partition(*work)
-    [note] = [n for n in report.notes if "-future replica" in n]
+    [note] = [f.text for f in report.findings if "-future replica" in f.text]
     assert "at startup the broker makes it the current replica" in note, note
     assert "recoverAbandonedFutureLogs" in note and "resumes" not in note, note

@@ -192,5 +192,5 @@ def test_case6_future_replica(run: Run) -> None:
     assert by_dir["broker-2"]["state"] != "stray" and by_dir["broker-2"]["logEndOffset"] == run.moving_end
     assert part["divergences"] == [], part
     assert len(part["truncations"]) <= 1 and {t["broker"] for t in part["truncations"]} <= {2, 3}, part
-    [note] = [n for n in part["notes"] if "-future replica" in n]
+    [note] = [f["message"] for f in part["findings"] if "-future replica" in f["message"]]
     assert "resumes the copy" in note and "(the current replica's)" in note, note

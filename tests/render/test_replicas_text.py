@@ -18,7 +18,7 @@ def test_table_shows_leader_isr_offsets_status_and_verdict(tmp_path: Path) -> No
     out = StringIO()
     Console(file=out, width=160, color_system=None).print(partition_renderable(report))
     text = out.getvalue()
-    assert "t-0  leader 2 (metadata), epoch 2, ISR [2, 3]" in text
+    assert "t-0  leader 2 at epoch 2 (metadata), ISR [2, 3]" in text
     assert "truncate to 40, lose 10 (10 committed)" in text          # R=40, R/4 acks=1 records on broker 1
     assert "broker 1 truncates to 40 in 1 round(s)" in text
     assert text.rstrip().endswith("t-0: DATA LOSS: followers would drop 10 record(s) the leader does not hold, "

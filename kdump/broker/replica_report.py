@@ -34,6 +34,7 @@ from kdump.errors import KdumpError
 from kdump.findings import ERROR, NOTE, WARNING, Finding, Severity
 from kdump.log.batches import iter_records_at
 from kdump.log.headers import ReadCounter, SegmentHeader
+from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.log.locations import open_any
 from kdump.log.logdir import PartitionDir
 
@@ -49,6 +50,7 @@ class ReplicasOptions:
     if_leader: int | None = None
     explain: bool = False
     release: tuple[int, int] | None = None
+    index_interval_bytes: int | None = None      # None: the topic's config in the metadata, else Kafka's default
 
 
 @dataclass
@@ -160,8 +162,12 @@ def analyze_partition(topic: str, number: int, members: list[Replica], metadata:
                    f"disk are strays (a deleted topic, or one moved away)")
     _match_topic_ids(report)
     _mark_unassigned(report)
+    interval = options.index_interval_bytes
+    if interval is None:   # recovery's index appends depend on it (LogSegment.recover)
+        configured = metadata.configs.get(topic, {}).get("index.interval.bytes") if metadata is not None else None
+        interval = int(configured) if configured is not None and configured.isdigit() else DEFAULT_INDEX_INTERVAL_BYTES
     for replica in report.replicas:
-        load_replica(replica)          # what the broker's loader leaves (an offline replica is not live)
+        load_replica(replica, interval)   # what the broker's loader leaves (an offline replica is not live)
     report.compacted = report.compacted or any(r.cleaner_offset is not None for r in report.live)
     live = report.live
     # One walk over the live replicas' headers: what each holds on disk, and every pair's divergence in

@@ -27,11 +27,12 @@ from kdump.log.headers import ReadCounter, SegmentHeader, partition_headers
 from kdump.log.locations import join
 
 
-def load_replica(replica: Replica) -> None:
-    """The log the broker's loader leaves of ``replica`` (a ``-delete`` dir is not loaded: LogManager deletes it)."""
+def load_replica(replica: Replica, index_interval_bytes: int) -> None:
+    """The log the broker's loader leaves of ``replica`` (a ``-delete`` dir is not loaded: LogManager deletes it),
+    for a topic whose ``index.interval.bytes`` is ``index_interval_bytes``."""
     if replica.partition.state == "delete":
         return
-    plan = plan_partition(replica.partition.path, replica.log_dir.state, inspect=False)
+    plan = plan_partition(replica.partition.path, replica.log_dir.state, index_interval_bytes, inspect=False)
     if plan.refused_file is not None:
         replica.offline = f"{plan.refused_file}: {plan.refused_reason}"
         replica.findings.append(Finding(ERROR, "offline", plan.refused_file, f"the broker cannot load this "

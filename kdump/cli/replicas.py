@@ -15,7 +15,7 @@ import click
 from kdump.broker.replica_report import PartitionReport, ReplicasOptions, analyze
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
-from kdump.cli.options import DIR_OR_URI, json_option
+from kdump.cli.options import DIR_OR_URI, json_option, option_stack
 from kdump.errors import InputError
 from kdump.render import log_json
 from kdump.render.dialect import DEFAULT_KAFKA_VERSION, parse_kafka_version
@@ -52,24 +52,33 @@ def print_reports(reports: Iterable[PartitionReport], json_output: bool, paths: 
 
 
 def replicas_options(topic: str | None, partition: int | None, if_leader: int | None, explain: bool,
-                     kafka_version: str) -> ReplicasOptions:
+                     kafka_version: str, index_interval_bytes: int | None = None) -> ReplicasOptions:
     release = parse_kafka_version(kafka_version).major_minor
-    return ReplicasOptions(topic, partition, if_leader, explain, release)
+    return ReplicasOptions(topic, partition, if_leader, explain, release, index_interval_bytes)
+
+
+replicas_options_stack = option_stack(
+    click.option("--topic", default=None, help="Only this topic."),
+    click.option("--partition", type=click.IntRange(min=0), default=None, help="Only this partition number."),
+    click.option("--if-leader", "if_leader", type=int, default=None, metavar="BROKER",
+                 help="Predict the followers' truncation as if BROKER leads (default: the metadata's leader, or the "
+                      "one its controller elects, or without metadata the replica with the latest epoch)."),
+    click.option("--index-interval-bytes", type=click.IntRange(min=0), default=None, metavar="N",
+                 help="The topic's index.interval.bytes, which restart recovery depends on (default: the "
+                      "metadata's topic config, else 4096)."),
+    click.option("--explain", is_flag=True, help="Show each divergence's two batches: file, position, records."),
+    click.option("--kafka-version", default=DEFAULT_KAFKA_VERSION, show_default=True, metavar="V",
+                 help="The cluster's Kafka release (its __cluster_metadata record definitions)."),
+)
+"""The options of ``kdump replicas`` and ``kdump spark replicas`` (one list for both)."""
 
 
 @click.command("replicas", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
 @click.argument("paths", nargs=-1, required=True, type=DIR_OR_URI)
-@click.option("--topic", default=None, help="Only this topic.")
-@click.option("--partition", type=click.IntRange(min=0), default=None, help="Only this partition number.")
-@click.option("--if-leader", "if_leader", type=int, default=None, metavar="BROKER",
-              help="Predict the followers' truncation as if BROKER leads (default: the metadata's leader, or the "
-                   "one its controller elects, or without metadata the replica with the latest epoch).")
-@click.option("--explain", is_flag=True, help="Show each divergence's two batches: file, position, records.")
-@click.option("--kafka-version", default=DEFAULT_KAFKA_VERSION, show_default=True, metavar="V",
-              help="The cluster's Kafka release (its __cluster_metadata record definitions).")
+@replicas_options_stack
 @json_option
 def replicas(paths: tuple[str, ...], topic: str | None, partition: int | None, if_leader: int | None,
-             explain: bool, kafka_version: str, json_output: bool) -> None:
+             index_interval_bytes: int | None, explain: bool, kafka_version: str, json_output: bool) -> None:
     """Compare the replicas of each partition across several brokers' log dirs, offline.
 
     \b
@@ -83,5 +92,5 @@ def replicas(paths: tuple[str, ...], topic: str | None, partition: int | None, i
     (an Error: line says where; the replica is compared up to there), 3 replicas diverge or a
     follower would drop records the leader lacks, 2 usage error or nothing readable found.
     """
-    options = replicas_options(topic, partition, if_leader, explain, kafka_version)
+    options = replicas_options(topic, partition, if_leader, explain, kafka_version, index_interval_bytes)
     raise SystemExit(print_reports(analyze(paths, options), json_output, paths))

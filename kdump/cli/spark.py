@@ -22,8 +22,8 @@ from kdump.cli.boundary import KdumpGroup
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import DIR_OR_URI, json_option, option_stack
 from kdump.cli.recover import exit_status, report
+from kdump.cli.replicas import replicas_options_stack
 from kdump.errors import InputError, KdumpError, UsageError
-from kdump.render.dialect import DEFAULT_KAFKA_VERSION
 from kdump.spark.driver_jvm import local_driver_options
 
 if TYPE_CHECKING:
@@ -394,17 +394,12 @@ def recover_command(paths: tuple[str, ...], settings: SessionSettings, json_outp
 
 @spark.command("replicas")
 @click.argument("paths", nargs=-1, required=True, type=DIR_OR_URI)
-@click.option("--topic", default=None, help="Only this topic.")
-@click.option("--partition", type=click.IntRange(min=0), default=None, help="Only this partition number.")
-@click.option("--if-leader", "if_leader", type=int, default=None, metavar="BROKER",
-              help="Predict the followers' truncation as if BROKER leads.")
-@click.option("--explain", is_flag=True, help="Show each divergence's two batches.")
-@click.option("--kafka-version", default=DEFAULT_KAFKA_VERSION, show_default=True, metavar="V",
-              help="The cluster's Kafka release (its __cluster_metadata record definitions).")
+@replicas_options_stack
 @session_options
 @json_option
 def replicas_command(paths: tuple[str, ...], topic: str | None, partition: int | None, if_leader: int | None,
-                     explain: bool, kafka_version: str, settings: SessionSettings, json_output: bool) -> None:
+                     index_interval_bytes: int | None, explain: bool, kafka_version: str, settings: SessionSettings,
+                     json_output: bool) -> None:
     """`kdump replicas PATHS` with one Spark task per partition: the same output and exit status.
 
     \b
@@ -415,7 +410,7 @@ def replicas_command(paths: tuple[str, ...], topic: str | None, partition: int |
     """
     from kdump.cli.replicas import print_reports, replicas_options
 
-    options = replicas_options(topic, partition, if_leader, explain, kafka_version)
+    options = replicas_options(topic, partition, if_leader, explain, kafka_version, index_interval_bytes)
     try:
         from kdump.spark.replicas import analyze_on_spark
     except ImportError:

@@ -6,13 +6,16 @@ loaded last.
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import os
 import pty
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,14 +67,20 @@ def index_fixtures():  # type: ignore[no-untyped-def]
     return sys.modules["kdump_index_fixtures"]
 
 
-def run_on_a_terminal(args: list[str], env: dict[str, str], *, stdout: bool, stderr: bool) -> tuple[int, bytes, bytes,
-                                                                                                   bytes]:
+def run_on_a_terminal(args: list[str], env: dict[str, str], *, stdout: bool, stderr: bool,
+                      columns: int | None = None) -> tuple[int, bytes, bytes, bytes]:
     """`python -m kdump args` with stdout and/or stderr on a pseudo-terminal (the others go to files):
-    exit code, stdout and stderr (b"" for a stream on the terminal), and what the terminal received."""
+    exit code, stdout and stderr (b"" for a stream on the terminal), and what the terminal received.
+
+    ``columns``: the terminal's width as the kernel reports it (TIOCSWINSZ), stdin on it too, as in a
+    shell on that terminal (give an ``env`` without COLUMNS, which would take precedence)."""
     controller, terminal = pty.openpty()
+    if columns is not None:
+        fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen([sys.executable, "-m", "kdump", *args], stdout=terminal if stdout else out,
-                                stderr=terminal if stderr else err, env=env)
+                                stderr=terminal if stderr else err, env=env,
+                                stdin=terminal if columns is not None else None)
         os.close(terminal)
         seen = b""
         while True:   # read while it writes: a full terminal buffer would block it

@@ -6,6 +6,7 @@ value in the list is the default for the topics not named).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -29,6 +30,7 @@ from kdump.errors import Interrupted, UsageError
 from kdump.format.batch import TimestampType
 from kdump.format.codecs import Codec
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
+from kdump.log.atomic import parents_made
 from kdump.log.interrupts import SignalInterrupt
 from kdump.log.writer import LogConfig
 from kdump.render.times import TIME_INPUT_HELP
@@ -151,7 +153,7 @@ def size_range(text: str, option: str) -> tuple[int, int]:
               help="With --brokers: agree, lagging, unclean (an unclean election), multi-round (KIP-279 "
                    "truncation), retention (a follower behind the leader's log start), compacted.")
 @click.option("--force", is_flag=True,
-              help="Replace OUTDIR if it is empty or an earlier kdump gen output (once the new one is complete).")
+              help="Replace OUTDIR if it is an earlier kdump gen output (once the new one is complete).")
 @click.option("--traceback", is_flag=True, help="Show Python tracebacks for errors (debugging).")
 def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str, timestamp_type: str,
         idempotent: str | None, transactional: str | None, preallocate: str | None, key_size: str,
@@ -164,9 +166,12 @@ def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str,
     kdump gen demo-logs
     kdump gen logs --topics a,b --compression a=gzip,b=zstd --transactional b --abort-ratio 0.5
 
-    Exit codes: 0 written; 1 could not write; 2 bad arguments or OUTDIR exists (see --force);
+    OUTDIR's missing parents are made as mkdir -p makes them; an existing OUTDIR is used when empty.
+
+    Exit codes: 0 written; 1 could not write; 2 bad arguments or OUTDIR holds files (see --force);
     128+N stopped by signal N (129 SIGHUP, 130 SIGINT, 143 SIGTERM). A failed or interrupted run
-    leaves nothing behind; a later run removes what a killed one (SIGKILL) left.
+    leaves nothing behind, not even the parents it made; a later run removes what a killed one
+    (SIGKILL) left in OUTDIR's parent.
     """
     try:
         key_range, value_range = size_range(key_size, "--key-size"), size_range(value_size, "--value-size")
@@ -199,8 +204,9 @@ def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str,
                       for n in names)
         spec = GenSpec(topics=specs, key_size=key_range, value_size=value_range, start_time=start_time, log=log,
                        **rest)  # type: ignore[arg-type]
-        with ProgressBar(spec.total_records, "records", show=wants_progress(False), unit="records") as bar:
-            result = generate(outdir, spec, force=force, progress=bar.advance)
+        with parents_made(outdir), ProgressBar(spec.total_records, "records", show=wants_progress(False),
+                                                unit="records") as bar:
+            result = generate(outdir, spec, force=force or _empty_directory(outdir), progress=bar.advance)
     except KeyboardInterrupt as err:
         if isinstance(err, SignalInterrupt):
             raise  # the error boundary words it with the signal's name and exit code
@@ -210,6 +216,16 @@ def gen(outdir: str, topics: str, partitions: str, compression: str, magic: str,
 
 
 def _gen_cluster(outdir: str, spec: ClusterGenSpec, force: bool) -> None:
-    result = generate_cluster(outdir, spec, force=force)
+    with parents_made(outdir):
+        result = generate_cluster(outdir, spec, force=force or _empty_directory(outdir))
     click.echo(f"wrote {result.brokers} brokers' log dirs ({spec.scenario}) of "
                f"{counted(result.partitions, 'partition')}, {result.bytes_written} bytes, to {result.outdir}")
+
+
+def _empty_directory(path: str) -> bool:
+    """An existing empty OUTDIR holds nobody's files: used as ``mkdir -p`` would, without --force (it is
+    replaced once the output is complete, and refused after all if files appeared in it meanwhile)."""
+    try:
+        return not os.path.islink(path) and os.path.isdir(path) and not os.listdir(path)
+    except OSError:
+        return False

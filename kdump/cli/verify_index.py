@@ -19,11 +19,11 @@ from kdump.cli.progress import ProgressBar
 from kdump.cli.walk import Walk
 from kdump.errors import write_error
 from kdump.findings import Finding
+from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.render import verify_text
 from kdump.render.verify_text import VerifyCounts
 from kdump.verify.driver import Report, SegmentChecked, verify_paths
 from kdump.verify.engine import INDEX, Options
-from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES
 
 
 def _write(findings: list[Finding], counts: VerifyCounts, out: TextIO, as_json: bool, errors_only: bool,
@@ -85,7 +85,8 @@ check_options = option_stack(
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--strict", is_flag=True, help="Kafka's --verify-index-only rule: entries must name a batch's last "
               "offset (pre-4.1 follower and cleaner layouts become errors).")
-@click.option("--deep", is_flag=True, help="Also note offset-index density far from --index-interval-bytes.")
+@click.option("--deep", is_flag=True,
+              help="Also note an offset index denser than --index-interval-bytes allows, or far sparser.")
 @check_options
 def verify_index(paths: tuple[str, ...], strict: bool, deep: bool, index_interval_bytes: int, errors_only: bool,
                  jobs: int, json_output: bool, traceback: bool) -> None:

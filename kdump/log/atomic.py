@@ -26,7 +26,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from kdump.errors import UsageError
+from kdump.errors import KdumpError, UsageError
 from kdump.log.interrupts import guard
 from kdump.log.owner import Owner, read_text
 
@@ -296,6 +296,51 @@ def _commit_directory(content: str, target: str, *, force: bool, marker: tuple[s
 
 
 @contextmanager
+def parents_made(target: str) -> Iterator[list[str]]:
+    """Yield the parent directories of ``target`` that were missing, made as ``mkdir -p`` makes them; unless
+    the block succeeds they are removed again, deepest first, each only while it is empty.
+
+    SIGINT, SIGTERM and SIGHUP raise ``SignalInterrupt`` inside the block (``guard``), so an interrupted
+    writer leaves no directory it made either. A parent that exists is used whatever it holds (a symbolic
+    link to a directory too); something in the way that is not a directory is refused.
+    """
+    missing: list[str] = []
+    path = os.path.dirname(os.path.abspath(target))
+    while not os.path.isdir(path):
+        if os.path.lexists(path):
+            raise UsageError(f"{path} exists and is not a directory")
+        missing.append(path)
+        path = os.path.dirname(path)
+    made: list[str] = []
+    with guard.active():
+        try:
+            with guard.hold(None):    # a signal waits until ``made`` names every directory made
+                for path in reversed(missing):
+                    _make_parent(path, made)
+            yield list(made)
+        except BaseException:
+            with guard.hold(None):
+                for path in reversed(made):
+                    try:
+                        os.rmdir(path)
+                    except OSError:   # no longer empty: what is in it is not ours
+                        break
+            raise
+
+
+def _make_parent(path: str, made: list[str]) -> None:
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        if not os.path.isdir(path):
+            raise UsageError(f"{path} exists and is not a directory") from None
+        return                        # another process made it meanwhile: not ours to remove
+    except OSError as err:
+        raise KdumpError(f"cannot create the directory: {err.strerror or err}", path=path) from None
+    made.append(path)
+
+
+@contextmanager
 def staged_files(directory: str) -> Iterator[str]:
     """Yield a fresh directory to fill; when the block succeeds its files join the existing ``directory``.
 
@@ -326,5 +371,5 @@ def staged_files(directory: str) -> Iterator[str]:
                 area.completed = directory
 
 
-__all__ = ["TEMP_SUFFIX", "remove_stale", "rename_no_replace", "staged_directory", "staged_files", "write_files",
-           "write_new_file"]
+__all__ = ["TEMP_SUFFIX", "parents_made", "remove_stale", "rename_no_replace", "staged_directory", "staged_files",
+           "write_files", "write_new_file"]

@@ -1,8 +1,11 @@
 """``kdump summary`` on a terminal: one row per partition, sorted by topic then partition number, a
 total row for each topic of several partitions (a single partition's row is its topic's total) and
 one for all topics. No cell wraps where a narrower layout fits: on a narrow terminal the last time
-becomes the span from the first, times lose their milliseconds and zone (named in the header), and
-then the segment and batch counts go (``--detail`` and ``--plain`` show everything).
+becomes the span from the first, times lose their milliseconds and zone (named in the header), the
+segment and batch counts go, then the span, the first time, the size and the offsets; a column whose
+cells are all empty is left out. Topic names up to 40 characters stay whole (a longer one is shortened
+in the middle before a column goes), so on 80 columns a 40-character name leaves room for the counts,
+offsets and size, a 24-character one for the first time too (``--detail`` and ``--plain`` show everything).
 
 A ``PartitionRow`` keeps only what the table shows, so a run over thousands of partitions holds a
 few numbers per partition until the table is printed, not their summaries.
@@ -13,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.filesize import decimal
 from rich.measure import Measurement
@@ -68,17 +72,61 @@ def partition_row(summary: PartitionSummary) -> PartitionRow:
                         any(f.severity == "error" for f in summary.findings))
 
 
+_WIDEST = ("topic", "part", "segs", "records/batches", "offsets", "size", "first time", "last time", "flags")
+_SPAN = ("topic", "part", "segs", "records/batches", "offsets", "size", "first time", "span", "flags")
+_NARROW = ("topic", "part", "records", "offsets", "size", "first time", "span", "flags")
+
+
 @dataclass(frozen=True, slots=True)
 class _Layout:
-    """One way to lay the table out; ``partitions_table`` draws the widest that fits unwrapped."""
+    """One way to lay the table out; ``PartitionsTable`` draws the first that fits unwrapped."""
 
-    last_time: bool      # a "last time" column (else a "span" column: last minus first time)
-    short_times: bool    # ISO times to the second, the zone named once ("2024-05-01 12:00:00")
-    segments: bool       # the "segs" column and batch counts beside the record counts
+    short_times: bool             # ISO times to the second, the zone named once ("2024-05-01 12:00:00")
+    columns: tuple[str, ...]      # the columns shown, in this order (a column of empty cells is left out)
 
 
-_LAYOUTS = (_Layout(True, False, True), _Layout(False, False, True), _Layout(False, True, True),
-            _Layout(False, True, False))
+def _without(columns: tuple[str, ...], *names: str) -> tuple[str, ...]:
+    return tuple(c for c in columns if c not in names)
+
+
+# Wide to narrow: the last time becomes the span from the first, times lose their milliseconds and
+# zone, the segment and batch counts go, then the span, the first time, the size and the offsets.
+_LAYOUTS = (_Layout(False, _WIDEST), _Layout(False, _SPAN), _Layout(True, _SPAN), _Layout(True, _NARROW),
+            _Layout(True, _without(_NARROW, "span")), _Layout(True, _without(_NARROW, "span", "first time")),
+            _Layout(True, _without(_NARROW, "span", "first time", "size")),
+            _Layout(True, _without(_NARROW, "span", "first time", "size", "offsets")))
+
+TOPIC_WIDTH = 40
+"""Topic names up to this long are shown whole whatever goes; a longer one is shortened in the middle
+before a column is left out (and, where even the narrowest layout does not fit, shorter still)."""
+_TOPIC_MIN = 10
+_RIGHT = frozenset(("part", "segs", "records/batches", "records", "size", "span"))
+_MIN_WIDTH = {"topic": 5, "records/batches": 5, "records": 5, "offsets": 5, "flags": 4}
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` cut in the middle to ``width`` characters, an ellipsis where the cut is."""
+    if len(text) <= width:
+        return text
+    head = width // 2
+    return f"{text[:head]}\u2026{text[len(text) - (width - head - 1):]}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """A row of the table: its label (topic, suffix such as " total"; the topic may be shortened) and its
+    cells by column name, short and long times both."""
+
+    topic: str
+    suffix: str
+    cells: dict[str, str]
+    total: bool
+    end_section: bool
+
+    def label(self, width: int | None) -> str:
+        if width is None or not self.topic:
+            return self.topic + self.suffix
+        return shorten(self.topic, max(width - len(self.suffix), 1)) + self.suffix
 
 
 def _span(low: int | None, high: int | None) -> str:
@@ -103,64 +151,85 @@ def _zone_name(times: TimeStyle) -> str:
     return "UTC" if times.tz is None else str(times.tz)
 
 
-def _time(ms: int | None, times: TimeStyle, layout: _Layout) -> str:
+def _short_time(ms: int | None, times: TimeStyle) -> str:
     if ms is None:
         return "-"
-    if layout.short_times:
-        if times.fmt == "epoch" or ms < 0:
-            return str(ms)
-        # "2024-05-01T12:00:00.123+02:00" to the second, "T" as a space; the zone is in the header
-        return format_timestamp(ms, "iso", times.tz)[:19].replace("T", " ")
-    return times(ms)
+    if times.fmt == "epoch" or ms < 0:
+        return str(ms)
+    # "2024-05-01T12:00:00.123+02:00" to the second, "T" as a space; the zone is in the header
+    return format_timestamp(ms, "iso", times.tz)[:19].replace("T", " ")
 
 
 class PartitionsTable:
     """The table of some rows, laid out when Rich knows the width: the first of ``_LAYOUTS`` whose
-    unwrapped width fits (a cell that wraps splits every timestamp over lines), else the narrowest."""
+    unwrapped width fits (a cell that wraps splits every timestamp over lines), its topic names whole,
+    else up to ``TOPIC_WIDTH`` characters; where none fits, the narrowest with shorter names."""
 
     def __init__(self, rows: Iterable[PartitionRow], times: TimeStyle) -> None:
         self.rows = sorted(rows, key=lambda r: (r.topic, r.partition, r.path))
         self.times = times
+        self.lines = _lines(self.rows, times)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        unbounded = options.update_width(1 << 20)   # Measurement.get clamps to the width it is given
+        fitted = self._topic_width(TOPIC_WIDTH)
         for layout in _LAYOUTS:
-            table = self.table(layout)
-            if Measurement.get(console, unbounded, table).maximum <= options.max_width:
-                break
-        yield table
+            for width in (None, fitted):
+                if self.width(console, options, layout, width) <= options.max_width:
+                    yield self.table(layout, width)
+                    return
+        layout = _LAYOUTS[-1]
+        over = self.width(console, options, layout, fitted) - options.max_width
+        yield self.table(layout, self._topic_width(max(fitted - over, _TOPIC_MIN)))
 
-    def table(self, layout: _Layout) -> Table:
+    def _topic_width(self, most: int) -> int:
+        """The topic column's width with names up to ``most`` characters whole, longer ones and the totals'
+        labels ("<topic> total") shortened to it."""
+        longest = max((len(line.topic) for line in self.lines if not line.total), default=0)
+        return max([min(longest, most), *(len(line.suffix) for line in self.lines if not line.topic)])
+
+    def width(self, console: Console, options: ConsoleOptions, layout: _Layout, topic_width: int | None) -> int:
+        """The table's unwrapped width: that of its header and one row of each column's widest cell."""
+        cells = self._shown(layout, topic_width)
+        table = self._frame(layout, tuple(cells))
+        table.add_row(*(max(column, key=cell_len) for column in cells.values()))
+        unbounded = options.update_width(1 << 20)   # Measurement.get clamps to the width it is given
+        return Measurement.get(console, unbounded, table).maximum
+
+    def _shown(self, layout: _Layout, topic_width: int | None) -> dict[str, list[str]]:
+        """The cells of the layout's columns by column, less the columns whose every cell is empty."""
+        cells = {}
+        for name in layout.columns:
+            if name == "topic":
+                column = [line.label(topic_width) for line in self.lines]
+            else:
+                key = "first time short" if name == "first time" and layout.short_times else name
+                column = [line.cells[key] for line in self.lines]
+            if any(column):
+                cells[name] = column
+        return cells
+
+    def _frame(self, layout: _Layout, columns: tuple[str, ...]) -> Table:
         times = self.times
-        short_zone = layout.short_times and times.fmt != "epoch"
-        zone = _zone_name(times) if short_zone else ""
+        zone = _zone_name(times) if layout.short_times and times.fmt != "epoch" else ""
         # "(UTC)" fits above a time; a longer zone name goes below the table not to wrap the header
         caption = f"times in {zone}" if zone and zone != "UTC" else None
         table = Table(show_edge=False, pad_edge=False, collapse_padding=True, caption=caption,
                       caption_justify="left")
-        table.add_column("topic", overflow="fold", min_width=5)
-        table.add_column("part", justify="right", no_wrap=True)   # in a total row: how many partitions
-        if layout.segments:
-            table.add_column("segs", justify="right", no_wrap=True)
-        table.add_column("records/batches" if layout.segments else "records", justify="right", overflow="fold",
-                         min_width=5)
-        table.add_column("offsets", overflow="fold", min_width=5)
-        table.add_column("size", justify="right", no_wrap=True)
-        table.add_column("first time (UTC)" if zone == "UTC" else "first time", overflow="fold")
-        table.add_column("last time" if layout.last_time else "span", overflow="fold",
-                         justify="left" if layout.last_time else "right")
-        table.add_column("flags", overflow="fold", min_width=4)
-        topics: dict[str, list[PartitionRow]] = {}
-        for row in self.rows:
-            topics.setdefault(row.topic, []).append(row)
-        for topic, members in topics.items():
-            for r in members:
-                table.add_row(*_cells(layout, times, topic, str(r.partition), [r], r.offsets, r.flags),
-                              end_section=len(members) == 1)
-            if len(members) > 1:
-                table.add_row(*_total_row(layout, times, f"{topic} total", members), style="bold", end_section=True)
-        if len(self.rows) > 1 and len(topics) > 1:
-            table.add_row(*_total_row(layout, times, "all topics", self.rows), style="bold")
+        for name in columns:
+            header = "first time (UTC)" if name == "first time" and zone == "UTC" else name
+            if name in _MIN_WIDTH or name.endswith("time"):
+                table.add_column(header, justify="right" if name in _RIGHT else "left", overflow="fold",
+                                 min_width=_MIN_WIDTH.get(name))
+            else:
+                table.add_column(header, justify="right" if name in _RIGHT else "left", no_wrap=True)
+        return table
+
+    def table(self, layout: _Layout, topic_width: int | None) -> Table:
+        """The table in ``layout``, topic names shortened to ``topic_width`` (None: whole)."""
+        cells = self._shown(layout, topic_width)
+        table = self._frame(layout, tuple(cells))
+        for line, row in zip(self.lines, zip(*cells.values(), strict=True), strict=True):
+            table.add_row(*row, style="bold" if line.total else None, end_section=line.end_section)
         return table
 
 
@@ -169,22 +238,36 @@ def partitions_table(rows: Iterable[PartitionRow], times: TimeStyle) -> Partitio
     return PartitionsTable(rows, times)
 
 
-def _cells(layout: _Layout, times: TimeStyle, label: str, part: str, rows: list[PartitionRow], offsets: str,
-           flags: str) -> list[str]:
+def _lines(rows: list[PartitionRow], times: TimeStyle) -> list[_Line]:
+    """A line per partition, a total per topic of several partitions, one for all topics of several."""
+    topics: dict[str, list[PartitionRow]] = {}
+    for row in rows:
+        topics.setdefault(row.topic, []).append(row)
+    lines = []
+    for topic, members in topics.items():
+        for r in members:
+            lines.append(_Line(topic, "", _cells(times, str(r.partition), [r], r.offsets, r.flags), False,
+                               len(members) == 1))
+        if len(members) > 1:
+            lines.append(_Line(topic, " total", _total_cells(times, members), True, True))
+    if len(rows) > 1 and len(topics) > 1:
+        lines.append(_Line("", "all topics", _total_cells(times, rows), True, False))
+    return lines
+
+
+def _cells(times: TimeStyle, part: str, rows: list[PartitionRow], offsets: str, flags: str) -> dict[str, str]:
+    """Every column's cell but the topic's, by column name ("first time short": to the second)."""
     lows = [r.min_timestamp for r in rows if r.min_timestamp is not None]
     highs = [r.max_timestamp for r in rows if r.max_timestamp is not None]
     low, high = (min(lows) if lows else None), (max(highs) if highs else None)
     records = sum(r.records for r in rows)
-    cells = [label, part]
-    if layout.segments:
-        cells += [str(sum(r.segments for r in rows)), f"{records}/{sum(r.batches for r in rows)}"]
-    else:
-        cells.append(str(records))
-    cells += [offsets, decimal(sum(r.log_bytes for r in rows)), _time(low, times, layout),
-              _time(high, times, layout) if layout.last_time else _span(low, high), flags]
-    return cells
+    return {"part": part, "segs": str(sum(r.segments for r in rows)),
+            "records/batches": f"{records}/{sum(r.batches for r in rows)}", "records": str(records),
+            "offsets": offsets, "size": decimal(sum(r.log_bytes for r in rows)),
+            "first time": "-" if low is None else times(low), "first time short": _short_time(low, times),
+            "last time": "-" if high is None else times(high), "span": _span(low, high), "flags": flags}
 
 
-def _total_row(layout: _Layout, times: TimeStyle, label: str, rows: list[PartitionRow]) -> list[str]:
+def _total_cells(times: TimeStyle, rows: list[PartitionRow]) -> dict[str, str]:
     flagged = sum(1 for r in rows if r.has_errors)
-    return _cells(layout, times, label, str(len(rows)), rows, "", f"{flagged} with errors" if flagged else "")
+    return _cells(times, str(len(rows)), rows, "", f"{flagged} with errors" if flagged else "")

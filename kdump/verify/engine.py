@@ -16,10 +16,10 @@ from kdump.broker.log_dir_checkpoints import CheckpointCache
 from kdump.errors import InputError, KdumpError
 from kdump.findings import ERROR, NOTE, Finding
 from kdump.log.files import FileKind, base_offset_of, file_kind, sibling
+from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.log.logdir import PartitionDir, SegmentFiles, log_bytes
 from kdump.log.remote_layout import walk_any
 from kdump.log.segment import FileChangedError, ReadOnlyFile
-from kdump.verify.index_checks import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.verify.partition_check import (
     PartitionState,
     ReadSmall,

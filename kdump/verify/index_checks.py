@@ -23,6 +23,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from kdump.broker.recovery import RecoveryIndexAppends
 from kdump.errors import KdumpError
 from kdump.findings import ERROR, NOTE, Finding
 from kdump.format.batch import Batch
@@ -30,7 +31,6 @@ from kdump.log.batches import batch_at
 from kdump.log.indexes import OffsetIndex, TimeIndex
 from kdump.log.segment import FileChangedError
 
-DEFAULT_INDEX_INTERVAL_BYTES = 4096
 _NEVER = 2**63
 
 
@@ -291,13 +291,58 @@ class TimeIndexChecker:
                               f"then chooses segments for ListOffsets by the .log's mtime or misses this one")
 
 
-def check_offset_density(path: str, entries: int, valid_end: int, batches: int, interval: int) -> Iterator[Finding]:
-    """``--deep``: entries should come about every index.interval.bytes of log."""
-    if valid_end <= 2 * interval or not batches:
-        return
-    average_batch = valid_end / batches
-    gap = valid_end / (entries + 1)
-    if gap < interval or gap > 4 * (interval + average_batch):
-        yield Finding(NOTE, "density", path, f"{entries} entries for {valid_end} bytes of log: one per "
-                                             f"{gap:.0f} bytes, far from index.interval.bytes={interval} (average "
-                                             f"batch {average_batch:.0f} bytes)")
+FETCH_BYTES = 1024 * 1024
+"""replica.fetch.max.bytes' default (ReplicationConfigs, Kafka 4.3.0): a follower before Kafka 4.1 appended
+what one fetch brought, up to this much (a larger batch alone), with one index test per append."""
+
+
+class OffsetIndexDensity:
+    """``--deep``: whether a segment's offset index holds as many entries as a broker writes for its batches.
+
+    LogSegment.append (Kafka 4.3.0) adds an entry at a batch only when MORE than index.interval.bytes were
+    appended since the last entry (``bytesSinceLastIndexEntry > indexIntervalBytes``; the first batch never
+    gets one), and LogSegment.recover rebuilds an index by the same rule; before Kafka 4.1 the test was
+    made once per append (a produce request, a follower's fetch, a cleaner's chunk), which only spaces the
+    entries further. So the most entries are those of the rule applied at every batch (the entries
+    LogSegment.recover appends, ``RecoveryIndexAppends``), and more is an index no broker wrote with that
+    interval. The fewest: an entry at least every interval plus one append, twice that across a broker
+    restart (a reopened segment counts from zero again); far fewer than that is noted too.
+    """
+
+    def __init__(self, base_offset: int, interval: int) -> None:
+        self.interval = interval
+        self._densest = RecoveryIndexAppends(base_offset, interval)
+        self.largest_batch = 0
+
+    def add(self, batch: Batch) -> None:
+        """The next batch of the segment, in file order."""
+        self._densest.add(batch, batch.position)
+        if batch.size > self.largest_batch:
+            self.largest_batch = batch.size
+
+    @property
+    def most(self) -> int:
+        """The entries of the densest index a broker writes for the batches so far."""
+        return self._densest.entries
+
+    def least(self, valid_end: int) -> int:
+        """The fewest entries a broker writes for ``valid_end`` bytes: n + 1 stretches without an entry
+        (before the first, between, after the last), none longer than ``2 x (interval + one append)``."""
+        stretch = 2 * (self.interval + max(self.largest_batch, FETCH_BYTES))
+        return max(-(-valid_end // stretch) - 1, 0)
+
+    def findings(self, path: str, entries: int, valid_end: int, batches: int) -> Iterator[Finding]:
+        if not batches:
+            return
+        said = f"{entries} entries for {valid_end} bytes of log (average batch {valid_end / batches:.0f} bytes)"
+        interval, least = self.interval, self.least(valid_end)
+        if entries > self.most:
+            yield Finding(NOTE, "density", path, f"{said}, more than the {self.most} a broker writes with "
+                          f"index.interval.bytes={interval} (an entry only after more than {interval} bytes since "
+                          f"the last one): the topic's interval is smaller (--index-interval-bytes), or no broker "
+                          f"wrote this index")
+        elif entries < least:
+            append = max(self.largest_batch, FETCH_BYTES)
+            yield Finding(NOTE, "density", path, f"{said}, fewer than the {least} a broker writes at least with "
+                          f"index.interval.bytes={interval} (an entry at least every 2 x ({interval} + {append}) "
+                          f"bytes: the interval and one append, twice across a restart)")

@@ -34,14 +34,14 @@ from kdump.format.control import ControlType, parse_control_record
 from kdump.format.index import OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE
 from kdump.format.records import Record
 from kdump.log.batches import LogBatches
+from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.log.indexes import OffsetIndex, TimeIndex
 from kdump.log.logdir import SegmentFiles
 from kdump.log.segment import FileChangedError, ReadOnlyFile
 from kdump.verify.index_checks import (
-    DEFAULT_INDEX_INTERVAL_BYTES,
     OffsetIndexChecker,
+    OffsetIndexDensity,
     TimeIndexChecker,
-    check_offset_density,
     check_padding,
     check_size,
 )
@@ -136,6 +136,7 @@ class SegmentCheck:
             yield from times.start()
         batches = LogBatches(log, check_crc=True)
         base, deep = self.seg.base_offset, self.deep
+        density = OffsetIndexDensity(base, self.interval) if deep and index is not None else None
         above = base + INT32_MAX
         prev_last: int | None = None
         prev_batch: Batch | None = None
@@ -155,6 +156,8 @@ class SegmentCheck:
                     yield from self._batch_rules(batch, prev_last, batches)
                 if deep or (batch.magic == 2 and batch.attributes & _TXN_OR_CONTROL) or \
                         (batch.magic < 2 and batch.codec_id):
+                    if density is not None:
+                        density.add(batch)
                     n, undecodable = self._records(batches, batch, open_txns)
                     records += n
                     if undecodable is not None:
@@ -203,9 +206,8 @@ class SegmentCheck:
             yield Finding(ERROR, "incomplete-batch", path, f"the last {log.size - valid_end} bytes are not a "
                           f"complete batch, and this is not the partition's active segment (a broker's recovery "
                           f"truncates them){rest}", position=valid_end)
-        if self.deep and index is not None:
-            yield from check_offset_density(index.path or "", index.entries, valid_end, facts.batches,
-                                            self.interval)
+        if density is not None and index is not None:
+            yield from density.findings(index.path or "", index.entries, valid_end, facts.batches)
 
     def _batch_rules(self, batch: Batch, prev_last: int | None, batches: LogBatches) -> Iterator[Finding]:
         path = self.seg.log or ""

@@ -139,7 +139,8 @@ CASES: dict[tuple[str, int], Callable[[Path], int]] = {
                                                   "--out", str(tmp)),
     ("kdump gen", 0): lambda tmp: _code("gen", str(tmp / "logs"), "--records", "5"),
     ("kdump gen", 1): lambda tmp: _code("gen", "/proc/kdump-cannot-write-here", "--records", "5"),
-    ("kdump gen", 2): lambda tmp: _code("gen", str(tmp), "--records", "5"),  # exists, no --force
+    ("kdump gen", 2): lambda tmp: _code("gen", str(Path(_bytes_file(tmp, "notes", b"x")).parent),
+                                        "--records", "5"),  # holds someone's files, no --force
     ("kdump partition-for", 0): lambda tmp: _code("partition-for", "--group", "g"),
     ("kdump partition-for", 2): lambda tmp: _code("partition-for"),
     ("kdump completion", 0): lambda tmp: _code("completion", "bash"),

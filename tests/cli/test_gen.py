@@ -243,6 +243,57 @@ def test_special_targets_are_refused_with_one_line(tmp_path: Path, force: list[s
     assert tree(tmp_path) == before
 
 
+# -- OUTDIR's parents: made as mkdir -p makes them, removed again when gen fails ------------------------
+def test_missing_parents_are_made(tmp_path: Path) -> None:
+    out = tmp_path / "new" / "deeper" / "logs"
+    result = run_kdump("gen", str(out), "--records", "5")
+    assert result.exit_code == 0, result.stderr
+    assert (out / "demo-0").is_dir() and [p.name for p in (tmp_path / "new" / "deeper").iterdir()] == ["logs"]
+    (tmp_path / "empty").mkdir()                     # an empty OUTDIR holds nobody's files: used, no --force
+    assert run_kdump("gen", str(tmp_path / "empty"), "--records", "5").exit_code == 0
+    assert (tmp_path / "empty" / "demo-0").is_dir()
+
+
+def test_only_what_holds_files_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("keep")
+    (tmp_path / "theirs").mkdir()
+    (tmp_path / "theirs" / "notes").write_text("keep")
+    before = tree(tmp_path)
+    for out, message in ((tmp_path / "file" / "x" / "logs", f"{tmp_path / 'file'} exists and is not a directory"),
+                         (tmp_path / "theirs", f"{tmp_path / 'theirs'} already exists (use --force to replace it)")):
+        result = run_kdump("gen", str(out), "--records", "5")
+        assert (result.exit_code, result.stderr) == (2, f"Error: {message}\n")
+    assert tree(tmp_path) == before
+
+
+def test_a_failure_removes_the_parents_gen_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "kept").mkdir()
+    (tmp_path / "kept" / "notes").write_text("keep")
+    # a bad value found only while writing (the first batch does not fit a segment)
+    late = run_kdump("gen", str(tmp_path / "kept" / "a" / "b" / "logs"), "--segment-bytes", "100",
+                     "--value-size", "500")
+    assert (late.exit_code, late.stderr) == (2, "Error: a batch of 5240 bytes does not fit segment.bytes=100\n")
+    assert tree(tmp_path) == {"kept": None, "kept/notes": b"keep"}
+
+    def disk_full(self: PartitionLog, data: bytes):  # type: ignore[no-untyped-def]
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(PartitionLog, "append", disk_full)
+    for extra in ([], ["--brokers", "2"]):
+        failed = run_kdump("gen", str(tmp_path / "a" / "b" / "logs"), *extra)
+        assert (failed.exit_code, failed.stderr) == (1, "Error: [Errno 28] No space left on device\n"), extra
+        assert tree(tmp_path) == {"kept": None, "kept/notes": b"keep"}
+
+
+def test_sigint_removes_the_parents_gen_made(tmp_path: Path) -> None:
+    """A real process and a real SIGINT (its disposition reset: a suite started with SIGINT ignored passes)."""
+    proc = start_gen(tmp_path / "a" / "b" / "logs")
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert (proc.returncode, stderr) == (130, "Error: interrupted by SIGINT; nothing was written\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 # -- signals: a real process, real signals ----------------------------------------------------------
 BIG = ["--records", "5000000", "--partitions", "1"]   # minutes of work: still running when signalled
 
@@ -252,7 +303,7 @@ def start_gen(out: Path) -> subprocess.Popen[str]:
     proc = subprocess.Popen([sys.executable, "-m", "kdump", "gen", str(out), *BIG], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, preexec_fn=default_signals)
     deadline = time.monotonic() + 60
-    while not any(p.name.startswith(".") for p in out.parent.iterdir()):
+    while not (out.parent.is_dir() and any(p.name.startswith(".") for p in out.parent.iterdir())):
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "gen never started writing"
         time.sleep(0.05)

@@ -113,3 +113,39 @@ def test_plain_text_and_json_take_time_format(root: Path) -> None:
             "(2024-05-01T17:30:49.000+05:30)") in plain
     obj = json.loads(run_kdump("summary", str(root / "d1" / "b-0"), "--json", "--time-format", "iso").stdout)
     assert obj["minTimestamp"] == 1714564800000   # JSON keeps Kafka's milliseconds
+
+
+TOPIC_24 = "payments-eu-west-1-audit"                         # 24 characters
+TOPIC_40 = "warehouse.inventory.snapshots.eu-west-1a"         # 40
+TOPIC_50 = "warehouse.inventory.snapshots.eu-west-1a.compacted"  # 50
+
+
+def _gen(out: Path, topics: str, partitions: str) -> Path:
+    made = run_kdump("gen", str(out), "--topics", topics, "--partitions", partitions, "--records", "20")
+    assert made.exit_code == 0, made.stderr
+    return out
+
+
+def _on_a_real_terminal(path: Path, columns: int) -> list[str]:
+    """What `kdump summary PATH` shows on a pseudo-terminal whose kernel-reported width is ``columns``."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")} | {"TERM": "xterm", "NO_COLOR": "1"}
+    code, _, err, seen = run_on_a_terminal(["summary", str(path)], env, stdout=True, stderr=False, columns=columns)
+    assert code == 0, err
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen.decode()).replace("\r\n", "\n").rstrip("\n").split("\n")
+
+
+def test_long_topic_names_on_an_80_column_terminal(tmp_path: Path) -> None:
+    """A 24-character topic used to fold the name and break every date over two lines at 80 columns."""
+    wide = _on_a_real_terminal(_gen(tmp_path / "d24", TOPIC_24, "2"), 200)
+    narrow = _on_a_real_terminal(tmp_path / "d24", 80)
+    assert len(narrow) == len(wide) == 5 and max(map(len, narrow)) <= 80     # header, rule, 2 partitions, total
+    assert narrow[0].split() == ["topic", "┃part", "┃records", "┃offsets", "┃", "size", "┃first", "time", "(UTC)"]
+    for line, part in zip(narrow[2:4], "01", strict=True):   # the documented 80-column time format, whole
+        assert re.fullmatch(rf"{TOPIC_24} │ +{part} │ +20 │0\.\.19 +│ *[0-9.]+ kB │2023-11-14 22:13:20", line), line
+    assert narrow[4].startswith("payments-…-1-audit total │   2 │     40 │")   # the total's label fits the column
+    # 40 characters whole, 50 shortened in the middle to 40; no room for a time: its column goes, not wraps
+    names = _on_a_real_terminal(_gen(tmp_path / "d40", f"{TOPIC_40},{TOPIC_50}", "1"), 80)
+    assert max(map(len, names)) <= 80 and "2023" not in "\n".join(names)
+    rows = [line.split(" │") for line in names if " │" in line]
+    assert [(row[0].rstrip(), row[2].strip()) for row in rows] == [
+        (TOPIC_40, "20"), ("warehouse.inventory.…u-west-1a.compacted", "20"), ("all topics", "40")]

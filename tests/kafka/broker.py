@@ -25,6 +25,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from javac_cache import JavacError, compiled_classes
 from jvm_archive import ClasspathArchive, run_writing_archive
 
 HERE = Path(__file__).resolve().parent
@@ -279,24 +280,10 @@ def driver_classes(lib: Path, timeout: float = 120, source: Path | tuple[Path, .
     sources = (source,) if isinstance(source, Path) else source
     # NUL is in no Java source, so the joined texts tell the files apart (one file hashes as it always did).
     digest = hashlib.sha1(b"\0".join(path.read_bytes() for path in sources) + str(lib).encode()).hexdigest()[:12]
-    out = lib.parent / f"driver-{digest}"
-    if (out / ".complete").exists():
-        return out
-    tmp = lib.parent / f"driver-{digest}.tmp{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    proc = subprocess.run(
-        ["javac", "-nowarn", "-encoding", "UTF-8", "-cp", f"{lib}/*", "-d", str(tmp), *map(str, sources)],
-        capture_output=True, text=True, timeout=timeout, check=False,
-    )
-    if proc.returncode != 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise BrokerError(f"javac {' '.join(path.name for path in sources)} failed: {proc.stderr[-3000:]}")
-    (tmp / ".complete").touch()
     try:
-        tmp.rename(out)
-    except OSError:  # another process finished first
-        shutil.rmtree(tmp, ignore_errors=True)
-    return out
+        return compiled_classes(lib.parent / f"driver-{digest}", sources, f"{lib}/*", timeout)
+    except JavacError as err:
+        raise BrokerError(str(err)) from None
 
 
 def driver_jar(lib: Path) -> Path:

@@ -44,7 +44,7 @@ _keys: dict[str, str] = {}
 
 
 def _cache() -> Path:
-    from real_kafka import cache_dir  # beside this file; imported late: it imports pytest
+    from real_kafka import cache_dir  # beside this file; imported late: it imports broker, which imports this
 
     return cache_dir() / "jvm-cds"
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import overload
 
-import pytest
 from broker import jvm_temp_flags
+from javac_cache import compiled_classes
 
 HERE = Path(__file__).resolve().parent
 FETCH = HERE / "fetch.sh"
@@ -48,6 +48,8 @@ def cached_releases() -> set[str]:
 
 def unavailable(reason: str) -> None:
     """Skip on a laptop without Java/Maven; in CI the real tool is required, so fail."""
+    import pytest  # here: a process that only compiles or reads the cache does without pytest's imports
+
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"CI=true but the real Kafka tool cannot run: {reason}")
     pytest.skip(reason)
@@ -74,15 +76,12 @@ def kafka_lib(release: str) -> Path:
 
 
 def compiled(source: str, classpath: str = "") -> Path:
-    """Compile tests/kafka/<source> into the cache (keyed by its text) and return the class dir."""
+    """Compile tests/kafka/<source> into the cache (keyed by its text and the classpath) and return the class
+    dir. Under javac/, not classes/ where entries were compiled in place (a concurrent or killed run could
+    leave one incomplete)."""
     text = (HERE / source).read_bytes()
-    out = cache_dir() / "classes" / hashlib.sha1(text + classpath.encode()).hexdigest()[:12]
-    if not (out / ".complete").exists():
-        out.mkdir(parents=True, exist_ok=True)
-        cmd = ["javac", "-nowarn", "-d", str(out)] + (["-cp", classpath] if classpath else []) + [str(HERE / source)]
-        subprocess.run(cmd, check=True, capture_output=True)
-        (out / ".complete").touch()
-    return out
+    out = cache_dir() / "javac" / hashlib.sha1(text + classpath.encode()).hexdigest()[:12]
+    return compiled_classes(out, [HERE / source], classpath)
 
 
 @dataclass(frozen=True)

@@ -7,20 +7,22 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
-# Each process waits for the same instant, then compiles, then lists the entry it got: (name, size, mtime).
+# Each process says it is ready, waits for the word to start (all four at once), compiles, then lists the
+# entry it got: (name, size, mtime).
 _COMPILE = """
-import json, sys, time
+import json, sys
 import real_kafka
-time.sleep(max(0.0, float(sys.argv[1]) - time.time()))
+print("ready", flush=True)
+sys.stdin.readline()
 out = real_kafka.compiled("JavaUtf8.java")
 seen = {p.name: [p.stat().st_size, p.stat().st_mtime_ns] for p in sorted(out.iterdir())}
 print(json.dumps([str(out), seen]))
@@ -35,10 +37,16 @@ def _listing(out: Path) -> dict[str, list[int]]:
 def test_four_processes_compile_into_a_cold_cache(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     env = {**os.environ, "KDUMP_KAFKA_CACHE": str(cache), "PYTHONPATH": str(HERE)}
-    start = f"{time.time() + 1.5:.3f}"     # after every process's imports
-    procs = [subprocess.Popen([sys.executable, "-c", _COMPILE, start], env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    procs = [subprocess.Popen([sys.executable, "-c", _COMPILE], env=env, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    for proc in procs:       # every process imported and waiting (a bounded wait)
+        assert proc.stdout is not None and select.select([proc.stdout], [], [], 60)[0], "no ready line in 60 s"
+        assert proc.stdout.readline() == "ready\n"
     results = []
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
     for proc in procs:
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err[-2000:]

@@ -19,7 +19,7 @@ from kdump.errors import FormatError, KdumpError
 from kdump.format.batch import INT32_MAX, Batch
 from kdump.log.batches import LogBatches
 from kdump.log.headers import file_headers
-from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
+from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES, InvalidOffsetError, SegmentIndexBuilder
 from kdump.log.locations import open_any
 from kdump.log.lookup import index_position, segment_of
 from kdump.log.segment import ReadOnlyFile
@@ -154,63 +154,11 @@ class SegmentOverflow(Exception):
         self.base, self.log, self.span, self.reason = base, log, span, reason
 
 
-class RecoveryIndexAppends:
-    """The offset and time index appends LogSegment.recover makes while it walks a segment, tracked to
-    find the one that throws InvalidOffsetException (LogSegment.java, OffsetIndex.append and
-    TimeIndex.maybeAppend, Kafka 4.3.0).
-
-    An offset entry (batch last offset, position) is appended when more than ``index.interval.bytes``
-    lie between the last entry's position and the batch (the first batch never gets one); it must be
-    above the previous entry's offset. A time entry (max timestamp so far, its batch's last offset) is
-    tried with each offset entry and once after the walk; its offset must not be below the previous
-    time entry's. Out-of-order batches break one of the two; LogLoader.recoverLog then truncates the
-    segment to its base offset (LogSegment.truncateTo) and deletes every later unflushed segment.
-    """
-
-    def __init__(self, base_offset: int, index_interval_bytes: int) -> None:
-        self.base_offset = base_offset
-        self.interval = index_interval_bytes
-        self.last_entry_position = 0
-        self.last_offset: int | None = None       # the offset index's last entry
-        self.base_entry_position: int | None = None   # an entry at the base offset itself (truncateTo starts there)
-        self.time_last: tuple[int, int] | None = None  # the time index's last entry (timestamp, offset)
-        self.max_timestamp, self.offset_of_max_timestamp = -1, -1
-        self.entries = 0                                # offset index entries appended so far
-
-    def add(self, batch: Batch, valid_bytes: int) -> str | None:
-        """Feed one valid batch at ``valid_bytes`` (relative position); the reason an append throws, or None."""
-        if batch.max_timestamp > self.max_timestamp:
-            self.max_timestamp, self.offset_of_max_timestamp = batch.max_timestamp, batch.last_offset
-        if valid_bytes - self.last_entry_position > self.interval:
-            if self.last_offset is not None and batch.last_offset <= self.last_offset:
-                return (f"the offset index entry for the batch at position {valid_bytes} (offset {batch.last_offset}) "
-                        f"is not above the previous entry's offset {self.last_offset}: OffsetIndex.append throws "
-                        f"InvalidOffsetException")
-            self.last_offset = batch.last_offset
-            self.entries += 1
-            if batch.last_offset == self.base_offset:
-                self.base_entry_position = valid_bytes
-            problem = self.time_append()
-            if problem is not None:
-                return problem
-            self.last_entry_position = valid_bytes
-        return None
-
-    def time_append(self) -> str | None:
-        """TimeIndex.maybeAppend(max timestamp so far, its offset); also called once after the walk."""
-        if self.time_last is not None and self.offset_of_max_timestamp < self.time_last[1]:
-            return (f"the time index entry for offset {self.offset_of_max_timestamp} is below the previous entry's "
-                    f"offset {self.time_last[1]}: TimeIndex.maybeAppend throws InvalidOffsetException")
-        if self.max_timestamp > (-1 if self.time_last is None else self.time_last[0]):
-            self.time_last = (self.max_timestamp, self.offset_of_max_timestamp)
-        return None
-
-
 def recover_segment(base: int, log: str, why: str, epochs: LeaderEpochFileCache, span: Span = WHOLE,
                     index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES) -> SegmentRecovery:
     """LogSegment.recover: keep batches until one fails ensureValid; count what the rest holds.
 
-    When an index append throws InvalidOffsetException (``RecoveryIndexAppends``) the segment is
+    When an index append throws InvalidOffsetException (kdump.log.index_builder) the segment is
     truncated to its base offset instead (LogLoader.recoverLog catches it, LogSegment.truncateTo) and
     ``invalid_offset`` says why.
     """
@@ -219,20 +167,21 @@ def recover_segment(base: int, log: str, why: str, epochs: LeaderEpochFileCache,
     with open_any(log) as f:
         recovered = RecoveredBatches(f, *span)
         result.size = recovered.end - recovered.start
-        appends = RecoveryIndexAppends(base, index_interval_bytes)
+        appends = SegmentIndexBuilder(base, index_interval_bytes, None, keep_entries=False)
         last = None
-        for batch in recovered:
-            if not fits_segment(base, batch.last_offset):
-                raise SegmentOverflow(base, log, span, f"the batch at position {batch.position - recovered.start} "
-                                      f"holds offsets {batch.base_offset}..{batch.last_offset}, outside what an "
-                                      f"index based at {base} can hold")
-            result.invalid_offset = appends.add(batch, batch.position - recovered.start)
-            if result.invalid_offset is not None:
-                break
-            applier.apply(batch)
-            last = batch.last_offset
-        if result.invalid_offset is None:
-            result.invalid_offset = appends.time_append()
+        try:
+            for batch in recovered:
+                if not fits_segment(base, batch.last_offset):
+                    raise SegmentOverflow(base, log, span, f"the batch at position {batch.position - recovered.start} "
+                                          f"holds offsets {batch.base_offset}..{batch.last_offset}, outside what an "
+                                          f"index based at {base} can hold")
+                appends.add_batch(batch.last_offset, batch.position - recovered.start, batch.size,
+                                  batch.max_timestamp)
+                applier.apply(batch)
+                last = batch.last_offset
+            appends.close()     # LogSegment.recover's last timeIndex.maybeAppend
+        except InvalidOffsetError as err:
+            result.invalid_offset = str(err)
         if result.invalid_offset is not None:
             # LogSegment.truncateTo(base): the first batch at or after the index's entry for the base
             # offset (position 0 without one) whose last offset reaches the base offset.
@@ -280,15 +229,17 @@ def inspect_unrecovered(segment: UncheckedSegment, span: Span = WHOLE,
     fill in ``damage`` and ``rebuilt_entries``; a zero-padded tail is not damage."""
     with open_any(segment.log) as f:
         recovered = RecoveredBatches(f, *span)
-        appends = RecoveryIndexAppends(segment.base_offset, index_interval_bytes)
-        for batch in recovered:
-            problem = appends.add(batch, batch.position - recovered.start)
-            if problem is not None:
-                segment.damage = problem
-                return segment
+        appends = SegmentIndexBuilder(segment.base_offset, index_interval_bytes, None, keep_entries=False)
+        try:
+            for batch in recovered:
+                appends.add_batch(batch.last_offset, batch.position - recovered.start, batch.size,
+                                  batch.max_timestamp)
+        except InvalidOffsetError as err:
+            segment.damage = str(err)
+            return segment
         if recovered.stopped is not None and recovered.zero_padding_from is None:
             segment.damage = f"{recovered.stopped}: recovery would truncate it at position {recovered.valid_bytes}"
-        segment.rebuilt_entries = appends.entries
+        segment.rebuilt_entries = appends.offset_count
     return segment
 
 

@@ -13,7 +13,15 @@ Rules (Kafka's storage/src/main/java/org/apache/kafka/storage/internals/log/LogS
 - a time-index entry (max timestamp so far, its offset) is attempted with every offset entry and
   written only when its timestamp is strictly greater than the previous entry's (initially -1, so
   data without timestamps never gets one);
-- on roll/close one more time-index entry is attempted, ignoring the "full" check.
+- on roll/close one more time-index entry is attempted, ignoring the "full" check;
+- an offset entry not above the previous one (OffsetIndex.append), or a time entry whose offset is below
+  the previous one's (TimeIndex.maybeAppend), throws InvalidOffsetException: ``InvalidOffsetError`` here.
+  Only out-of-order batches do that; LogLoader.recoverLog then truncates the segment (kdump.broker.recovery).
+
+LogSegment.recover rebuilds a segment's indexes by the same rule (``validBytes - lastIndexEntry >
+indexIntervalBytes`` at every batch), so recovery, ``kdump rebuild-index``, the writer and ``verify --deep``'s
+density rule all use this class; ``keep_entries=False`` counts the entries without holding them (flat memory
+over a whole segment).
 """
 
 from __future__ import annotations
@@ -39,20 +47,27 @@ class IndexFullError(Exception):
     """An entry was added to a full index: the caller should have rolled first."""
 
 
+class InvalidOffsetError(Exception):
+    """Kafka's InvalidOffsetException from OffsetIndex.append or TimeIndex.maybeAppend: why, in words."""
+
+
 class SegmentIndexBuilder:
     """Offset and time index entries for one segment, as a broker would write them."""
 
     def __init__(self, base_offset: int, index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES,
-                 max_index_bytes: int = DEFAULT_MAX_INDEX_BYTES) -> None:
+                 max_index_bytes: int | None = DEFAULT_MAX_INDEX_BYTES, *, keep_entries: bool = True) -> None:
         if index_interval_bytes < 0:
             raise ValueError("index_interval_bytes must be >= 0")
         self.base_offset = base_offset
         self.index_interval_bytes = index_interval_bytes
-        # Kafka rounds the preallocated size down to whole entries.
-        self.max_offset_entries = max_index_bytes // OFFSET_ENTRY_SIZE
-        self.max_time_entries = max_index_bytes // TIME_ENTRY_SIZE
-        self.offset_entries: list[tuple[int, int]] = []
+        # Kafka rounds the preallocated size down to whole entries (None: no limit, as recovery is modelled).
+        self.max_offset_entries = (1 << 62) if max_index_bytes is None else max_index_bytes // OFFSET_ENTRY_SIZE
+        self.max_time_entries = (1 << 62) if max_index_bytes is None else max_index_bytes // TIME_ENTRY_SIZE
+        self.keep_entries = keep_entries
+        self.offset_entries: list[tuple[int, int]] = []     # all of them, or the last alone (keep_entries=False)
         self.time_entries: list[tuple[int, int]] = []
+        self.offset_count = self.time_count = 0
+        self.base_entry_position: int | None = None   # an offset entry at the base offset itself (truncateTo)
         self.bytes_since_last_entry = 0
         self.max_timestamp = NO_TIMESTAMP
         self.offset_of_max_timestamp = base_offset
@@ -62,12 +77,12 @@ class SegmentIndexBuilder:
     # -- shouldRoll's index conditions -------------------------------------------------------
     @property
     def offset_index_full(self) -> bool:
-        return len(self.offset_entries) >= self.max_offset_entries
+        return self.offset_count >= self.max_offset_entries
 
     @property
     def time_index_full(self) -> bool:
         # TimeIndex keeps its last slot for the entry written at roll.
-        return len(self.time_entries) >= self.max_time_entries - 1
+        return self.time_count >= self.max_time_entries - 1
 
     @property
     def is_full(self) -> bool:
@@ -97,7 +112,8 @@ class SegmentIndexBuilder:
         self.size = max(self.size, items[0][1] + total)
 
     def close(self) -> None:
-        """onBecomeInactiveSegment / close: the final time-index entry. Safe to call twice."""
+        """onBecomeInactiveSegment / close (LogSegment.recover's last maybeAppend too): the final time-index
+        entry. Safe to call twice."""
         if not self.closed:
             self._maybe_append_time(skip_full_check=True)
             self.closed = True
@@ -131,16 +147,33 @@ class SegmentIndexBuilder:
             raise IndexFullError(f"offset index of segment {self.base_offset} is full "
                                  f"({self.max_offset_entries} entries)")
         if self.offset_entries and offset <= self.offset_entries[-1][0]:
-            raise ValueError(f"offset index entries must increase: {offset} after {self.offset_entries[-1][0]}")
-        self.offset_entries.append((offset, position))
+            raise InvalidOffsetError(f"the offset index entry for the batch at position {position} (offset {offset}) "
+                                     f"is not above the previous entry's offset {self.offset_entries[-1][0]}: "
+                                     f"OffsetIndex.append throws InvalidOffsetException")
+        self._keep(self.offset_entries, (offset, position))
+        self.offset_count += 1
+        if offset == self.base_offset:
+            self.base_entry_position = position
 
     def _maybe_append_time(self, *, skip_full_check: bool) -> None:
-        last_ts = self.time_entries[-1][0] if self.time_entries else NO_TIMESTAMP
-        if self.max_timestamp <= last_ts:
+        last = self.time_entries[-1] if self.time_entries else None
+        if last is not None and self.offset_of_max_timestamp < last[1]:
+            # TimeIndex.maybeAppend checks the offset before the timestamp.
+            raise InvalidOffsetError(f"the time index entry for offset {self.offset_of_max_timestamp} is below the "
+                                     f"previous entry's offset {last[1]}: TimeIndex.maybeAppend throws "
+                                     f"InvalidOffsetException")
+        if self.max_timestamp <= (NO_TIMESTAMP if last is None else last[0]):
             return
         if not skip_full_check and self.time_index_full:
             raise IndexFullError(f"time index of segment {self.base_offset} is full")
-        self.time_entries.append((self.max_timestamp, self.offset_of_max_timestamp))
+        self._keep(self.time_entries, (self.max_timestamp, self.offset_of_max_timestamp))
+        self.time_count += 1
+
+    def _keep(self, entries: list[tuple[int, int]], entry: tuple[int, int]) -> None:
+        if not self.keep_entries and entries:
+            entries[-1] = entry
+        else:
+            entries.append(entry)
 
 
 def _pad(data: bytes, pad_to: int | None, entry_size: int) -> bytes:

@@ -23,11 +23,11 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from kdump.broker.recovery import RecoveryIndexAppends
 from kdump.errors import KdumpError
 from kdump.findings import ERROR, NOTE, Finding
 from kdump.format.batch import Batch
 from kdump.log.batches import batch_at
+from kdump.log.index_builder import InvalidOffsetError, SegmentIndexBuilder
 from kdump.log.indexes import OffsetIndex, TimeIndex
 from kdump.log.segment import FileChangedError
 
@@ -304,26 +304,29 @@ class OffsetIndexDensity:
     gets one), and LogSegment.recover rebuilds an index by the same rule; before Kafka 4.1 the test was
     made once per append (a produce request, a follower's fetch, a cleaner's chunk), which only spaces the
     entries further. So the most entries are those of the rule applied at every batch (the entries
-    LogSegment.recover appends, ``RecoveryIndexAppends``), and more is an index no broker wrote with that
+    LogSegment.recover appends, kdump.log.index_builder), and more is an index no broker wrote with that
     interval. The fewest: an entry at least every interval plus one append, twice that across a broker
     restart (a reopened segment counts from zero again); far fewer than that is noted too.
     """
 
     def __init__(self, base_offset: int, interval: int) -> None:
         self.interval = interval
-        self._densest = RecoveryIndexAppends(base_offset, interval)
+        self._densest = SegmentIndexBuilder(base_offset, interval, None, keep_entries=False)
         self.largest_batch = 0
 
     def add(self, batch: Batch) -> None:
         """The next batch of the segment, in file order."""
-        self._densest.add(batch, batch.position)
+        try:
+            self._densest.add_batch(batch.last_offset, batch.position, batch.size, batch.max_timestamp)
+        except InvalidOffsetError:
+            pass    # batches out of order: the offset rules report them
         if batch.size > self.largest_batch:
             self.largest_batch = batch.size
 
     @property
     def most(self) -> int:
         """The entries of the densest index a broker writes for the batches so far."""
-        return self._densest.entries
+        return self._densest.offset_count
 
     def least(self, valid_end: int) -> int:
         """The fewest entries a broker writes for ``valid_end`` bytes: n + 1 stretches without an entry

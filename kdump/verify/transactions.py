@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from kdump.broker.producer_state import CompletedTxn, ProducerStateManager
-from kdump.broker.unified_log import last_stable_offset, load_from_snapshot, log_end_offset
+from kdump.broker.unified_log import LogOffsetsSnapshot, load_from_snapshot, log_end_offset
 from kdump.errors import KdumpError
 from kdump.findings import ERROR, WARNING, Finding
 from kdump.format.batch import Batch
@@ -71,6 +71,7 @@ class TxnReport:
     partition: int
     path: str
     log_end_offset: int | None = None
+    offsets: LogOffsetsSnapshot | None = None   # the checkpoints and segments, with the first undecided offset
     transactions: list[Transaction] = field(default_factory=list)   # in order of first offset
     index_entries: list[tuple[str, AbortedTxn]] = field(default_factory=list)
     first_undecided_offset: int | None = None
@@ -90,9 +91,9 @@ class TxnReport:
 
     @property
     def last_stable_offset(self) -> int | None:
-        """The LSO the log's content implies (kdump.broker.unified_log.last_stable_offset, with the log end
-        offset for the high watermark)."""
-        return last_stable_offset(self.first_undecided_offset, None, self.log_end_offset)
+        """UnifiedLog.lastStableOffset: the first undecided offset, held below the high watermark (the
+        checkpoint's, within the log; the log end offset without one). kdump.broker.unified_log, the one rule."""
+        return None if self.offsets is None else self.offsets.last_stable_offset
 
 
 class _Replay:
@@ -199,8 +200,9 @@ def analyze_transactions(partition: PartitionDir) -> TxnReport:
     entries_by_key = {(e.producer_id, e.last_offset): (path, e.first_offset, e.last_stable_offset)
                       for path, e in report.index_entries}
     checkpoints, _problems = partition_checkpoints(partition)
+    report.offsets = checkpoints.offsets(first_base, report.log_end_offset, report.first_undecided_offset)
     # the .txnindex files are local: what lies below the local log start is in remote storage
-    log_start = checkpoints.offsets(first_base, None).local_log_start_offset
+    log_start = report.offsets.local_log_start_offset
     report.findings.extend(check_txn_index(report.path, replay.completed, entries_by_key,
                                            [s.base_offset for s in partition.segments], log_start))
     report.findings.extend(_hanging(report))

@@ -59,7 +59,11 @@ class PartitionCheckpoints:
     high_watermark: int | None = None
     log_start_offset: int | None = None
     cleaner_offset: int | None = None
-    remote_log_enabled: bool = False
+    remote_log_start: int | None = None    # the first offset in remote storage of a tiered partition
+
+    @property
+    def remote_log_enabled(self) -> bool:
+        return self.remote_log_start is not None
 
     def offsets(self, first_segment_base: int | None, log_end: int | None,
                 first_unstable: int | None = None) -> LogOffsetsSnapshot:
@@ -78,6 +82,13 @@ class LogDirCheckpoints:
     path: str
     tables: dict[str, dict[tuple[str, int], int]] = field(default_factory=dict)
     problems: dict[str, KdumpError] = field(default_factory=dict)
+    _remote_starts: dict[tuple[str, int], int] | None = None     # read once, when a partition first needs it
+
+    def remote_log_starts(self) -> dict[tuple[str, int], int]:
+        """This log dir's ``__remote_log_metadata`` view (kdump.broker.remote_log_metadata), read once."""
+        if self._remote_starts is None:
+            self._remote_starts = remote_log_starts(self.path)
+        return self._remote_starts
 
     def offset(self, name: str, topic: str, partition: int) -> int | None:
         return self.tables.get(name, {}).get((topic, partition))
@@ -86,11 +97,11 @@ class LogDirCheckpoints:
         """The checkpoints of one partition. Its log start checkpoint below ``first_segment_base`` is a
         tiered partition's normal state, asked of the log dir's ``__remote_log_metadata`` only then."""
         start = self.offset(LOG_START_CHECKPOINT, topic, partition)
-        tiered = start is not None and first_segment_base is not None and start < first_segment_base and \
-            (topic, partition) in remote_log_starts(self.path)
+        below = start is not None and first_segment_base is not None and start < first_segment_base
         return PartitionCheckpoints(self.offset(RECOVERY_POINT_CHECKPOINT, topic, partition),
                                     self.offset(HIGH_WATERMARK_CHECKPOINT, topic, partition), start,
-                                    self.offset(CLEANER_CHECKPOINT, topic, partition), tiered)
+                                    self.offset(CLEANER_CHECKPOINT, topic, partition),
+                                    self.remote_log_starts().get((topic, partition)) if below else None)
 
 
 def read_log_dir_checkpoints(log_dir: str, read: ReadSmall = read_local) -> LogDirCheckpoints:

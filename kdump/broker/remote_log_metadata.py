@@ -16,11 +16,9 @@ transition it drops) is kept as ``Anomaly`` rather than raised.
 
 from __future__ import annotations
 
-import os
 import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
 from kdump.errors import FormatError, KdumpError
 from kdump.format.checkpoint import uuid_to_string
@@ -28,8 +26,8 @@ from kdump.format.messages import tables
 from kdump.format.messages.framed import PARTITION_DELETE_STATES, SEGMENT_STATES, read_framed
 from kdump.format.messages.protocol import MessageData
 from kdump.log.batches import LogBatches
+from kdump.log.locations import join, list_dir, open_any
 from kdump.log.logdir import PartitionDir, read_partition_dir
-from kdump.log.segment import ReadOnlyFile
 
 METADATA_TOPIC = "__remote_log_metadata"
 RELEASE = (4, 3)   # the message definitions read (RemoteLogSegmentMetadataRecord etc., 4.3.0)
@@ -161,7 +159,7 @@ def metadata_records(partitions: Iterable[PartitionDir]) -> Iterator[tuple[int, 
         for seg in pdir.segments:
             if seg.log is None:
                 continue
-            with ReadOnlyFile(seg.log) as file:
+            with open_any(seg.log) as file:
                 batches = LogBatches(file)
                 for batch in batches:
                     if batch.is_control:
@@ -180,16 +178,17 @@ def replay(partitions: Iterable[PartitionDir]) -> RemoteLogMetadataReplay:
     return result
 
 
-@lru_cache(maxsize=16)
 def remote_log_starts(log_dir: str) -> dict[tuple[str, int], int]:
     """(topic, partition) -> the first offset in remote storage, for the partitions this log dir's
     ``__remote_log_metadata`` holds finished copies of (one broker's view: its own metadata partitions).
-    Such a partition is remote-log-enabled: UnifiedLog keeps its log start offset below the local log."""
+    Such a partition is remote-log-enabled: UnifiedLog keeps its log start offset below the local log.
+    ``log_dir`` is a local path or a URI (kdump.log.locations); each call reads it again (callers keep the
+    answer for as long as they hold the log dir's other files: kdump.broker.log_dir_checkpoints)."""
     try:
-        names = [n for n in os.listdir(log_dir) if n.startswith(METADATA_TOPIC + "-")]
-    except OSError:
+        names = [n for n, is_directory in list_dir(log_dir) if is_directory and n.startswith(METADATA_TOPIC + "-")]
+    except KdumpError:
         return {}
-    meta_dirs = [p for p in (read_partition_dir(os.path.join(log_dir, n)) for n in sorted(names)) if p.state is None]
+    meta_dirs = [p for p in (read_partition_dir(join(log_dir, n)) for n in names) if p.state is None]
     try:
         parts = replay(meta_dirs).partitions if meta_dirs else {}
     except KdumpError:

@@ -169,7 +169,8 @@ def _checkpoints(path: str, checkpoints: PartitionCheckpoints, leo: int, first_b
                           f"end offset {leo}: data it covers is missing from this replica", offset=value)
     start = checkpoints.log_start_offset
     if start is not None and start < first_base:
-        yield tiered_log_start(path, start, first_base) or Finding(  # a tiered partition's log start is remote
+        # a tiered partition's log start is remote
+        yield tiered_log_start(path, start, first_base, checkpoints.remote_log_start) or Finding(
             NOTE, "log-start-below-segments", path, f"the log start offset checkpoint says {start}, below "
                       f"the first segment's base offset {first_base} (the broker uses the base offset)", offset=start)
 

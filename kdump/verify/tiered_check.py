@@ -40,7 +40,6 @@ from kdump.broker.remote_log_metadata import (
     METADATA_TOPIC,
     PartitionMetadata,
     SegmentMetadata,
-    remote_log_starts,
     replay,
 )
 from kdump.errors import KdumpError
@@ -54,7 +53,7 @@ from kdump.format.checkpoint import (
 )
 from kdump.format.snapshot import parse_producer_snapshot
 from kdump.log.batches import LogBatches
-from kdump.log.logdir import PartitionDir, parse_partition_dir_name, walk_partitions
+from kdump.log.logdir import PartitionDir, walk_partitions
 from kdump.log.remote_layout import LOCAL, RemotePartition, RemoteSegment, Store, remote_partitions
 from kdump.log.segment import ReadOnlyFile
 
@@ -359,14 +358,10 @@ def check_tiered(log_dirs: Iterable[str], remote_root: str, store: Store = LOCAL
                               checkpoints)
 
 
-def tiered_log_start(partition_path: str, start: int, first_base: int) -> Finding | None:
+def tiered_log_start(partition_path: str, start: int, first_base: int, remote_start: int | None) -> Finding | None:
     """A log start offset checkpoint below the first local segment is a tiered partition's normal state (the
     log start is remote, UnifiedLog.localLogStartOffset the local one): a note saying so, or None when the
-    partition is not tiered."""
-    name = parse_partition_dir_name(os.path.basename(os.path.normpath(partition_path)))
-    if name is None:
-        return None
-    remote_start = remote_log_starts(os.path.dirname(os.path.normpath(partition_path))).get(name[:2])
+    partition is not tiered (``remote_start``: its first remote offset, from the log dir's checkpoints)."""
     if remote_start is None:
         return None
     return Finding(FINDING_NOTE, "log-start-remote", partition_path, f"tiered partition: the log start offset "

@@ -5,7 +5,7 @@ Line formats by Kafka version (docs/dialects-research.md):
   ``Some(n)``/``None`` before (Scala Option).
 * ``lastTimestamp:`` exists from 3.1.
 * The batch-metadata part (``firstSequence: ... timestamp: TS``) is printed only when the entry's
-  lastOffset >= 0 from 2.5; 2.2-2.4 always printed it, with Kafka's empty defaults.
+  lastOffset >= 0 from 2.4; 2.2-2.3 always printed it, from the entry's stored fields.
 * The Scala tool (<= 4.2) ends the fixed part with a space and appends the metadata without one
   (so a line without metadata ends in a space); the Java tool (4.3+) puts the space before
   ``firstSequence``.
@@ -42,13 +42,10 @@ def snapshot_entry_line(entry: ProducerSnapshotEntry, dialect: Dialect) -> str:
     if dialect.snapshot_last_timestamp:
         fixed += f" lastTimestamp: {entry.timestamp}"
     metadata: str | None = None
-    if entry.has_batch_metadata:
+    if entry.has_batch_metadata or dialect.snapshot_metadata_always_printed:
         metadata = (f"firstSequence: {entry.first_sequence} lastSequence: {entry.last_sequence} "
                     f"lastOffset: {entry.last_offset} offsetDelta: {entry.offset_delta} "
                     f"timestamp: {entry.timestamp}")
-    elif dialect.snapshot_empty_metadata_printed:
-        # 2.2-2.4 printed the empty entry's defaults (NO_SEQUENCE, -1, delta 0, NO_TIMESTAMP).
-        metadata = "firstSequence: -1 lastSequence: -1 lastOffset: -1 offsetDelta: 0 timestamp: -1"
     if dialect.is_java:
         return fixed if metadata is None else f"{fixed} {metadata}"
     return f"{fixed} {metadata or ''}"

@@ -128,8 +128,12 @@ class Dialect:
 
     # 3.1+ print a producer's ``lastTimestamp:`` in a snapshot entry.
     snapshot_last_timestamp = _Releases(since=(3, 1))
-    # 2.2-2.4 printed an entry without a batch with Kafka's empty defaults; 2.5+ leave that part out.
-    snapshot_empty_metadata_printed = _Releases(before=(2, 5))
+    # 2.2-2.3 printed every entry's batch metadata from its stored fields, a producer without a batch too
+    # (lastOffset -1: ProducerStateManager.readSnapshot built a BatchMetadata of whatever the file held,
+    # core/src/main/scala/kafka/log/ProducerStateManager.scala at 2.2.2 and 2.3.1); 2.4+ only when
+    # lastOffset >= 0. Seen in the snapshot of a real 4.3/4.4 broker's __consumer_offsets
+    # (fixtures/real-groups): a transactional producer that wrote only markers.
+    snapshot_metadata_always_printed = _Releases(before=(2, 4))
     # 2.8+ print ``<file> is empty.`` for an offset index without slots.
     empty_index_line = _Releases(since=(2, 8))
     # 2.2 compared an offset-index entry with the first record's offset at its position (later: the

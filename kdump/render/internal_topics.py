@@ -20,6 +20,7 @@ from kdump.format.messages.protocol import MessageData, Reader, read_message
 from kdump.format.messages.schema import MessageSchema
 from kdump.render.dialect import LATEST_RELEASE, Dialect, dialect_of
 from kdump.render.kafka_json import Tree, dumps, quote, render, to_tree
+from kdump.render.kafka_maps import kafka_map_order
 
 Decoded = tuple[str | None, str | None]
 Release = tuple[int, int]
@@ -157,7 +158,7 @@ def _legacy_offsets(offset: int, key: bytes | None, value: bytes | None,
             raise InvalidRecordError(f"Unknown group metadata version {version}")  # Kafka dies here
         v = read_message(value_schema, vr, version)
         if record_type == 2:
-            return key_text, _legacy_group_text(v, tables.consumer_protocol(dialect.major_minor)[1])
+            return key_text, _legacy_group_text(v, tables.consumer_protocol(dialect.major_minor)[1], dialect)
         meta = v["metadata"]
         if before_24:
             return key_text, f"{v['offset']}:{meta}" if meta else str(v["offset"])
@@ -171,10 +172,15 @@ def _hex(raw: bytes) -> str:
     return format(int.from_bytes(raw, "big"), "X") if raw else ""
 
 
-def _legacy_group_text(group: MessageData, assignment_schema: MessageSchema) -> str:
+def _legacy_group_text(group: MessageData, assignment_schema: MessageSchema, dialect: Dialect) -> str:
     protocol_type = group["protocolType"] or ""
     parts = []
-    for member in group["members"]:
+    # GroupMetadata.allMemberMetadata (core/.../coordinator/group/GroupMetadata.scala, 2.2-3.7) is
+    # `members.values.toList` of a mutable.HashMap keyed by member id: the members print in that map's
+    # order (Scala 2.12's in the 2.x tools, 2.13's in 3.x), not in the record's.
+    by_id = {member["memberId"]: member for member in group["members"]}
+    for member_id in kafka_map_order(by_id, dialect.summary_map_order):
+        member = by_id[member_id]
         if protocol_type == "consumer":
             version, reader = _read_short(member["assignment"], "assignment")
             a = read_message(assignment_schema, reader, version)

@@ -47,11 +47,17 @@ def make_run(version: str = "4.3", json_output: bool = False) -> DumpRun:
      "producerId: 1000 producerEpoch: 3 coordinatorEpoch: 7 currentTxnFirstOffset: Some(30) "
      "firstSequence: 5 lastSequence: 9 lastOffset: 41 offsetDelta: 4 timestamp: 1700000000000",
      "producerId: 1001 producerEpoch: 0 coordinatorEpoch: -1 currentTxnFirstOffset: None "),
+    # 2.4 as 3.0: the real 2.4.1 tool on a real broker's snapshot (fixtures/real-groups, corpus.py) prints
+    # nothing after a producer without a batch; 2.2-2.3 print the stored fields (firstSequence wraps).
     ("2.4",
      "producerId: 1000 producerEpoch: 3 coordinatorEpoch: 7 currentTxnFirstOffset: Some(30) "
      "firstSequence: 5 lastSequence: 9 lastOffset: 41 offsetDelta: 4 timestamp: 1700000000000",
+     "producerId: 1001 producerEpoch: 0 coordinatorEpoch: -1 currentTxnFirstOffset: None "),
+    ("2.3",
+     "producerId: 1000 producerEpoch: 3 coordinatorEpoch: 7 currentTxnFirstOffset: Some(30) "
+     "firstSequence: 5 lastSequence: 9 lastOffset: 41 offsetDelta: 4 timestamp: 1700000000000",
      "producerId: 1001 producerEpoch: 0 coordinatorEpoch: -1 currentTxnFirstOffset: None "
-     "firstSequence: -1 lastSequence: -1 lastOffset: -1 offsetDelta: 0 timestamp: -1"),
+     "firstSequence: 2147483647 lastSequence: -1 lastOffset: -1 offsetDelta: 0 timestamp: 1700000000500"),
 ])
 def test_snapshot_lines_per_dialect(tmp_path, version: str, with_meta: str, without_meta: str) -> None:
     path = tmp_path / "00000000000000000042.snapshot"

@@ -49,6 +49,8 @@ PRIMS = message(
     field("Opt", "Opt", nullableVersions="0+", fields=[field("X", "int16")]),
     field("Tagged", "int64", "1+", tag=0, taggedVersions="1+", default="-1"),
     field("TaggedStr", "string", "1+", tag=1, taggedVersions="1+", nullableVersions="1+"),
+    field("TaggedOpt", "TaggedOpt", "1+", tag=2, taggedVersions="1+", nullableVersions="1+",
+          fields=[field("Y", "int32")]),
 )
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)
@@ -71,6 +73,7 @@ values = st.fixed_dictionaries({
     "Opt": st.none() | st.fixed_dictionaries({"X": st.integers(-(2**15), 2**15 - 1)}),
     "Tagged": st.integers(-(2**63), 2**63 - 1),
     "TaggedStr": st.none() | text,
+    "TaggedOpt": st.none() | st.fixed_dictionaries({"Y": st.integers(-(2**31), 2**31 - 1)}),
 })
 
 
@@ -109,6 +112,22 @@ def test_flexible_encoding_layout() -> None:
     assert data["Tag"] == 7 and data.unknown_tags == ((9, b"zz"),)
     assert render(data) == '{"name":"ab","tag":7}'
     assert render(read_message(schema, b"\x03ab\x00", 0)) == '{"name":"ab"}'  # default tagged field omitted
+
+
+def test_nullable_struct_markers() -> None:
+    """MessageDataGenerator.generateStructReader: a nullable struct's marker is a byte (-1 null, 1 present),
+    but an unsigned varint (0 null, 1 present) in a tagged field, whose size counts the marker."""
+    inner = [field("Y", "int16")]
+    schema = message("0", "0+", field("Opt", "Opt", nullableVersions="0+", fields=inner),
+                     field("Tagged", "Tagged", tag=0, taggedVersions="0+", nullableVersions="0+", fields=inner))
+    assert write_message(schema, {"Opt": None, "Tagged": None}, 0) == b"\xff" + b"\x01" + b"\x00\x01\x00"
+    assert write_message(schema, {"Opt": {"Y": 2}, "Tagged": {"Y": 3}}, 0) == (
+        b"\x01\x00\x02\x00" + b"\x01" + b"\x00\x04\x01\x00\x03\x00")
+    # No "default": the empty struct is the default, so it is neither written nor printed; a null is both.
+    assert write_message(schema, {"Opt": None}, 0) == b"\xff\x00"
+    assert render(read_message(schema, b"\xff\x00", 0)) == '{"opt":null}'
+    assert render(read_message(schema, b"\xff\x01\x00\x01\x00", 0)) == '{"opt":null,"tagged":null}'
+    assert render(read_message(schema, b"\xff\x01\x00\x04\x01\x00\x03\x00", 0)) == '{"opt":null,"tagged":{"y":3}}'
 
 
 def test_classic_encoding_layout() -> None:

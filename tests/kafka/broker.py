@@ -315,6 +315,20 @@ def run_driver(lib: Path, *args: str, timeout: float = 240) -> str:
     return proc.stdout
 
 
+def run_driver_source(lib: Path, sources: tuple[Path, ...], *args: str, timeout: float = 300) -> str:
+    """Run the driver class of ``sources[0]`` (a file under tests/kafka/producer, its class named after the
+    file; the other sources compiled with it) on ``lib``'s classpath with ``args``; return its stdout (raises
+    on failure)."""
+    main = sources[0].stem
+    classpath = f"{driver_classes(lib, source=sources)}:{lib}/*"
+    proc = subprocess.run(["java", *_JVM_FLAGS, *jvm_temp_flags(), "-cp", classpath, main, *args],
+                          capture_output=True, text=True, timeout=timeout, check=False, preexec_fn=_die_with_parent)
+    if proc.returncode != 0:
+        raise BrokerError(f"{main} {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n"
+                          f"{proc.stderr[-3000:]}")
+    return proc.stdout
+
+
 def start_driver(lib: Path, *args: str) -> subprocess.Popen[str]:
     """Start the driver in the background (e.g. a producer running while a test reads the log dir)."""
     cmd = _driver_command(lib, args)

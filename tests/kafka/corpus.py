@@ -66,8 +66,8 @@ def _files(paths: list[Path]) -> str:
     return ",".join(str(path) for path in paths)
 
 
-def partition_cases(directory: Path) -> list[Case]:
-    label = f"{directory.parent.name}/{directory.name}"
+def partition_cases(directory: Path, label: str = "") -> list[Case]:
+    label = label or f"{directory.parent.name}/{directory.name}"
     files = sorted(directory.iterdir())
     logs = [f for f in files if f.suffix == ".log"]
     indexes = [f for f in files if f.suffix in (".index", ".timeindex")]
@@ -99,6 +99,29 @@ def fixture_cases(fixtures: Path) -> list[Case]:
                 cases.extend(partition_cases(entry))
             elif group == "logdirs":
                 cases.append(Case(f"{group}/{entry.name}", ("--files", str(entry))))
+    return cases
+
+
+# The partitions of fixtures/real-groups/<release>/logs compared, with the decoder of each (its first release).
+GROUP_PARTITIONS: tuple[tuple[str, str, tuple[int, int]], ...] = (
+    ("__consumer_offsets-0", "--offsets-decoder", (2, 2)),
+    ("__share_group_state-0", "--share-group-state-decoder", (4, 0)),
+)
+
+
+def real_group_cases(fixtures: Path) -> list[Case]:
+    """The __consumer_offsets and __share_group_state a real 4.x broker wrote for every kind of group
+    (fixtures/real-groups, tests/kafka/make_real_fixtures.py --groups): every file of the partitions as
+    ``partition_cases`` dumps them, and the logs with their decoder, with and without record metadata."""
+    cases: list[Case] = []
+    for release_dir in sorted((fixtures / "real-groups").iterdir()):
+        for name, decoder, first in GROUP_PARTITIONS:
+            directory = release_dir / "logs" / name
+            cases.extend(partition_cases(directory, f"real-groups/{release_dir.name}/{name}"))
+            logs = _files(sorted(directory.glob("*.log")))
+            for options in ((decoder,), (decoder, "--skip-record-metadata")):
+                cases.append(Case(f"real-groups/{release_dir.name}/{name} logs {' '.join(options)}",
+                                  ("--files", logs, *options), first=max(first, (2, 8)) if len(options) > 1 else first))
     return cases
 
 

@@ -35,7 +35,8 @@ def _all_cases() -> list[corpus.Case]:
         corpus.odd_file_cases(root / "generated")
         corpus.internal_topic_cases(root / "generated")
         corpus.large_value_cases(root / "generated")
-    return (corpus.fixture_cases(WORK / "fixtures") + corpus.generated_cases(WORK / "generated")
+    return (corpus.fixture_cases(WORK / "fixtures") + corpus.real_group_cases(WORK / "fixtures")
+            + corpus.generated_cases(WORK / "generated")
             + corpus.odd_file_cases(WORK / "generated") + corpus.internal_topic_cases(WORK / "generated")
             + corpus.large_value_cases(WORK / "generated") + corpus.usage_cases())
 

@@ -66,6 +66,20 @@ def test_offsets_consumer_group_metadata() -> None:
         '{"type":"3","data":{"groupId":"group"}}', '{"version":"0","data":{"epoch":10}}')
 
 
+def test_offsets_consumer_group_member_of_the_consumer_protocol() -> None:
+    """A KIP-848 member's record as a real 4.3.0 broker wrote it (fixtures/real-groups/4.3.0, offset 5 of
+    __consumer_offsets-0), and the line the real DumpLogSegments 4.3.0 printed for it: ClassicMemberMetadata
+    is a tagged null (tag 0, size 1, varint marker 0), which kdump read as a byte marker until then."""
+    key = bytes.fromhex("0005000e6b64756d702d636f6e73756d65720016632d616b766f2d53513357597239476d614144664e51")
+    value = bytes.fromhex("000000001a636f6e73756d65722d6b64756d702d636f6e73756d65722d320b2f3132372e302e302e3103"
+                          "066772702d61066772702d6201000493e00001000100")
+    assert OffsetsDecoder((4, 3)).decode(5, key, value) == (
+        '{"type":"5","data":{"groupId":"kdump-consumer","memberId":"c-akvo-SQ3WYr9GmaADfNQ"}}',
+        '{"version":"0","data":{"instanceId":null,"rackId":null,"clientId":"consumer-kdump-consumer-2",'
+        '"clientHost":"/127.0.0.1","subscribedTopicNames":["grp-a","grp-b"],"subscribedTopicRegex":"",'
+        '"rebalanceTimeoutMs":300000,"serverAssignor":null,"classicMemberMetadata":null}}')
+
+
 def _group_metadata(subscription: bytes, assignment: bytes) -> tuple[bytes, bytes | None]:
     member = {"memberId": "member", "clientId": "client", "clientHost": "host", "groupInstanceId": "instance",
               "sessionTimeout": 100, "rebalanceTimeout": 1000, "subscription": subscription, "assignment": assignment}

@@ -47,7 +47,7 @@ def _write_struct(out: bytearray, fields: tuple[Field, ...], values: Any, versio
         if f.tagged_in(version):
             if not is_default(f, value, version):
                 buf = bytearray()
-                _write_value(buf, f, value, version, True)
+                _write_value(buf, f, value, version, True, tagged=True)
                 tagged.append((f.tag, bytes(buf)))  # type: ignore[arg-type]
             continue
         _write_value(out, f, value, version, flexible)
@@ -66,11 +66,12 @@ def _write_length(out: bytearray, n: int, flexible: bool, classic: str) -> None:
         out += _INT[classic].pack(n)
 
 
-def _write_value(out: bytearray, f: Field, value: Any, version: int, flexible: bool) -> None:
+def _write_value(out: bytearray, f: Field, value: Any, version: int, flexible: bool, tagged: bool = False) -> None:
     if f.is_struct:
         if f.nullable_in(version):
+            # The markers protocol._read_value reads: a varint 0 / 1 in a tagged field, else a byte -1 / 1.
             if value is None:
-                out += b"\xff"
+                out += b"\x00" if tagged else b"\xff"
                 return
             out += b"\x01"
         _write_struct(out, f.fields, value if value is not None else {}, version, flexible)

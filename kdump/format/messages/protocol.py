@@ -2,8 +2,9 @@
 
 Mirrors what Kafka's generated ``*Data.read(Readable, short)`` / ``write`` methods do: fixed-width
 big-endian integers, int16/int32 (classic) or unsigned-varint (flexible, length + 1) prefixes for
-strings, bytes and arrays, a one-byte presence marker for nullable structs, and in flexible
-versions a tagged-field section (count, then tag / size / data; unknown tags are skipped).
+strings, bytes and arrays, a presence marker for nullable structs (a byte, negative for null; in a
+tagged field an unsigned varint, 0 for null), and in flexible versions a tagged-field section (count,
+then tag / size / data; unknown tags are skipped).
 Errors carry Kafka's own wording because the dump tool prints them.
 """
 
@@ -175,7 +176,7 @@ def read_struct(r: Reader, fields: tuple[Field, ...], version: int, flexible: bo
             if tagged is None:
                 unknown.append((tag, r.array(size)))
             else:
-                values[tagged.name] = _read_value(r, tagged, version, True)
+                values[tagged.name] = _read_value(r, tagged, version, True, tagged=True)
     return MessageData(fields, version, values, tuple(unknown))
 
 
@@ -183,9 +184,14 @@ def _length(r: Reader, flexible: bool, classic: str) -> int:
     return _java_int(r.uvarint() - 1) if flexible else r.fixed(classic)
 
 
-def _read_value(r: Reader, f: Field, version: int, flexible: bool) -> Any:
+def _read_value(r: Reader, f: Field, version: int, flexible: bool, tagged: bool = False) -> Any:
     if f.is_struct:
-        if f.nullable_in(version) and r.fixed("int8") < 0:
+        # A nullable struct's marker is `readUnsignedVarint() <= 0` in a tagged field, `readByte() < 0`
+        # elsewhere (generator/src/main/java/org/apache/kafka/message/MessageDataGenerator.java,
+        # generateStructReader; so is 4.3.0's generated ConsumerGroupMemberMetadataValue.read). A tagged
+        # null is what the 4.x group coordinator writes for the ClassicMemberMetadata (tag 0, whose
+        # default is the empty struct) of a member on the consumer protocol: tag 0, size 1, marker 0.
+        if f.nullable_in(version) and (r.uvarint() <= 0 if tagged else r.fixed("int8") < 0):
             return None
         return read_struct(r, f.fields, version, flexible)
     if f.is_array:

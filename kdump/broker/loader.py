@@ -61,7 +61,7 @@ from kdump.broker.unified_log import (
 )
 from kdump.errors import KdumpError
 from kdump.format.checkpoint import LEADER_EPOCH_CHECKPOINT_NAME, EpochEntry
-from kdump.log.files import segment_base_offset
+from kdump.log.files import segment_base_offset, segment_file_name
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.log.indexes import open_offset_index
 from kdump.log.locations import absolute, base_name, is_uri, join, list_dir, open_any
@@ -172,7 +172,7 @@ def plan_partition(path: str, state: LogDirState,
         offset = segment_base_offset(name)
         if offset is None:
             continue
-        if name.endswith(_INDEX_SUFFIXES) and f"{offset:020d}.log" not in files:
+        if name.endswith(_INDEX_SUFFIXES) and segment_file_name(offset, ".log") not in files:
             plan.file_changes.append(FileChange(files[name], "delete", "an index file with no .log beside it"))
         elif name.endswith(".log"):
             segments.append((offset, files[name]))
@@ -255,7 +255,7 @@ def _unchecked(plan: PartitionPlan, kept: list[tuple[int, str]], recoveries: dic
         else:
             why = f"below the recovery point {plan.recovery_point}, where recovery starts, nothing is re-checked"
         segment = UncheckedSegment(base, log, why, plan.clean_shutdown and (floor is None or base >= floor))
-        index = files.get(f"{base:020d}.index")
+        index = files.get(segment_file_name(base, ".index"))
         if index is not None:
             with open_offset_index(index, base) as entries:
                 segment.index_entries = entries.entries
@@ -293,10 +293,10 @@ def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple
         why = None
         if base in spans:
             pass    # written by the split with its indexes (LogSegment.append)
-        elif f"{base:020d}.index" not in files:
+        elif segment_file_name(base, ".index") not in files:
             why = "its offset index is missing"
-        elif f"{base:020d}.txnindex" in files:
-            problem = _txn_index_problem(files[f"{base:020d}.txnindex"], base)
+        elif segment_file_name(base, ".txnindex") in files:
+            problem = _txn_index_problem(files[segment_file_name(base, ".txnindex")], base)
             if problem is not None:
                 why = f"its transaction index fails the sanity check ({problem})"
         if why is not None:
@@ -332,7 +332,7 @@ def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple
             if recovery.truncated_bytes:
                 for later_base, later_log in segments[i + 1:]:
                     plan.deleted_segments.append(deleted_segment(
-                        later_base, later_log, f"after the segment truncated at {base:020d}.log",
+                        later_base, later_log, f"after the segment truncated at {segment_file_name(base, '.log')}",
                         spans.get(later_base, WHOLE)))
                 return segments[:i + 1], recoveries
     return kept, recoveries
@@ -350,7 +350,7 @@ def _split(plan: PartitionPlan, segments: list[tuple[int, str]], overflow: Segme
     segments[i:i + 1] = [(piece.base_offset, overflow.log) for piece in pieces]
     plan.split_spans.pop(overflow.base, None)
     plan.split_spans.update({piece.base_offset: (piece.start, piece.end) for piece in pieces})
-    names = ", ".join(f"{piece.base_offset:020d}.log" for piece in pieces)
+    names = ", ".join(segment_file_name(piece.base_offset, ".log") for piece in pieces)
     plan.file_changes.append(FileChange(overflow.log, "split", f"{overflow.reason}: the broker splits it into {names} "
                                         f"(LocalLog.splitOverflowedSegment) and loads the partition again"))
     return True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from enum import Enum
 
 from kdump.errors import InputError
@@ -106,6 +107,20 @@ def sibling(path: str, suffix: str) -> str:
     directory, name = os.path.split(os.path.abspath(path))
     temp = split_temp_suffix(name)[1]
     return os.path.join(directory, name.split(".", 1)[0] + suffix + (temp if temp in SEGMENT_TEMP_SUFFIXES else ""))
+
+
+_SEGMENT_FILE = re.compile(r"^(?P<base>\d{20})\.(?P<suffix>log|index|timeindex|txnindex|snapshot)"
+                           r"(?P<extra>\.deleted|\.cleaned|\.swap)?$")
+
+
+def parse_segment_file_name(name: str) -> tuple[int, str, str] | None:
+    """(base offset, suffix without its dot, temp suffix or "") of a segment file as a broker names it
+    (LogFileUtils: 20 digits, then .log/.index/.timeindex/.txnindex/.snapshot, maybe .deleted/.cleaned/.swap);
+    None for any other name."""
+    match = _SEGMENT_FILE.match(name)
+    if match is None:
+        return None
+    return int(match.group("base")), match.group("suffix"), match.group("extra") or ""
 
 
 def segment_file_name(base_offset: int, suffix: str) -> str:

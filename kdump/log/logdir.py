@@ -16,12 +16,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from kdump.errors import InputError
+from kdump.log.files import parse_segment_file_name
 from kdump.log.locations import absolute, base_name, is_dir, join, list_dir
 
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)"
                             r"(?:\.(?P<uuid>[0-9a-f]{32})-(?P<state>delete|future|stray))?$")
-_SEGMENT_FILE = re.compile(r"^(?P<base>\d{20})\.(?P<suffix>log|index|timeindex|txnindex|snapshot)"
-                           r"(?P<extra>\.deleted|\.cleaned|\.swap)?$")
 
 # The order Kafka's files sort in when kdump expands a directory: by base offset, then this.
 SUFFIX_ORDER = (".log", ".index", ".timeindex", ".txnindex", ".snapshot")
@@ -73,12 +72,11 @@ def read_partition_dir(path: str) -> PartitionDir:
     others: list[str] = []
     for file_name in names:
         full = join(absolute(path), file_name)
-        match = _SEGMENT_FILE.match(file_name)
-        if not match or match.group("extra"):
+        segment = parse_segment_file_name(file_name)
+        if segment is None or segment[2]:
             others.append(full)
             continue
-        base = int(match.group("base"))
-        suffix = match.group("suffix")
+        base, suffix, _ = segment
         if suffix == "snapshot":
             snapshots.append((base, full))
         else:
@@ -106,7 +104,7 @@ def holds_log_dir_files(path: str) -> bool:
         entries = list_dir(path)
     except InputError:
         return False
-    if any(_SEGMENT_FILE.match(n) or n in PARTITION_FILES for n, _ in entries):
+    if any(parse_segment_file_name(n) is not None or n in PARTITION_FILES for n, _ in entries):
         return False
     if any(n in LOG_DIR_FILES for n, _ in entries):
         return True

@@ -23,8 +23,9 @@ from kdump.errors import KdumpError
 from kdump.format.batch import Batch
 from kdump.format.records import Record
 from kdump.log.batches import LogBatches, batch_at
+from kdump.log.files import parse_segment_file_name, segment_file_name
 from kdump.log.indexes import open_offset_index, open_time_index
-from kdump.log.locations import exists
+from kdump.log.locations import base_name, exists, join, parent
 from kdump.log.logdir import PartitionDir, SegmentFiles
 from kdump.log.segment import ReadOnlyFile
 from kdump.words import counted
@@ -340,9 +341,12 @@ def index_position(log: ReadOnlyFile, seg: SegmentFiles, offset: int) -> int:
 
 
 def segment_of(log_path: str, base_offset: int) -> SegmentFiles:
-    """A ``.log`` and its ``.index`` when there is one beside it (by name: LogFileUtils)."""
-    index = log_path[:-len(".log")] + ".index" if log_path.endswith(".log") else None
-    return SegmentFiles(base_offset, log_path, index if index is not None and exists(index) else None)
+    """A ``.log`` (a local path or a URI) and its ``.index`` when there is one beside it (LogFileUtils' names)."""
+    parsed = parse_segment_file_name(base_name(log_path))
+    if parsed is None or parsed[1:] != ("log", ""):
+        return SegmentFiles(base_offset, log_path)
+    index = join(parent(log_path), segment_file_name(parsed[0], ".index"))
+    return SegmentFiles(base_offset, log_path, index if exists(index) else None)
 
 
 def find_timestamp(partition: PartitionDir, target: int, log_start: int | None = None) -> LookupResult:

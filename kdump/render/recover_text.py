@@ -8,6 +8,7 @@ from typing import Any
 from kdump.broker.log_manager import CLEAN_SHUTDOWN_FILE, LogDirState
 from kdump.broker.partition_plan import PartitionPlan
 from kdump.broker.recovery import SegmentRecovery
+from kdump.log.files import segment_base_offset, segment_file_name
 from kdump.words import counted
 
 _DIR_KINDS = {"future": ", the future replica of a move between log dirs", "stray": ", a stray replica",
@@ -82,11 +83,12 @@ def plan_lines(plan: PartitionPlan) -> list[str]:
     for entry in plan.epochs_added:
         lines.append(f"  leader-epoch-checkpoint: add epoch {entry.epoch} at offset {entry.start_offset}")
     for path in plan.snapshots_deleted:
-        above = int(basename(path)[:20]) > plan.log_end_offset
+        above = (segment_base_offset(basename(path)) or 0) > plan.log_end_offset
         lines.append(f"  delete producer snapshot {basename(path)}: " + ("above the new log end offset" if above else
                      "the producer state is dropped with every segment"))
     if plan.snapshot_written is not None:
-        lines.append(f"  write producer snapshot {plan.snapshot_written:020d}.snapshot: the producer state at the new "
+        lines.append(f"  write producer snapshot {segment_file_name(plan.snapshot_written, '.snapshot')}: the producer "
+                     f"state at the new "
                      f"log end offset")
     for txn in plan.transactions.open_after:
         why = "its marker is among the lost batches" if txn.marker_lost else "open before loading too"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from kdump.broker.log_dir_checkpoints import CheckpointCache
 from kdump.errors import InputError, KdumpError
 from kdump.findings import ERROR, NOTE, Finding
-from kdump.log.files import FileKind, base_offset_of, file_kind, sibling
+from kdump.log.files import FileKind, base_offset_of, file_kind, parse_segment_file_name, sibling
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.log.logdir import PartitionDir, SegmentFiles, log_bytes
 from kdump.log.remote_layout import walk_any
@@ -87,7 +87,8 @@ def segment_of_file(path: str) -> tuple[SegmentFiles, bool]:
     log_path = log if os.path.lexists(log) else None
     directory = os.path.dirname(full)
     try:
-        later = any(n.endswith(".log") and n[:20].isdigit() and int(n[:20]) > base for n in os.listdir(directory))
+        later = any((parsed := parse_segment_file_name(n)) is not None and parsed[1:] == ("log", "") and
+                    parsed[0] > base for n in os.listdir(directory))
     except OSError:
         later = False
     if kind is FileKind.LOG:

@@ -22,6 +22,7 @@ import pytest
 
 from kdump.broker.cluster_generator import ClusterGenSpec, generate_cluster
 from kdump.broker.replica_report import ReplicasOptions, analyze_partition, plan_partitions
+from kdump.broker.restart import after_restart
 from kdump.format.checkpoint import OffsetCheckpointEntry, encode_offset_checkpoint
 from kdump.log.writer import LogConfig
 from kdump.render.replicas_text import partition_lines, partition_object
@@ -155,3 +156,19 @@ def test_no_recorded_leader_is_a_fact_and_the_election_a_prediction(cluster: Pat
     assert obj["election"]["source"] == "elr"
     assert partition_lines(report)[0].startswith("t-0 no leader at epoch 1; at restart broker 1 would be "
                                                  "elected at epoch 2 (elr: ")
+
+
+def test_the_partition_after_restart(cluster: Path) -> None:
+    """The state after restart that consumers and the cluster export read: case 1's leader, its loaded log,
+    its leadership epoch from its log end (Partition.makeLeader), the high watermark once its followers
+    caught up (its log end: Partition.maybeIncrementLeaderHW), and its answer to OffsetsForLeaderEpoch."""
+    x = _damage_leader_candidate(cluster)
+    [work] = plan_partitions([str(cluster)], ReplicasOptions(topic="t", partition=0, if_leader=1))
+    state = after_restart(analyze_partition(*work))
+    assert state is not None and state.leader.broker == 1
+    assert (state.log_start_offset, state.log_end_offset, state.high_watermark, state.last_stable_offset) == \
+        (0, x, x, x)
+    assert [(e.epoch, e.start_offset) for e in state.epochs] == [(0, 0), (2, x)]
+    assert state.end_offset_for(0) == (0, x) and state.end_offset_for(2) == (2, x)
+    assert [t.plan.truncate_to for t in state.truncations] == [x, x]
+    assert state.loss.records == R - x

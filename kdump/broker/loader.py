@@ -35,6 +35,7 @@ Recovering a segment (LogSegment.recover) keeps the batches before the first one
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from kdump.broker.leader_epoch_cache import LeaderEpochFileCache
 from kdump.broker.log_dir_checkpoints import read_leader_epochs
@@ -42,7 +43,6 @@ from kdump.broker.log_manager import LogDirState
 from kdump.broker.overflow_split import SplitFailure, split_pieces
 from kdump.broker.partition_plan import FileChange, PartitionPlan
 from kdump.broker.recovery import (
-    WHOLE,
     SegmentOverflow,
     SegmentRecovery,
     UncheckedSegment,
@@ -52,7 +52,6 @@ from kdump.broker.recovery import (
     recover_segment,
 )
 from kdump.broker.unified_log import (
-    SegmentPart,
     high_watermark,
     load_from_snapshot,
     local_log_start_offset,
@@ -65,7 +64,7 @@ from kdump.log.files import segment_base_offset, segment_file_name
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.log.indexes import open_offset_index
 from kdump.log.locations import absolute, base_name, is_uri, join, list_dir, open_any
-from kdump.log.logdir import parse_partition_dir_name
+from kdump.log.logdir import SegmentFiles, parse_partition_dir_name
 from kdump.log.state_files import read_aborted_txns
 
 _INDEX_SUFFIXES = (".index", ".timeindex", ".txnindex")
@@ -88,7 +87,7 @@ def _temporary_files(plan: PartitionPlan, files: dict[str, str]) -> None:
                 swaps.append(name)
     for name in cleaned:
         plan.file_changes.append(FileChange(files.pop(name), "delete", "a stray .cleaned file"))
-    ranges = [(base, next_offset(files[name], base)) for name in swaps
+    ranges = [(base, next_offset(SegmentFiles(base, files[name]))) for name in swaps
               if name.endswith(".log.swap") and (base := segment_base_offset(name)) is not None]
     if ranges:
         low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
@@ -165,7 +164,7 @@ def plan_partition(path: str, state: LogDirState,
     original_epochs = _read_epochs(plan)
     epochs = LeaderEpochFileCache(original_epochs)   # the cache's constructor assigns each checkpoint entry
 
-    segments: list[tuple[int, str]] = []
+    segments: list[SegmentFiles] = []
     snapshots = sorted((o, p) for n, p in files.items()
                        if n.endswith(".snapshot") and (o := segment_base_offset(n)) is not None)
     for name in sorted(files):
@@ -175,7 +174,7 @@ def plan_partition(path: str, state: LogDirState,
         if name.endswith(_INDEX_SUFFIXES) and segment_file_name(offset, ".log") not in files:
             plan.file_changes.append(FileChange(files[name], "delete", "an index file with no .log beside it"))
         elif name.endswith(".log"):
-            segments.append((offset, files[name]))
+            segments.append(SegmentFiles(offset, files[name]))
     while True:
         try:
             kept, recoveries = _load_segments(plan, state, segments, files, epochs, index_interval_bytes)
@@ -184,27 +183,27 @@ def plan_partition(path: str, state: LogDirState,
             if not _split(plan, segments, overflow):
                 return plan
             epochs = LeaderEpochFileCache(original_epochs)
-    if plan.refused_file is not None and plan.refused_file in {log for _, log in segments}:
+    if plan.refused_file is not None and plan.refused_file in {seg.log for seg in segments}:
         return plan
     if kept:
-        base, log = kept[-1]
-        plan.log_end_offset = recoveries[base].next_offset if base in recoveries else \
-            next_offset(log, base, plan.split_spans.get(base, WHOLE))
+        last = kept[-1]
+        plan.log_end_offset = recoveries[last.base_offset].next_offset if last.base_offset in recoveries else \
+            next_offset(last)
     else:
         plan.log_end_offset = plan.log_start_checkpoint
     emptied = bool(kept) and plan.log_end_offset < plan.log_start_checkpoint
     if emptied:
-        for base, log in kept:
+        for seg in kept:
             plan.deleted_segments.append(deleted_segment(
-                base, log, f"the log end offset {plan.log_end_offset} is below the log start offset "
-                           f"{plan.log_start_checkpoint}", plan.split_spans.get(base, WHOLE)))
+                seg, f"the log end offset {plan.log_end_offset} is below the log start offset "
+                     f"{plan.log_start_checkpoint}"))
         kept = []
         plan.log_end_offset = plan.log_start_checkpoint
         epochs = LeaderEpochFileCache()
         # ProducerStateManager.truncateFullyAndStartAt deletes every snapshot; the broker then writes
         # one at the new log end.
         snapshots = [(-1, p) for _, p in snapshots]
-    first_base = kept[0][0] if kept else plan.log_start_checkpoint
+    first_base = kept[0].base_offset if kept else plan.log_start_checkpoint
     remote = state.partition(topic, partition, first_base).remote_log_enabled
     plan.log_start_offset = log_start_offset(plan.log_start_checkpoint, first_base, remote)
     local_start = plan.local_log_start_offset = local_log_start_offset(plan.log_start_offset, first_base)
@@ -236,7 +235,7 @@ def plan_partition(path: str, state: LogDirState,
     return plan
 
 
-def _unchecked(plan: PartitionPlan, kept: list[tuple[int, str]], recoveries: dict[int, SegmentRecovery],
+def _unchecked(plan: PartitionPlan, kept: list[SegmentFiles], recoveries: dict[int, SegmentRecovery],
                files: dict[str, str], interval: int) -> list[UncheckedSegment]:
     """The kept segments the broker does not recover that hold damage or lack index entries.
 
@@ -244,11 +243,13 @@ def _unchecked(plan: PartitionPlan, kept: list[tuple[int, str]], recoveries: dic
     below the segment holding the recovery point; LogLoader.loadSegmentFiles only checks that the
     .index exists and the .txnindex is sane. Damage there stays, and is served as it is.
     """
-    bases = [b for b, _ in kept]
+    bases = [seg.base_offset for seg in kept]
     floor = max((b for b in bases if b <= plan.recovery_point), default=None)
     found = []
-    for base, log in kept:
-        if base in recoveries or base in plan.split_spans:
+    for seg in kept:
+        base, log = seg.base_offset, seg.log
+        assert log is not None
+        if base in recoveries or seg.end is not None:    # recovered, or a piece the split wrote
             continue
         if plan.clean_shutdown:
             why = "after a clean shutdown the broker re-checks no segment"
@@ -259,40 +260,41 @@ def _unchecked(plan: PartitionPlan, kept: list[tuple[int, str]], recoveries: dic
         if index is not None:
             with open_offset_index(index, base) as entries:
                 segment.index_entries = entries.entries
-        inspect_unrecovered(segment, WHOLE, interval)
+        inspect_unrecovered(segment, interval)
         if segment.damage is not None or segment.missing_index_entries:
             found.append(segment)
     return found
 
 
 def _kept_and_lost(plan: PartitionPlan, recoveries: dict[int, SegmentRecovery]) \
-        -> tuple[list[SegmentPart], list[SegmentPart]]:
+        -> tuple[list[SegmentFiles], list[SegmentFiles]]:
     """The bytes the broker keeps and those it drops, segment by segment in log order."""
-    kept: list[SegmentPart] = []
-    lost: list[SegmentPart] = []
-    for base, log in plan.kept_segments:
-        start, end = plan.split_spans.get(base, WHOLE)
-        recovery = recoveries.get(base)
+    kept: list[SegmentFiles] = []
+    lost: list[SegmentFiles] = []
+    for seg in plan.kept_segments:
+        recovery = recoveries.get(seg.base_offset)
         if recovery is not None and recovery.truncated_bytes:
-            kept.append((base, log, start, start + recovery.valid_bytes))
-            lost.append((base, log, start + recovery.valid_bytes, end))
+            cut = seg.start + recovery.valid_bytes
+            kept.append(replace(seg, end=cut))
+            lost.append(replace(seg, start=cut))
         else:
-            kept.append((base, log, start, end))
-    lost.extend((d.base_offset, d.log, *plan.split_spans.get(d.base_offset, WHOLE)) for d in plan.deleted_segments)
+            kept.append(seg)
+    lost.extend(d.segment for d in plan.deleted_segments)
     return kept, lost
 
 
-def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple[int, str]], files: dict[str, str],
+def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[SegmentFiles], files: dict[str, str],
                    epochs: LeaderEpochFileCache, interval: int) \
-        -> tuple[list[tuple[int, str]], dict[int, SegmentRecovery]]:
+        -> tuple[list[SegmentFiles], dict[int, SegmentRecovery]]:
     """LogLoader.loadSegmentFiles then recoverLog: the segments kept and those recovered (by base)."""
     plan.recovered, plan.rebuilt_indexes, plan.deleted_segments = [], [], []
-    spans = plan.split_spans
     recoveries: dict[int, SegmentRecovery] = {}
-    for base, log in segments:
+    for seg in segments:
+        base, log = seg.base_offset, seg.log
+        assert log is not None
         why = None
-        if base in spans:
-            pass    # written by the split with its indexes (LogSegment.append)
+        if seg.end is not None:
+            pass    # a piece the split wrote with its indexes (LogSegment.append)
         elif segment_file_name(base, ".index") not in files:
             why = "its offset index is missing"
         elif segment_file_name(base, ".txnindex") in files:
@@ -300,7 +302,7 @@ def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple
             if problem is not None:
                 why = f"its transaction index fails the sanity check ({problem})"
         if why is not None:
-            recoveries[base] = recover_segment(base, log, why, epochs, spans.get(base, WHOLE), interval)
+            recoveries[base] = recover_segment(seg, why, epochs, interval)
             if recoveries[base].invalid_offset is not None:
                 # LogLoader.loadSegmentFiles does not catch it: UnifiedLog.create fails, and
                 # LogManager.loadLogs rethrows it from its loading thread (the broker does not start).
@@ -308,50 +310,52 @@ def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[tuple
                                  f"thread dies and the broker does not start)")
             plan.recovered.append(recoveries[base])
             plan.rebuilt_indexes.append((log, why))
-    plan.log_end_offset_before = next_offset(segments[-1][1], segments[-1][0], spans.get(segments[-1][0], WHOLE)) \
-        if segments else 0
+    plan.log_end_offset_before = next_offset(segments[-1]) if segments else 0
 
     kept = list(segments)
     if not state.clean_shutdown and segments:
-        bases = [b for b, _ in segments]
+        bases = [seg.base_offset for seg in segments]
         floor = max((b for b in bases if b <= plan.recovery_point), default=None)
         start = 0 if floor is None else bases.index(floor)
         for i in range(start, len(segments)):
-            base, log = segments[i]
+            seg = segments[i]
+            base, log = seg.base_offset, seg.log
+            assert log is not None
             if base in recoveries:
                 # Already recovered (and truncated) while loading: a second recovery truncates nothing.
                 continue
             # LogLoader.recoverLog (4.3.0) recovers logSegments(recoveryPoint, Long.MaxValue): from the segment
             # that holds the recovery point on.
             where = "holds" if base < plan.recovery_point else "at or above"
-            recovery = recoveries[base] = recover_segment(base, log, f"unflushed: {where} the recovery point "
-                                                           f"{plan.recovery_point} and no clean shutdown", epochs,
-                                                           spans.get(base, WHOLE), interval)
+            recovery = recoveries[base] = recover_segment(seg, f"unflushed: {where} the recovery point "
+                                                               f"{plan.recovery_point} and no clean shutdown", epochs,
+                                                          interval)
             plan.recovered.append(recovery)
             plan.rebuilt_indexes.append((log, "recovered"))
             if recovery.truncated_bytes:
-                for later_base, later_log in segments[i + 1:]:
+                for later in segments[i + 1:]:
                     plan.deleted_segments.append(deleted_segment(
-                        later_base, later_log, f"after the segment truncated at {segment_file_name(base, '.log')}",
-                        spans.get(later_base, WHOLE)))
+                        later, f"after the segment truncated at {segment_file_name(base, '.log')}"))
                 return segments[:i + 1], recoveries
     return kept, recoveries
 
 
-def _split(plan: PartitionPlan, segments: list[tuple[int, str]], overflow: SegmentOverflow) -> bool:
-    """LogLoader.retryOnOffsetOverflow: split the segment in ``segments`` (False: the broker cannot)."""
+def _split(plan: PartitionPlan, segments: list[SegmentFiles], overflow: SegmentOverflow) -> bool:
+    """LogLoader.retryOnOffsetOverflow: split the segment in ``segments`` (False: the broker cannot); each piece
+    is a span of the old file, read from there (the split writes them with their indexes: LogSegment.append)."""
+    seg = overflow.segment
+    assert seg.log is not None
     try:
-        pieces = split_pieces(overflow.log, overflow.base, *overflow.span)
+        pieces = split_pieces(seg.log, seg.base_offset, seg.start, seg.end)
     except SplitFailure as failure:
-        plan.refuse(overflow.log, f"{overflow.reason}; {failure.reason}" +
-                    (f" (position {failure.position - overflow.span[0]})" if failure.position is not None else ""))
+        plan.refuse(seg.log, f"{overflow.reason}; {failure.reason}" +
+                    (f" (position {failure.position - seg.start})" if failure.position is not None else ""))
         return False
-    i = next(i for i, (base, _) in enumerate(segments) if base == overflow.base)
-    segments[i:i + 1] = [(piece.base_offset, overflow.log) for piece in pieces]
-    plan.split_spans.pop(overflow.base, None)
-    plan.split_spans.update({piece.base_offset: (piece.start, piece.end) for piece in pieces})
+    i = segments.index(seg)
+    segments[i:i + 1] = [SegmentFiles(piece.base_offset, seg.log, start=piece.start, end=piece.end)
+                         for piece in pieces]
     names = ", ".join(segment_file_name(piece.base_offset, ".log") for piece in pieces)
-    plan.file_changes.append(FileChange(overflow.log, "split", f"{overflow.reason}: the broker splits it into {names} "
+    plan.file_changes.append(FileChange(seg.log, "split", f"{overflow.reason}: the broker splits it into {names} "
                                         f"(LocalLog.splitOverflowedSegment) and loads the partition again"))
     return True
 

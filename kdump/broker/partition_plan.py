@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kdump.broker.recovery import DeletedSegment, SegmentRecovery, UncheckedSegment
-from kdump.broker.unified_log import SegmentPart, TransactionEffect, last_stable_offset
+from kdump.broker.unified_log import TransactionEffect, last_stable_offset
 from kdump.format.checkpoint import EpochEntry
+from kdump.log.logdir import SegmentFiles
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +62,9 @@ class PartitionPlan:
     deleted_segments: list[DeletedSegment] = field(default_factory=list)
     rebuilt_indexes: list[tuple[str, str]] = field(default_factory=list)        # (segment log, why)
     unchecked: list[UncheckedSegment] = field(default_factory=list)          # kept, not recovered, and damaged
-    kept_segments: list[tuple[int, str]] = field(default_factory=list)         # (base, file to read it from)
-    kept_parts: list[SegmentPart] = field(default_factory=list)    # the bytes of the loaded log, in log order
-    lost_parts: list[SegmentPart] = field(default_factory=list)    # the bytes loading drops
+    kept_segments: list[SegmentFiles] = field(default_factory=list)   # a split's pieces: spans of the old file
+    kept_parts: list[SegmentFiles] = field(default_factory=list)    # the bytes of the loaded log, in log order
+    lost_parts: list[SegmentFiles] = field(default_factory=list)    # the bytes loading drops
     epochs: list[EpochEntry] = field(default_factory=list)                      # leader-epoch cache after loading
     epochs_removed: list[EpochEntry] = field(default_factory=list)
     epochs_added: list[EpochEntry] = field(default_factory=list)
@@ -76,7 +77,6 @@ class PartitionPlan:
     new_recovery_point: int = 0
     high_watermark: int | None = None
     transactions: TransactionEffect = field(default_factory=TransactionEffect)
-    split_spans: dict[int, tuple[int, int]] = field(default_factory=dict)  # split piece base -> bytes of its file
     dir_state: str | None = None              # None, or "future", "stray", "delete" (the dir name's suffix)
     refused_file: str | None = None           # the broker cannot load this partition because of this file
     refused_reason: str | None = None         # (it takes the log dir offline, or fails to start)

@@ -21,6 +21,7 @@ from kdump.log.batches import LogBatches
 from kdump.log.headers import file_headers
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES, InvalidOffsetError, SegmentIndexBuilder
 from kdump.log.locations import open_any
+from kdump.log.logdir import SegmentFiles
 from kdump.log.lookup import index_position, segment_of
 from kdump.log.segment import ReadOnlyFile
 
@@ -117,29 +118,37 @@ class SegmentRecovery:
 class DeletedSegment:
     """A whole segment the broker deletes while loading, and what it holds."""
 
-    base_offset: int
-    log: str
+    segment: SegmentFiles
     why: str
     size: int = 0
     batches: int = 0
     records: int = 0
     offsets: tuple[int, int] | None = None
 
+    @property
+    def base_offset(self) -> int:
+        return self.segment.base_offset
+
+    @property
+    def log(self) -> str:
+        assert self.segment.log is not None
+        return self.segment.log
+
 
 _LONG_MAX = (1 << 63) - 1   # Java's Long.MAX_VALUE: the offset index lookup's "largest entry"
-Span = tuple[int, int | None]
-"""The bytes [start, end) of a segment's file that are the segment (a piece of a split one), else (0, None)."""
-WHOLE: Span = (0, None)
 
 
-def next_offset(log_path: str, base_offset: int, span: Span = WHOLE) -> int:
+def next_offset(seg: SegmentFiles) -> int:
     """LogSegment.readNextOffset: one past the last complete batch from the offset index's last entry on (the
     whole segment without a usable index, or for a piece of a split one), or the base offset. Batch headers only."""
+    log_path, base_offset = seg.log, seg.base_offset
+    assert log_path is not None
     last = None
     with open_any(log_path) as log:
-        start = span[0] if span != WHOLE else index_position(log, segment_of(log_path, base_offset), _LONG_MAX)
+        whole = seg.start == 0 and seg.end is None
+        start = index_position(log, segment_of(log_path, base_offset), _LONG_MAX) if whole else seg.start
         try:
-            for batch in file_headers(log, start=start, end=span[1]):
+            for batch in file_headers(log, start=start, end=seg.end):
                 last = batch.last_offset
         except KdumpError:
             pass
@@ -149,12 +158,12 @@ def next_offset(log_path: str, base_offset: int, span: Span = WHOLE) -> int:
 class SegmentOverflow(Exception):
     """LogSegmentOffsetOverflowException: a valid batch of this segment is outside its index's range."""
 
-    def __init__(self, base: int, log: str, span: Span, reason: str) -> None:
+    def __init__(self, segment: SegmentFiles, reason: str) -> None:
         super().__init__(reason)
-        self.base, self.log, self.span, self.reason = base, log, span, reason
+        self.segment, self.reason = segment, reason
 
 
-def recover_segment(base: int, log: str, why: str, epochs: LeaderEpochFileCache, span: Span = WHOLE,
+def recover_segment(seg: SegmentFiles, why: str, epochs: LeaderEpochFileCache,
                     index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES) -> SegmentRecovery:
     """LogSegment.recover: keep batches until one fails ensureValid; count what the rest holds.
 
@@ -162,17 +171,19 @@ def recover_segment(base: int, log: str, why: str, epochs: LeaderEpochFileCache,
     truncated to its base offset instead (LogLoader.recoverLog catches it, LogSegment.truncateTo) and
     ``invalid_offset`` says why.
     """
+    base, log = seg.base_offset, seg.log
+    assert log is not None
     result = SegmentRecovery(base, log, why)
     applier = BatchApplier(epochs)   # the producer state is replayed once the segments are known (unified_log)
     with open_any(log) as f:
-        recovered = RecoveredBatches(f, *span)
+        recovered = RecoveredBatches(f, seg.start, seg.end)
         result.size = recovered.end - recovered.start
         appends = SegmentIndexBuilder(base, index_interval_bytes, None, keep_entries=False)
         last = None
         try:
             for batch in recovered:
                 if not fits_segment(base, batch.last_offset):
-                    raise SegmentOverflow(base, log, span, f"the batch at position {batch.position - recovered.start} "
+                    raise SegmentOverflow(seg, f"the batch at position {batch.position - recovered.start} "
                                           f"holds offsets {batch.base_offset}..{batch.last_offset}, outside what an "
                                           f"index based at {base} can hold")
                 appends.add_batch(batch.last_offset, batch.position - recovered.start, batch.size,
@@ -223,12 +234,12 @@ class UncheckedSegment:
         return self.index_entries is not None and self.index_entries < self.rebuilt_entries
 
 
-def inspect_unrecovered(segment: UncheckedSegment, span: Span = WHOLE,
+def inspect_unrecovered(segment: UncheckedSegment,
                         index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES) -> UncheckedSegment:
     """Walk a segment the broker will not recover as LogSegment.recover would (CRCs, index appends) and
     fill in ``damage`` and ``rebuilt_entries``; a zero-padded tail is not damage."""
     with open_any(segment.log) as f:
-        recovered = RecoveredBatches(f, *span)
+        recovered = RecoveredBatches(f)   # a whole segment: split pieces are written by the split, not kept
         appends = SegmentIndexBuilder(segment.base_offset, index_interval_bytes, None, keep_entries=False)
         try:
             for batch in recovered:
@@ -261,10 +272,11 @@ def _count(log: ReadOnlyFile, start: int, end: int | None) -> tuple[int, int, tu
     return batches, records, offsets, producers
 
 
-def deleted_segment(base: int, log: str, why: str, span: Span = WHOLE) -> DeletedSegment:
+def deleted_segment(seg: SegmentFiles, why: str) -> DeletedSegment:
     """A segment to be deleted, with the batches and records that go with it."""
-    segment = DeletedSegment(base, log, why)
-    with open_any(log) as f:
-        segment.size = (f.size if span[1] is None else span[1]) - span[0]
-        segment.batches, segment.records, segment.offsets, _ = _count(f, *span)
+    assert seg.log is not None
+    segment = DeletedSegment(seg, why)
+    with open_any(seg.log) as f:
+        segment.size = (f.size if seg.end is None else seg.end) - seg.start
+        segment.batches, segment.records, segment.offsets, _ = _count(f, seg.start, seg.end)
     return segment

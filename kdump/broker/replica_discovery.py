@@ -20,7 +20,6 @@ from kdump.broker.leader_epoch_cache import LeaderEpochFileCache
 from kdump.broker.log_dir_checkpoints import CLEANER_CHECKPOINT, read_leader_epochs
 from kdump.broker.log_manager import METADATA_TOPIC, LogDirState, read_log_dir_state
 from kdump.broker.partition_plan import LoadedLog
-from kdump.broker.unified_log import SegmentPart
 from kdump.errors import InputError, KdumpError
 from kdump.findings import WARNING, Finding
 from kdump.format.checkpoint import (
@@ -30,7 +29,7 @@ from kdump.format.checkpoint import (
 )
 from kdump.log.locations import base_name, exists, is_dir, join
 from kdump.log.locations import parent as parent_of
-from kdump.log.logdir import PartitionDir, walk_partitions
+from kdump.log.logdir import PartitionDir, SegmentFiles, walk_partitions
 from kdump.log.segment import read_small_file
 
 _SMALL_FILE_LIMIT = 64 << 20
@@ -81,8 +80,8 @@ class Replica:
     cleaner_offset: int | None = None
     disk: DiskLog = field(default_factory=DiskLog)
     loaded: LoadedLog | None = None
-    kept_parts: list[SegmentPart] = field(default_factory=list)         # the loaded log's bytes
-    lost_parts: list[SegmentPart] = field(default_factory=list)         # the bytes loading drops
+    kept_parts: list[SegmentFiles] = field(default_factory=list)         # the loaded log's bytes
+    lost_parts: list[SegmentFiles] = field(default_factory=list)         # the bytes loading drops
     offline: str | None = None
     findings: list[Finding] = field(default_factory=list)
 

@@ -96,9 +96,11 @@ def load_truncation(replica: Replica, committed_below: int, counter: ReadCounter
 
 def _lost_batches(replica: Replica) -> Iterator[Batch]:
     """The batches loading drops (the loader's dropped byte ranges, headers only)."""
-    for _, path, start, end in replica.lost_parts:
+    for part in replica.lost_parts:
+        if part.log is None:
+            continue
         try:
-            yield from segment_headers(path, start=start, end=end)
+            yield from segment_headers(part.log, start=part.start, end=part.end)
         except KdumpError:
             pass    # the bytes after the last complete batch are no batch
 

@@ -56,8 +56,9 @@ class DiskWalk:
         self.kept: dict[str, list[tuple[int, int | None]]] | None = None
         if replica.loaded is not None:
             self.kept = {}
-            for _, path, start, end in replica.kept_parts:
-                self.kept.setdefault(path, []).append((start, end))
+            for part in replica.kept_parts:
+                if part.log is not None:
+                    self.kept.setdefault(part.log, []).append((part.start, part.end))
 
     def add(self, header: SegmentHeader) -> bool:
         disk, batch = self.replica.disk, header.batch

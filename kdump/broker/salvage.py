@@ -47,7 +47,7 @@ def write_recovered_copy(state: LogDirState, plans: list[PartitionPlan], out_dir
         # After a clean stop everything is flushed: the recovery point is the log end offset.
         write_offset_checkpoints(stage, [
             PartitionOffsets(p.topic, p.partition, p.log_start_offset,
-                             p.kept_segments[0][0] if p.kept_segments else p.log_start_offset,
+                             p.kept_segments[0].base_offset if p.kept_segments else p.log_start_offset,
                              p.log_end_offset, p.high_watermark) for p in plans])
         write_new_file(os.path.join(stage, CLEAN_SHUTDOWN_FILE), b"")
 
@@ -70,12 +70,14 @@ def _write_partition(plan: PartitionPlan, directory: str, interval: int, max_ind
     if recovered:
         replay_from, entries = load_from_snapshot(plan.path, plan.log_start_checkpoint, min(recovered))
         observer.producers.load_snapshot(entries)
-    for base, source in plan.kept_segments:
+    for seg in plan.kept_segments:
+        base, source = seg.base_offset, seg.log
+        assert source is not None
         recovery = recovered.get(base)
         log_name = segment_file_name(base, ".log")
-        split = plan.split_spans.get(base)      # a piece of a split segment: its bytes of the old file
-        length = recovery.valid_bytes if recovery else (split[1] - split[0] if split else None)
-        _copy(source, os.path.join(directory, log_name), length, split[0] if split else 0)
+        split = seg.end is not None      # a piece of a split segment: its bytes of the old file
+        length = recovery.valid_bytes if recovery else (seg.end - seg.start if seg.end is not None else None)
+        _copy(source, os.path.join(directory, log_name), length, seg.start)
         # LogSegment.recover and the split's appends (LogSegment.append, per batch since Kafka 4.1) index alike.
         builder = SegmentIndexBuilder(base, interval, max_index_bytes) if recovery or split else None
         chunks = _AppendChunks(builder) if builder is not None and not recovery and not split_indexed_per_batch \

@@ -35,11 +35,9 @@ from kdump.log.batches import iter_records_at
 from kdump.log.files import segment_base_offset
 from kdump.log.headers import file_headers
 from kdump.log.locations import join, list_dir, open_any
+from kdump.log.logdir import SegmentFiles
 from kdump.log.lookup import index_position, segment_of
 from kdump.log.state_files import read_producer_snapshot
-
-SegmentPart = tuple[int, str, int, int | None]
-"""(segment base offset, .log path, first byte, end byte or None for the whole file)."""
 
 
 class SegmentOffsets(Protocol):
@@ -133,12 +131,13 @@ def load_from_snapshot(partition_path: str, log_start: int, up_to: int) -> tuple
     return log_start, []
 
 
-def feed(state: ProducerStateManager, part: SegmentPart, from_offset: int = 0,
+def feed(state: ProducerStateManager, part: SegmentFiles, from_offset: int = 0,
          seen: set[int] | None = None) -> Iterable[tuple[int, CompletedTxn]]:
     """loadProducersFromRecords over one segment's bytes: (segment base, completed txn) as markers complete
     them; batches below ``from_offset`` are skipped, the bytes after the last complete batch ignored.
     Batch headers only: a control batch's first record is the one record read (its marker type)."""
-    base, path, start, end = part
+    base, path, start, end = part.base_offset, part.log, part.start, part.end
+    assert path is not None
     applier = BatchApplier(producers=state)
     with open_any(path) as log:
         if start == 0 and end is None:   # a whole segment: from where its offset index puts ``from_offset``
@@ -159,7 +158,7 @@ def feed(state: ProducerStateManager, part: SegmentPart, from_offset: int = 0,
             pass    # what follows the last complete batch is not data (cut, garbage, padding)
 
 
-def rebuild_producer_state(state: ProducerStateManager, parts: Sequence[SegmentPart], from_offset: int = 0) -> None:
+def rebuild_producer_state(state: ProducerStateManager, parts: Sequence[SegmentFiles], from_offset: int = 0) -> None:
     """UnifiedLog.rebuildProducerState: replay ``parts`` (from ``from_offset``) into ``state``."""
     for part in parts:
         for _ in feed(state, part, from_offset):
@@ -180,7 +179,7 @@ class TransactionEffect:
     lost_producers: set[int] = field(default_factory=set)            # producers with a lost batch
 
 
-def replay_transactions(kept: Sequence[SegmentPart], lost: Sequence[SegmentPart],
+def replay_transactions(kept: Sequence[SegmentFiles], lost: Sequence[SegmentFiles],
                         snapshot: tuple[int, list[ProducerSnapshotEntry]] | None = None) -> TransactionEffect:
     """The open transactions after loading ``kept``, and what losing ``lost`` (in log order) changed: a
     transaction whose first batch is kept but whose marker was truncated away is open again, and holds
@@ -203,15 +202,14 @@ def replay_transactions(kept: Sequence[SegmentPart], lost: Sequence[SegmentPart]
     return effect
 
 
-def _reaches(parts: Sequence[SegmentPart], index: int, offset: int) -> bool:
+def _reaches(parts: Sequence[SegmentFiles], index: int, offset: int) -> bool:
     """Whether part ``index`` may hold offsets at or above ``offset`` (the next part starts above it)."""
-    return index + 1 >= len(parts) or parts[index + 1][0] > offset
+    return index + 1 >= len(parts) or parts[index + 1].base_offset > offset
 
 
 __all__ = [
     "LogOffsetsSnapshot",
     "OpenTransaction",
-    "SegmentPart",
     "TransactionEffect",
     "high_watermark",
     "last_stable_offset",

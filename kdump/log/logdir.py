@@ -28,13 +28,19 @@ SUFFIX_ORDER = (".log", ".index", ".timeindex", ".txnindex", ".snapshot")
 
 @dataclass(frozen=True, slots=True)
 class SegmentFiles:
-    """The files of one segment (absolute paths; None when absent)."""
+    """One segment: its files (absolute paths or URIs; None when absent) and the bytes of its ``.log`` that are
+    the segment, [``start``, ``end``) (``end`` None: to the end of the file). A whole file is (0, None); a piece
+    of a segment the broker splits (LogLoader.splitOverflowedSegment), or the bytes a recovery keeps or
+    drops, is a narrower span of the same file. kdump's one segment shape: the log dir walk, the loader,
+    the producer-state replay and the replica walks take it."""
 
     base_offset: int
     log: str | None = None
     index: str | None = None
     time_index: str | None = None
     txn_index: str | None = None
+    start: int = 0
+    end: int | None = None
 
     def paths(self) -> list[str]:
         return [p for p in (self.log, self.index, self.time_index, self.txn_index) if p is not None]

@@ -12,10 +12,17 @@ restarted as few times as the cases need:
             log dir, to which case 6's `moving` replica starts moving (held open by broker 2's
             replica.alter.log.dirs.io.max.bytes.per.second of 1 and replica.fetch.max.bytes of 1024: one
             batch copied about every 11 s); 2 stopped.
+            Case 7 (3.9.2 only, see LOAD_LOSS_RELEASES) rides on the same stops: written in sync before broker
+            3 stops, its followers leave the ISR as 3 and 2 stop, broker 1 (its last ISR member) is killed
+            with its last segment unflushed. With every broker down, one value byte of a batch in that
+            segment is flipped in broker 1's own log dir and the log dirs are copied (copy 7, its input);
+            broker 1 is the first to start on it (2 killed, 3 stopped): its loader truncates at the damaged
+            batch, and it leads again (the last ISR member) until it is killed again.
   copy 1    every broker's log dirs, all brokers stopped: the input for cases 2 to 6.
   phase B   brokers 2, 3, 1 restarted in that order; the test waits until every replica is back in sync and
             reads what each broker did (its truncation log lines, leader-epoch-checkpoint, log end); broker
-            2's move unthrottled and awaited until the future replica replaced the current one.
+            2's move unthrottled and awaited until the future replica replaced the current one. Case 7's
+            followers 2 and 3 fetch from broker 1 and truncate to its loaded log end.
   phase C   case 1's partitions back on their preferred leaders (1, 2, 3) and written in sync, brokers
             stopped cleanly one by one (3, 2, 1), each stop moving leaderships.
   copy 2    the input for case 1.
@@ -27,6 +34,7 @@ and the lines it logged; never from kdump.
 from __future__ import annotations
 
 import re
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +42,14 @@ from cluster import Cluster, high_watermark, leader_epochs, read_checkpoint
 
 C1, C2, C3, C4, C5, C6 = "in-sync", "unclean", "kip279", "retention", "compacted", "stray"
 C6F = "moving"  # case 6's second half: a replica moving between broker 2's log dirs (a -future dir)
+C7 = "loadloss"  # case 7: the last ISR member's own restart recovery truncates it (issue 31, case 1)
+LOAD_LOSS_RECORDS = 70  # about ten batches of at most 1 KiB: three segments of 4 KiB, the last one of two batches
+# Case 7 needs the uncleanly stopped broker to lead again. Without KIP-966's eligible leader replicas (3.9.2's
+# default) the controller elects the last ISR member when it comes back; with them (on by default in 4.x) an
+# uncleanly shut down broker is first removed from the ISR and ELR (ReplicationControlManager.
+# handleBrokerUncleanShutdown) and the partition stays offline. Formatting 4.4.0 with
+# eligible.leader.replicas.version=0 would take ELR from every other case of the 4.4.0 run too.
+LOAD_LOSS_RELEASES = ("3.9.2",)
 MOVING = 150  # its records: about 20 batches of at most 1 KiB (the driver's batch.size)
 ALTER_DIRS_RATE = "replica.alter.log.dirs.io.max.bytes.per.second"
 # LogManager.replaceCurrentWithFutureLog (3.9.2 kafka/log/LogManager.scala, 4.4.0 storage LogManager.java)
@@ -45,6 +61,10 @@ ACKS1 = 7  # case 2: acks=1 records only broker 1 ever holds
 LATER = 12  # case 2: records broker 2 takes after its unclean election
 # "Truncating partition T-P with TruncationState(offset=N, completed=B)" (AbstractFetcherThread)
 TRUNCATING = r"Truncating partition {tp} with TruncationState\(offset=(\d+), completed=(\w+)\)"
+# LogManager.loadLog's line once a partition is loaded (3.9.2 kafka/log/LogManager.scala)
+LOADED = r"Completed load of \w+\(dir=\S*/{tp}, .*? log-end-offset (\d+) "
+# LogSegment.recover's warning at the first batch that fails its checks
+INVALID = r"Found invalid messages in log segment \S*/{tp}/(\d+)\.log at byte offset (\d+)"
 # A follower behind the leader's log start (AbstractFetcherThread.fetchOffsetAndTruncate ->
 # truncateFullyAndStartAt): "Truncate fully and reset fetch offset" in 4.x, "Reset fetch offset" in 3.x.
 RESET = (r"(?:Truncate fully and reset fetch offset|Reset fetch offset) for partition {tp} from (\d+) to "
@@ -80,6 +100,22 @@ class Truth:
 
 
 @dataclass
+class LoadLoss:
+    """Case 7: what broker 1's log dir held when it was killed and damaged, and what its loader then did."""
+
+    copy: Path  # every broker's log dirs, all stopped, broker 1's damaged
+    truth: Truth  # log_end_before from the producer's acknowledged offsets, the rest from copy 7 and phase B
+    segments: list[int] = field(default_factory=list)  # broker 1's segment base offsets
+    damaged: tuple[int, int] = (-1, -1)  # the damaged batch's base offset and its file position
+    recovery_point: int | None = None  # broker 1's recovery-point-offset-checkpoint in the copy
+    clean_shutdown: bool = True  # broker 1's log dir held .kafka_cleanshutdown in the copy
+    loaded_end: int = -1  # "Completed load of ... log-end-offset N": broker 1's log end after loading
+    invalid_at: tuple[int, int] | None = None  # "Found invalid messages in log segment": (base offset, position)
+    led_end: int = -1  # ListOffsets' latest offset once broker 1 led again
+    led_epochs: list[tuple[int, int]] = field(default_factory=list)  # its leader-epoch-checkpoint then
+
+
+@dataclass
 class Run:
     release: str
     copy1: Path  # cases 2 to 6
@@ -92,16 +128,46 @@ class Run:
     future_recovered: bool = False  # case 6: ... or promoted the future replica at startup instead
     moved_bytes: bytes = b""  # case 6: the replica's .log bytes in broker 2's second dir after the move
     notes: list[str] = field(default_factory=list)
+    load_loss: LoadLoss | None = None  # case 7 (LOAD_LOSS_RELEASES only)
 
 
 def log_bytes(log_dir: Path, tp: str) -> bytes:
     return b"".join(p.read_bytes() for p in sorted((log_dir / tp).glob("*.log")))
 
 
+def _batches(log: Path) -> list[tuple[int, int, int]]:
+    """(position, size, base offset) of each complete batch of a .log, read with struct."""
+    data, out, pos = log.read_bytes(), [], 0
+    while pos + 12 <= len(data):
+        base, length = struct.unpack_from(">qi", data, pos)
+        if pos + 12 + length > len(data):
+            break
+        out.append((pos, 12 + length, base))
+        pos += 12 + length
+    return out
+
+
+def _flip_value_byte(partition: Path) -> tuple[int, int]:
+    """Flip one byte of the last record's value in the second batch (the only one, if alone) of the last
+    segment; (the batch's base offset, its position). ClusterDriver's values end in 100 'x's, then comes the
+    record's header count (one byte, 0): the byte 10 before the batch's end is a value byte."""
+    last = max(partition.glob("*.log"))
+    batches = _batches(last)
+    position, size, base = batches[min(1, len(batches) - 1)]
+    with open(last, "r+b") as f:  # in place: the broker's own file
+        f.seek(position + size - 10)
+        tail = f.read(10)
+        assert tail[0] == ord("x") and tail[-1] == 0, f"not a value byte: {tail!r}"
+        f.seek(position + size - 10)
+        f.write(bytes([tail[0] ^ 0x01]))
+    return base, position
+
+
 def play(cluster: Cluster, work: Path) -> Run:
     """Play every case on a started cluster; return the copies and the brokers' facts."""
     c = cluster
     seg = c.segment_config(4096)
+    load_loss = c.release in LOAD_LOSS_RELEASES
     # ----- phase A -----
     c.create_topic(C1, [(1, 2, 3), (2, 3, 1), (3, 1, 2)], **seg)
     c.create_topic(C2, [(1, 2, 3)], **seg)
@@ -112,6 +178,8 @@ def play(cluster: Cluster, work: Path) -> Run:
                    delete_retention_ms="0", min_compaction_lag_ms="86400000")
     c.create_topic(C6, [(1, 2, 3)], **seg)
     c.create_topic(C6F, [(2, 3)], **seg)
+    if load_loss:
+        c.create_topic(C7, [(1, 2, 3)], **seg)
     c.call("alter", "broker:2", f"{ALTER_DIRS_RATE}=1")
     _, moving_last = c.produce(C6F, 0, MOVING, "all", "moving")
     for topic in (C2, C3, C4, C6):
@@ -122,6 +190,13 @@ def play(cluster: Cluster, work: Path) -> Run:
         _, last5 = c.produce(C5, 0, INITIAL, "all", "key")
     truths = {t: Truth(t) for t in (C2, C3, C4, C5, C6)}
     truths[C5].log_end_before = dict.fromkeys((1, 2, 3), last5 + 1)
+    if load_loss:
+        # case 7: in sync, and every replica's replication-offset-checkpoint at the log end before any stops
+        _, last7 = c.produce(C7, 0, LOAD_LOSS_RECORDS, "all", "in-sync")
+        truths[C7] = Truth(C7, log_end_before=dict.fromkeys((1, 2, 3), last7 + 1))
+        for n in (1, 2, 3):
+            c.wait_for(f"broker {n} checkpointed {C7}'s high watermark",
+                       lambda n=n: high_watermark(c.brokers[n].log_dir, C7, 0) == last7 + 1, timeout=30)
 
     c.stop_broker(3)
     # case 4: the leader (1) and follower 2 delete by retention everything broker 3 holds.
@@ -139,6 +214,8 @@ def play(cluster: Cluster, work: Path) -> Run:
 
     c.stop_broker(2)
     c.wait_partition(C2, 0, "ISR [1]", lambda p: p.isr == (1,))
+    if load_loss:
+        c.wait_partition(C7, 0, "ISR [1]", lambda p: p.isr == (1,))
     _, last1 = c.produce(C2, 0, ACKS1, "1", "only-on-1")
     c.produce(C3, 0, 5, "1", "e0-only-on-1")
     # The old leader's own high watermark covers its acks=1 records (an ISR of one commits them): wait
@@ -146,6 +223,21 @@ def play(cluster: Cluster, work: Path) -> Run:
     c.wait_for("broker 1 checkpointed its high watermark",
                lambda: high_watermark(c.brokers[1].log_dir, C2, 0) == last1 + 1, timeout=30)
     c.kill_broker(1)
+    run7 = None
+    if load_loss:
+        # case 7: every broker down; broker 1's last segment damaged where broker 1 will load it, then copied
+        d1 = c.brokers[1].log_dir
+        run7 = LoadLoss(work / "copy7", truths[C7], segments=sorted(int(p.name[:20]) for p in
+                                                                    (d1 / f"{C7}-0").glob("*.log")))
+        run7.damaged = _flip_value_byte(d1 / f"{C7}-0")
+        c.copy_log_dirs(run7.copy)
+        b1 = run7.copy / "broker-1"
+        run7.clean_shutdown = (b1 / ".kafka_cleanshutdown").exists()
+        run7.recovery_point = next((int(r[2]) for r in read_checkpoint(b1 / "recovery-point-offset-checkpoint")
+                                    if r[0] == C7 and int(r[1]) == 0), None)
+        for n in (1, 2, 3):
+            run7.truth.epochs_before[n] = leader_epochs(run7.copy / f"broker-{n}", C7, 0)
+            run7.truth.high_watermark_before[n] = high_watermark(run7.copy / f"broker-{n}", C7, 0)
     c.start_broker(2)
     for topic in (C2, C3):
         c.wait_partition(topic, 0, "no leader", lambda p: p.leader == -1)
@@ -157,7 +249,19 @@ def play(cluster: Cluster, work: Path) -> Run:
 
     # case 3: a second and a third unclean election, alternating between brokers 1 and 2.
     c.kill_broker(2)
+    if run7 is not None:
+        c.mark_logs()
     c.start_broker(1)
+    if run7 is not None:
+        # case 7: broker 1 loaded its damaged replica and leads it again, the ISR's only member
+        c.wait_partition(C7, 0, "broker 1 leads", lambda p: p.leader == 1)
+        tp = re.escape(f"{C7}-0")
+        run7.loaded_end = int(c.wait_log(1, LOADED.format(tp=tp))[1])
+        invalid = c.log_lines(1, INVALID.format(tp=tp))
+        run7.invalid_at = (int(invalid[0][1]), int(invalid[0][2])) if invalid else None
+        run7.led_end = c.offsets(C7, 0)[1]
+        run7.led_epochs = c.wait_for("broker 1 checkpointed its new leader epoch",
+                                     lambda: len(e := leader_epochs(c.brokers[1].log_dir, C7, 0)) > 1 and e)
     c.wait_partition(C3, 0, "no leader", lambda p: p.leader == -1)
     c.elect("unclean", C3, 0)
     c.wait_partition(C3, 0, "broker 1 leads", lambda p: p.leader == 1)
@@ -178,7 +282,7 @@ def play(cluster: Cluster, work: Path) -> Run:
 
     # ----- copy 1 -----
     copy1 = c.copy_log_dirs(work / "copy1")
-    for truth in truths.values():
+    for truth in (truths[t] for t in (C2, C3, C4, C5, C6)):  # case 7's input is copy 7
         for n in (1, 2, 3):
             d = copy1 / f"broker-{n}"
             if (d / truth.tp).exists():
@@ -189,8 +293,8 @@ def play(cluster: Cluster, work: Path) -> Run:
     c.mark_logs()
     for n in (2, 3, 1):
         c.start_broker(n)
-    run = Run(c.release, copy1, work / "copy2", truths, moving_end=moving_last + 1)
-    for topic in (C2, C3, C4, C5):
+    run = Run(c.release, copy1, work / "copy2", truths, moving_end=moving_last + 1, load_loss=run7)
+    for topic in (C2, C3, C4, C5, *([C7] if load_loss else [])):
         t = truths[topic]
         part = c.wait_partition(topic, 0, "every replica back in sync",
                                 lambda p: p.leader >= 0 and set(p.isr) == set(p.replicas), timeout=90)

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from cluster import CLUSTER_RELEASES, Cluster
-from cluster_cases import C1, C2, C3, C4, C5, C6, C6F, INITIAL, Run, Truth, log_bytes, play
+from cluster_cases import C1, C2, C3, C4, C5, C6, C6F, INITIAL, LOAD_LOSS_RELEASES, Run, Truth, log_bytes, play
 from real_jars import kafka_lib
 
 from kdump_testing import run_kdump
@@ -194,3 +194,48 @@ def test_case6_future_replica(run: Run) -> None:
     assert len(part["truncations"]) <= 1 and {t["broker"] for t in part["truncations"]} <= {2, 3}, part
     [note] = [f["message"] for f in part["findings"] if "-future replica" in f["message"]]
     assert "resumes the copy" in note and "(the current replica's)" in note, note
+
+
+def test_case7_the_last_isr_members_own_recovery_loses_committed_records(run: Run) -> None:
+    """Issue 31, case 1: broker 1, the partition's only ISR member, was killed with its last segment unflushed
+    and a batch of that segment damaged. Its loader truncates at the damaged batch, it leads again, and its
+    followers (in sync when they stopped, high watermark at the old log end) truncate to its loaded log end:
+    every record from there on is lost, and every one was acknowledged to an acks=all producer."""
+    if run.load_loss is None:
+        pytest.skip(f"case 7 runs on {', '.join(LOAD_LOSS_RELEASES)} only: Kafka {run.release}'s eligible leader "
+                    f"replicas (on by default) take an uncleanly stopped broker out of the ISR, so it does not lead")
+    ll, truth = run.load_loss, run.load_loss.truth
+    end = truth.log_end_before[1]
+    # the broker's facts: in sync when the followers stopped; broker 1 killed with its last segment unflushed
+    assert truth.log_end_before == {1: end, 2: end, 3: end}
+    assert truth.high_watermark_before == {1: end, 2: end, 3: end}
+    assert len(ll.segments) >= 2 and not ll.clean_shutdown
+    assert ll.recovery_point is not None and ll.recovery_point <= ll.segments[-1], (ll.recovery_point, ll.segments)
+    # its loader stopped at the damaged batch: it logged the position, its log ends at the batch's base offset
+    assert ll.invalid_at == (ll.segments[-1], ll.damaged[1])
+    assert ll.loaded_end == ll.led_end == ll.damaged[0] and ll.segments[-1] <= ll.loaded_end < end
+    # it led again, at a new epoch from its loaded log end; each follower truncated there and refetched
+    assert ll.led_epochs[0] == (0, 0) and ll.led_epochs[-1][1] == ll.loaded_end, ll.led_epochs
+    assert truth.leader == 1 and truth.log_end_after == ll.loaded_end
+    cuts = {n: final_truncation(truth, n) for n in (2, 3)}
+    assert cuts == {2: ll.loaded_end, 3: ll.loaded_end}
+    for n in (2, 3):
+        assert truth.replicas[n].log_bytes_after == truth.replicas[1].log_bytes_after
+
+    code, part = one_partition(ll.copy, truth)
+    # the copies' metadata records broker 1 leading with ISR [1] (no broker saw it fenced); without ELR its
+    # unclean shutdown does not unseat it: the leader kdump predicts with is broker 1, with no --if-leader
+    assert (part["leader"], part["isr"]) == (1, [1]), part
+    assert (part["election"] or {"leader": part["leader"]})["leader"] == 1, part["election"]
+    replicas = {r["broker"]: r for r in part["replicas"]}
+    assert (replicas[1]["logEndOffset"], replicas[1]["logEndOffsetOnDisk"]) == (ll.loaded_end, end)
+    lost = end - ll.loaded_end
+    assert replicas[1]["loadTruncation"] == {"from": end, "to": ll.loaded_end, "records": lost,
+                                             "committedRecords": lost}
+    for n in (2, 3):
+        t = truncation_of(part, n)
+        assert t["leader"] == 1
+        assert (t["truncateTo"], t["recordsLost"], t["committedRecordsLost"]) == (cuts[n], end - cuts[n], end - cuts[n])
+        assert t["rounds"] == len(truth.replicas[n].truncations)
+    assert part["loss"] == {"records": lost, "committedRecords": lost, "offsets": [[ll.loaded_end, end]]}
+    assert part["verdict"] == "data-loss" and code == 3

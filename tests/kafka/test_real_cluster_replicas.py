@@ -111,7 +111,7 @@ def test_case2_unclean_election_after_acks1_writes(run: Run) -> None:
     assert part["verdict"] == "data-loss"
     # the leader's epoch chain as it was on disk, numbers skipped where the partition had no leader
     [leader] = [r for r in part["replicas"] if r["broker"] == truth.leader]
-    assert [tuple(e) for e in leader["leaderEpochs"]] == truth.epochs_before[truth.leader]
+    assert [tuple(e) for e in leader["leaderEpochCheckpoint"]] == truth.epochs_before[truth.leader]
 
 
 def test_case3_two_unclean_elections_truncate_in_rounds(run: Run) -> None:

@@ -47,6 +47,7 @@ from kdump.broker.recovery import (
     SegmentRecovery,
     UncheckedSegment,
     deleted_segment,
+    end_offset_on_disk,
     inspect_unrecovered,
     next_offset,
     recover_segment,
@@ -58,7 +59,7 @@ from kdump.broker.unified_log import (
     log_start_offset,
     replay_transactions,
 )
-from kdump.errors import KdumpError
+from kdump.errors import CorruptRecordError, KdumpError
 from kdump.format.checkpoint import LEADER_EPOCH_CHECKPOINT_NAME, EpochEntry
 from kdump.log.files import segment_base_offset, segment_file_name
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
@@ -187,8 +188,14 @@ def plan_partition(path: str, state: LogDirState,
         return plan
     if kept:
         last = kept[-1]
-        plan.log_end_offset = recoveries[last.base_offset].next_offset if last.base_offset in recoveries else \
-            next_offset(last)
+        try:
+            plan.log_end_offset = recoveries[last.base_offset].next_offset if last.base_offset in recoveries else \
+                next_offset(last)
+        except CorruptRecordError as err:
+            plan.refuse(err.path or last.log or plan.path, f"{err.reason} (position {err.position}): LogLoader.load "
+                                                           f"throws CorruptRecordException and the broker cannot "
+                                                           f"load the partition")
+            return plan
     else:
         plan.log_end_offset = plan.log_start_checkpoint
     emptied = bool(kept) and plan.log_end_offset < plan.log_start_checkpoint
@@ -230,7 +237,10 @@ def plan_partition(path: str, state: LogDirState,
         plan.snapshot_written = plan.log_end_offset
     plan.kept_parts, plan.lost_parts = _kept_and_lost(plan, recoveries)
     # UnifiedLog.rebuildProducerState: from the latest snapshot in (log start, log end], the log after it.
-    snapshot = load_from_snapshot(plan.path, plan.log_start_offset, plan.log_end_offset) if kept else None
+    # LogLoader.recoverSegment re-snapshots every segment it recovers (takeSnapshot), from the batches in file
+    # order: snapshots from the first recovered segment on are the broker's anew, so the replay starts below it.
+    up_to = min([plan.log_end_offset, *(r.base_offset for r in plan.recovered)])
+    snapshot = load_from_snapshot(plan.path, plan.log_start_offset, up_to) if kept else None
     plan.transactions = replay_transactions(plan.kept_parts, plan.lost_parts, snapshot)
     return plan
 
@@ -310,7 +320,7 @@ def _load_segments(plan: PartitionPlan, state: LogDirState, segments: list[Segme
                                  f"thread dies and the broker does not start)")
             plan.recovered.append(recoveries[base])
             plan.rebuilt_indexes.append((log, why))
-    plan.log_end_offset_before = next_offset(segments[-1]) if segments else 0
+    plan.log_end_offset_before = end_offset_on_disk(segments[-1]) if segments else 0
 
     kept = list(segments)
     if not state.clean_shutdown and segments:

@@ -15,14 +15,15 @@ from dataclasses import dataclass, field
 
 from kdump.broker.batch_applier import BatchApplier
 from kdump.broker.leader_epoch_cache import LeaderEpochFileCache
-from kdump.errors import FormatError, KdumpError
+from kdump.errors import CorruptRecordError, FormatError, KdumpError
 from kdump.format.batch import INT32_MAX, Batch
 from kdump.log.batches import LogBatches
 from kdump.log.headers import file_headers
 from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES, InvalidOffsetError, SegmentIndexBuilder
+from kdump.log.indexes import open_offset_index
 from kdump.log.locations import open_any
 from kdump.log.logdir import SegmentFiles
-from kdump.log.lookup import index_position, segment_of
+from kdump.log.lookup import segment_of
 from kdump.log.segment import ReadOnlyFile
 
 
@@ -135,23 +136,56 @@ class DeletedSegment:
         return self.segment.log
 
 
-_LONG_MAX = (1 << 63) - 1   # Java's Long.MAX_VALUE: the offset index lookup's "largest entry"
 
 
-def next_offset(seg: SegmentFiles) -> int:
-    """LogSegment.readNextOffset: one past the last complete batch from the offset index's last entry on (the
-    whole segment without a usable index, or for a piece of a split one), or the base offset. Batch headers only."""
-    log_path, base_offset = seg.log, seg.base_offset
-    assert log_path is not None
+def end_offset_on_disk(seg: SegmentFiles) -> int:
+    """One past the last complete batch of the segment's bytes as they lie (before any loading), else its base
+    offset: every batch header from the first, up to the first that does not frame."""
+    assert seg.log is not None
     last = None
-    with open_any(log_path) as log:
-        whole = seg.start == 0 and seg.end is None
-        start = index_position(log, segment_of(log_path, base_offset), _LONG_MAX) if whole else seg.start
+    with open_any(seg.log) as log:
         try:
-            for batch in file_headers(log, start=start, end=seg.end):
+            for batch in file_headers(log, start=seg.start, end=seg.end):
                 last = batch.last_offset
         except KdumpError:
             pass
+    return seg.base_offset if last is None else last + 1
+
+
+def next_offset(seg: SegmentFiles) -> int:
+    """LogSegment.readNextOffset (Kafka 4.3.0): ``read(offsetIndex.lastOffset, log size)`` and the next offset of
+    the last batch read, else the base offset. The read trusts the index as the broker does: it starts at the
+    position of the index's last entry (OffsetIndex.lookup, not checked against the log), takes the first batch
+    there whose last offset reaches the entry's offset (FileRecords.searchForOffsetFromPosition) and every batch
+    after it. So a last entry past the file or inside a batch gives the base offset, as it does to the broker,
+    and a size field below the minimum raises CorruptRecordError (CorruptRecordException: the partition does not
+    load). Batch headers only. A piece of a segment the
+    broker splits (written by the split with its indexes) is read whole."""
+    log_path, base_offset = seg.log, seg.base_offset
+    assert log_path is not None
+    if seg.start != 0 or seg.end is not None:
+        return end_offset_on_disk(seg)
+    last = None
+    with open_any(log_path) as log:
+        target, position = base_offset, 0
+        index = segment_of(log_path, base_offset).index
+        if index is not None:
+            with open_offset_index(index, base_offset) as entries:
+                if entries.entries:
+                    target = entries.entry(entries.entries - 1).offset          # OffsetIndex.lastOffset
+                    found = entries.lookup(target)
+                    position = found.position if found.slot >= 0 else 0
+        if position < 0:
+            return base_offset
+        reached = False
+        try:
+            for batch in file_headers(log, start=position):
+                reached = reached or batch.last_offset >= target
+                if reached:
+                    last = batch.last_offset
+        except KdumpError as err:
+            raise CorruptRecordError(f"reading the last segment from its offset index's last entry (position "
+                                      f"{position}): {err.reason}", path=log_path, position=err.position) from None
     return base_offset if last is None else last + 1
 
 

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from kdump.broker.cluster_generator import ClusterGenSpec, generate_cluster
 from kdump.broker.replica_report import ReplicasOptions, analyze_partition, plan_partitions
 from kdump.format.checkpoint import OffsetCheckpointEntry, encode_offset_checkpoint
+from kdump.gen.cluster_generator import ClusterGenSpec, generate_cluster
 from kdump.log.writer import LogConfig
 from kdump.render.replicas_text import partition_lines, partition_object
 from kdump_testing import run_kdump

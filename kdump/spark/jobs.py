@@ -26,9 +26,9 @@ import pyarrow as pa
 
 from kdump.broker.log_dir_checkpoints import read_local
 from kdump.findings import Finding
+from kdump.log.locations import open_any
 from kdump.log.logdir import PartitionDir, SegmentFiles
-from kdump.spark.discovery import find_segments
-from kdump.spark.files import open_any, read_small_file
+from kdump.spark.discovery import find_segments, read_small_file
 from kdump.verify.driver import OrderedMap, Report, SegmentChecked, Target, verify_paths
 from kdump.verify.engine import ALL, Options, Tally, nothing_checked, plan
 

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from kdump.spark.files import filesystem
+from kdump.log.arrow_files import filesystem
 from kdump.spark.planning import Split
 from kdump.spark.reading import ReadOptions, read_split
 from kdump.spark.schema import arrow_schema

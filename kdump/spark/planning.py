@@ -33,10 +33,10 @@ from kdump.format.index import (
 )
 from kdump.format.txnindex import iter_aborted_txns
 from kdump.log.batches import LogBatches
+from kdump.log.locations import open_any
 from kdump.log.lookup import checked_entry
 from kdump.log.segment import ReadOnlyFile
-from kdump.spark.discovery import Segment, require_segments
-from kdump.spark.files import open_any, read_small_file
+from kdump.spark.discovery import Segment, read_small_file, require_segments
 
 DEFAULT_SPLIT_BYTES = 128 * 1024 * 1024
 

@@ -2,8 +2,8 @@
 
 This is what a Spark task runs (and what the Spark 3 fallback and ``kdump spark verify`` run).
 It never maps or loads a whole file: it reads through the log layer's window (``LogBatches``) of
-``chunk_bytes``, over ``pyarrow.fs`` for s3://, gs:// and hdfs:// (``files.ArrowFile``), so memory is
-bounded by the chunk size plus one batch, whatever the segment size.
+``chunk_bytes``, over ``pyarrow.fs`` for s3://, gs:// and hdfs:// (``kdump.log.arrow_files.ArrowFile``),
+so memory is bounded by the chunk size plus one batch, whatever the segment size.
 
 Damaged bytes become rows with ``isvalid = false`` and an ``error`` text, never task failures:
 a CRC mismatch or undecodable records give one row for the entry (record columns null); a size
@@ -35,10 +35,10 @@ from kdump.format.control import ControlType, parse_control_key
 from kdump.format.crc import crc32, crc32c
 from kdump.format.records import Record, decode_records
 from kdump.log.batches import LogBatches
+from kdump.log.locations import open_any
 from kdump.spark.columns import NAMES as RECORD_COLUMNS
 from kdump.spark.columns import RecordColumns
 from kdump.spark.discovery import shown_location
-from kdump.spark.files import open_any
 from kdump.spark.planning import Pruning, Split
 from kdump.spark.schema import arrow_schema
 

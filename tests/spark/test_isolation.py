@@ -19,9 +19,9 @@ pytest.importorskip("pyspark", reason="pyspark not installed: pip install 'kdump
 from click.testing import CliRunner
 from kafka.record import MemoryRecords
 
+from kdump.arrow.schema import spark_schema
 from kdump.cli.main import cli
 from kdump.spark.datasource import KafkaLogDataSource
-from kdump.spark.schema import spark_schema
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "logdirs"
 
@@ -114,8 +114,8 @@ def test_unknown_isolation_and_misspelt_options_are_errors() -> None:
 
 
 def test_without_the_partitions_aborts_aborted_is_unknown() -> None:
-    from kdump.spark.planning import plan
-    from kdump.spark.reading import ReadOptions, read_split
+    from kdump.arrow.planning import plan
+    from kdump.arrow.reading import ReadOptions, read_split
 
     splits = plan([str(FIXTURES / "txn-1")])                      # not planned with_aborts
     rows = [r for s in splits for b in read_split(s) for r in b.to_pylist()]

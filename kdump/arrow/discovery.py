@@ -16,12 +16,12 @@ from urllib.parse import urlsplit
 
 import pyarrow.fs as pafs
 
+from kdump.arrow.tiers import merge_tiers, remote_segment_dir
 from kdump.errors import InputError
 from kdump.format.checkpoint import parse_properties
 from kdump.log.arrow_files import filesystem
 from kdump.log.files import parse_java_long
 from kdump.log.logdir import parse_partition_dir_name
-from kdump.spark.tiers import merge_tiers, remote_segment_dir
 
 _SEGMENT_SUFFIXES = {"log", "index", "timeindex", "txnindex"}
 _GLOB_CHARS = set("*?[")

@@ -222,7 +222,7 @@ def identity_source(template: object, rows: int, tasks: int) -> type:
     """A data source whose tasks yield one pre-built Arrow batch again and again: the boundary's own cost."""
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-    from kdump.arrow.schema import spark_schema
+    from kdump.spark.schema import spark_schema
 
     class Reader(DataSourceReader):
         def partitions(self) -> list[InputPartition]:

@@ -9,7 +9,7 @@ from the C decoder's flat buffers; ``parquet`` writes a task's splits straight t
 ``publish`` makes the dataset appear all at once.
 
 Everything here is plain Python over ``kdump.format``, ``kdump.log`` and ``kdump.broker.isolation``,
-with pyarrow (the optional ``kdump[spark]`` extra): ``kdump export`` runs it in worker
+with pyarrow (the optional ``kdump[spark]`` extra) and no pyspark: ``kdump export`` runs it in worker
 processes, and ``kdump.spark``'s data source and jobs run it in Spark tasks. Nothing below the CLI and
 ``kdump.spark`` imports it.
 """

@@ -3,8 +3,8 @@
 Spark checks every Arrow batch a Python data source yields against ``to_arrow_schema`` of the
 requested Spark schema: names, types *and* nullability must match (pyspark's
 DataSourceReader.read contract). So the Arrow
-schema here is the source of truth and ``spark_schema`` is derived from it mechanically; a test
-asserts that Spark's own conversion gives back exactly the Arrow schema.
+schema here is the source of truth and ``kdump.spark.schema.spark_schema`` is derived from it
+mechanically; a test asserts that Spark's own conversion gives back exactly the Arrow schema.
 
 A record's ``timestamp`` is a Spark TIMESTAMP, as in Spark's own Kafka source, null where Kafka
 has -1 ("no timestamp", v0 messages) rather than 1969-12-31; ``timestamp_ms`` keeps Kafka's int64
@@ -14,12 +14,7 @@ Only the location columns and ``isvalid`` are NOT NULL: a corrupt entry may have
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 import pyarrow as pa
-
-if TYPE_CHECKING:
-    from pyspark.sql.types import StructType
 
 LEVELS = ("record", "batch")
 TIMESTAMP = pa.timestamp("us", tz="UTC")      # what Spark's TimestampType becomes in Arrow
@@ -122,29 +117,3 @@ def _same_type(a: pa.DataType, b: pa.DataType) -> bool:
             a.field(i).name == b.field(i).name and _same_type(a.field(i).type, b.field(i).type)
             for i in range(a.num_fields))
     return a.equals(b)
-
-
-def spark_schema(level: str) -> StructType:
-    """The Spark StructType of a level (imports pyspark)."""
-    return spark_struct(arrow_schema(level))
-
-
-def spark_struct(schema: pa.Schema) -> StructType:
-    """The Spark StructType whose ``to_arrow_schema`` is exactly ``schema`` (for the types used here)."""
-    from pyspark.sql.types import StructField, StructType
-
-    return StructType([StructField(f.name, _spark_type(f.type), f.nullable) for f in schema])
-
-
-def _spark_type(t: pa.DataType) -> Any:
-    from pyspark.sql import types as st
-
-    simple = {pa.string(): st.StringType(), pa.int32(): st.IntegerType(), pa.int64(): st.LongType(),
-              pa.binary(): st.BinaryType(), pa.bool_(): st.BooleanType(), TIMESTAMP: st.TimestampType()}
-    if t in simple:
-        return simple[t]
-    if pa.types.is_list(t):
-        return st.ArrayType(_spark_type(t.value_type), t.value_field.nullable)
-    if pa.types.is_struct(t):
-        return st.StructType([st.StructField(f.name, _spark_type(f.type), f.nullable) for f in t])
-    raise TypeError(f"no Spark type for Arrow {t}")

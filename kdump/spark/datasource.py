@@ -46,8 +46,9 @@ from pyspark.sql.types import StructType
 
 from kdump.arrow.planning import DEFAULT_PACK_BYTES, DEFAULT_SPLIT_BYTES, Pruning, Split, pack, parse_size, plan
 from kdump.arrow.reading import DEFAULT_CHUNK_BYTES, DEFAULT_MAX_ROWS, ReadOptions, read_split
-from kdump.arrow.schema import LEVELS, narrow, spark_schema
+from kdump.arrow.schema import LEVELS, narrow
 from kdump.broker.isolation import ISOLATION_LEVELS, READ_COMMITTED, READ_UNCOMMITTED
+from kdump.spark.schema import spark_schema
 
 NAME = "kafka-log"
 

@@ -88,7 +88,7 @@ def run_tasks(spark: SparkSession, func: Callable[..., Result], work: dict[Key, 
 
     ``mapInArrow`` over pickled work, so it runs on Spark 3.3+ too (no Python Data Source needed).
     """
-    from kdump.arrow.schema import spark_struct
+    from kdump.spark.schema import spark_struct
 
     if not work:
         return {}

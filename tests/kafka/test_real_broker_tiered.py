@@ -172,8 +172,8 @@ def test_deleted_local_segment_never_copied_is_reported(run: TieredRun, tmp_path
 def test_spark_source_reads_remote_then_local_once(run: TieredRun, isolation: str) -> None:
     """The kafka-log data source (partitions() and read(), no JVM) over the remote root and the log dir."""
     pytest.importorskip("pyarrow", reason="pyarrow not installed: pip install 'kdump[spark]'")
-    from kdump.arrow.schema import spark_schema
     from kdump.spark.datasource import KafkaLogDataSource
+    from kdump.spark.schema import spark_schema
 
     source = KafkaLogDataSource({"paths": json.dumps([str(run.remote_root), str(run.partition_dir)]),
                                  "isolation": isolation, "splitbytes": "4k"})

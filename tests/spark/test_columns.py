@@ -13,9 +13,9 @@ pytest.importorskip("pyarrow", reason="pyarrow not installed: pip install 'kdump
 pytest.importorskip("pyspark", reason="pyspark not installed: pip install 'kdump[spark]'")
 from logbuild import BASE_TIME, write_partition
 
-from kdump.arrow.schema import spark_schema
 from kdump.errors import InputError
 from kdump.spark.datasource import KafkaLogDataSource
+from kdump.spark.schema import spark_schema
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "logdirs"
 

@@ -19,9 +19,9 @@ pytest.importorskip("pyspark", reason="pyspark not installed: pip install 'kdump
 from click.testing import CliRunner
 from kafka.record import MemoryRecords
 
-from kdump.arrow.schema import spark_schema
 from kdump.cli.main import cli
 from kdump.spark.datasource import KafkaLogDataSource
+from kdump.spark.schema import spark_schema
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "logdirs"
 

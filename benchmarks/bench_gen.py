@@ -15,8 +15,8 @@ import shutil
 import tempfile
 import time
 
-from kdump.broker.generator import GenSpec, TopicSpec, generate
 from kdump.format.codecs import Codec
+from kdump.gen.generator import GenSpec, TopicSpec, generate
 from kdump.log.writer import LogConfig
 
 

@@ -1,7 +1,7 @@
 """``kdump replicas`` over three replicas against a plain scan of the same files: bytes read and time.
 
 Generates three brokers' replicas of one partition, --size-mib MiB each (default 1024), with
-``kdump gen --brokers 3 --replica-scenario unclean`` (kdump.broker.cluster_generator: batches of
+``kdump gen --brokers 3 --replica-scenario unclean`` (kdump.gen.cluster_generator: batches of
 --records-per-batch records of --value-bytes bytes, about 16 KiB like a producer's default
 batch.size, segments of 1 GiB), then times (wall clock, best of --repeat; warm page cache, or with
 --cold each run after the logs' pages were dropped with posix_fadvise DONTNEED):
@@ -26,8 +26,8 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from kdump.broker.cluster_generator import ClusterGenSpec, generate_cluster
 from kdump.broker.replica_report import ReplicasOptions, analyze
+from kdump.gen.cluster_generator import ClusterGenSpec, generate_cluster
 from kdump.log.batches import LogBatches
 from kdump.log.headers import ReadCounter
 from kdump.log.segment import ReadOnlyFile

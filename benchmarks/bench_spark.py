@@ -92,11 +92,11 @@ def single_process(root: Path) -> dict[str, float]:
     Both are timed in CPU seconds as well as wall seconds: on a shared machine CPU time is the
     figure that holds from run to run.
     """
+    from kdump.arrow.planning import plan
+    from kdump.arrow.reading import read_split
     from kdump.log.batches import LogBatches
     from kdump.log.logdir import walk_partitions
     from kdump.log.segment import ReadOnlyFile
-    from kdump.spark.planning import plan
-    from kdump.spark.reading import read_split
 
     start, cpu = time.perf_counter(), time.process_time()
     records = 0
@@ -253,10 +253,10 @@ def identity_source(template: object, rows: int, tasks: int) -> type:
 def child(root: str, master: str, role: str, split_bytes: str, repeat: int, actions: list[str], tiny: str) -> None:
     from pyspark.sql import SparkSession
 
+    from kdump.arrow.planning import plan
+    from kdump.arrow.reading import read_split
     from kdump.cli.spark import SessionSettings
     from kdump.spark.jobs import export_frame, export_in_tasks
-    from kdump.spark.planning import plan
-    from kdump.spark.reading import read_split
 
     builder = SparkSession.builder.master(master).config("spark.ui.enabled", "false")
     for key, value in SessionSettings(master).config(rows_in_jvm=role == "rows").items():
@@ -417,8 +417,8 @@ def main() -> None:
 
 
 def _arrow_rows(root: Path):  # type: ignore[no-untyped-def]
-    from kdump.spark.planning import plan
-    from kdump.spark.reading import ReadOptions, read_split
+    from kdump.arrow.planning import plan
+    from kdump.arrow.reading import ReadOptions, read_split
 
     for split in plan([str(root)]):
         yield from read_split(split, options=ReadOptions(level="record"))

@@ -1,9 +1,9 @@
 """``kdump export``: the records under PATHS as a Parquet dataset (or one file), without Spark.
 
 The same files as ``kdump spark export``: the splits are planned and packed as the ``kafka-log`` data
-source plans them, and each pack is written by ``kdump.spark.parquet.write_task``, the function a
+source plans them, and each pack is written by ``kdump.arrow.parquet.write_task``, the function a
 Spark task runs, here in ``--jobs`` worker processes. The output appears all at once
-(``kdump.spark.publish``, ``kdump.log.atomic``): an interrupted or failed run leaves nothing behind.
+(``kdump.arrow.publish``, ``kdump.log.atomic``): an interrupted or failed run leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ from kdump.cli.parallel import WorkerPool, available_cpus
 from kdump.errors import InputError, UsageError
 
 if TYPE_CHECKING:
-    from kdump.spark.parquet import Written
+    from kdump.arrow.parquet import Written
 
 MISSING = "pyarrow is not installed: pip install 'kdump[spark]'"
 
 
 def _write_one(item: tuple[Any, ...]) -> Written:
     """A worker's task (module level, so it pickles): one pack of splits to its Parquet file(s)."""
-    from kdump.spark.parquet import write_task
+    from kdump.arrow.parquet import write_task
 
     return write_task(*item)
 
@@ -38,8 +38,8 @@ def _write_one(item: tuple[Any, ...]) -> Written:
 def _single_file(out: str, force: bool) -> Iterator[str]:
     """A path to write OUT.parquet at; it replaces ``out`` when the block succeeds (``--force``: only a
     file an export wrote, told by its Parquet footer)."""
+    from kdump.arrow.parquet import made_by_export
     from kdump.log.atomic import staged_files
-    from kdump.spark.parquet import made_by_export
 
     target = os.path.abspath(out)
     if os.path.lexists(target):
@@ -82,15 +82,15 @@ def export(paths: tuple[str, ...], out: str, partition_by: tuple[str, ...], leve
     2 usage error, pyarrow not installed, no segments under PATHS, or OUT exists without --force.
     """
     try:
-        from kdump.spark.parquet import (
+        from kdump.arrow.parquet import (
             export_options,
             part_name,
             unsupported_partition,
             write_empty,
             write_task,
         )
-        from kdump.spark.planning import DEFAULT_PACK_BYTES, pack, parse_size, plan
-        from kdump.spark.publish import exists, publication
+        from kdump.arrow.planning import DEFAULT_PACK_BYTES, pack, parse_size, plan
+        from kdump.arrow.publish import exists, publication
     except ImportError:
         raise UsageError(MISSING) from None
     try:

@@ -1,4 +1,4 @@
-"""``kdump gen OUTDIR``: write a sample log.dirs the way a broker would (kdump.broker.generator).
+"""``kdump gen OUTDIR``: write a sample log.dirs the way a broker would (kdump.gen.generator).
 
 Options that can differ per topic take ``VALUE`` (every topic) or ``topic=VALUE,...`` (a bare
 value in the list is the default for the topics not named).
@@ -12,16 +12,6 @@ from typing import TypeVar
 
 import click
 
-from kdump.broker.cluster_generator import SCENARIOS, ClusterGenSpec, generate_cluster
-from kdump.broker.generator import (
-    DEFAULT_START_TIME,
-    KEY_PATTERNS,
-    VALUE_PATTERNS,
-    GenSpec,
-    TopicSpec,
-    generate,
-    topic_name_problem,
-)
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.progress import ProgressBar, wants_progress
@@ -30,6 +20,16 @@ from kdump.errors import Interrupted, UsageError
 from kdump.format.batch import TimestampType
 from kdump.format.codecs import Codec
 from kdump.format.index import DEFAULT_MAX_INDEX_BYTES
+from kdump.gen.cluster_generator import SCENARIOS, ClusterGenSpec, generate_cluster
+from kdump.gen.generator import (
+    DEFAULT_START_TIME,
+    KEY_PATTERNS,
+    VALUE_PATTERNS,
+    GenSpec,
+    TopicSpec,
+    generate,
+    topic_name_problem,
+)
 from kdump.log.atomic import parents_made
 from kdump.log.interrupts import SignalInterrupt
 from kdump.log.writer import LogConfig

@@ -343,10 +343,10 @@ def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tup
     --mode overwrite replaces only an earlier export's output (or an empty directory).
     """
     try:
-        from kdump.spark.discovery import require_segments
+        from kdump.arrow.discovery import require_segments
+        from kdump.arrow.planning import parse_size
+        from kdump.arrow.schema import arrow_schema
         from kdump.spark.jobs import export, writes_in_tasks
-        from kdump.spark.planning import parse_size
-        from kdump.spark.schema import arrow_schema
     except ImportError:
         raise UsageError(MISSING) from None
     try:

@@ -1,1 +1,1 @@
-"""The only layer that touches files: read-only segment access over mmap, file naming, the writer."""
+"""The only layer that touches files: bounded reads of segments and indexes, lookups, log dirs, the writer."""

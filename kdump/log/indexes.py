@@ -35,7 +35,7 @@ _ENTRIES_PER_READ = 1 << 16
 
 
 class RandomAccess(Protocol):
-    """What an index needs of its file: ReadOnlyFile, or spark.files.ArrowFile for a remote one."""
+    """What an index needs of its file: ReadOnlyFile, or arrow_files.ArrowFile for a remote one."""
 
     size: int
 

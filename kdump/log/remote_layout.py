@@ -18,7 +18,7 @@ and RemoteLogSegmentFileset.java): ``<root>/kafka-tiered-storage/<topic>-<partit
 ``.leader_epoch_checkpoint`` and, for segments with aborted transactions, ``.txnindex``. Ids are Kafka
 ``Uuid``s printed as 22 characters of base64url (they may hold ``-`` and ``_``, and start with either).
 
-Listing goes through a ``Store`` (local directories by default; ``kdump.spark.files.ArrowStore`` lists
+Listing goes through a ``Store`` (local directories by default; ``kdump.log.arrow_files.ArrowStore`` lists
 s3://, gs://, hdfs:// through ``pyarrow.fs``), so this module stays in the log layer.
 """
 

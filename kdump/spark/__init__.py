@@ -1,10 +1,13 @@
 """Kafka log directories as Spark DataFrames (optional extra: ``pip install 'kdump[spark]'``).
 
-A thin layer over ``kdump.log``/``kdump.format``: ``planning`` turns paths into byte-range splits,
-``reading`` turns one split into Arrow batches, ``datasource`` wires both into Spark 4's Python
-Data Source API as ``kafka-log``, ``fallback`` does the same for Spark 3 with ``mapInArrow``,
-``jobs`` holds the ``kdump spark`` verify/export jobs. Nothing here is imported by the rest of
-kdump, and pyspark is imported only by the modules that need it.
+Spark adapters over ``kdump.arrow``, where paths become byte-range splits (``planning``) and a split
+Arrow batches (``reading``): ``datasource`` wires both into Spark 4's Python Data Source API as
+``kafka-log`` (``streaming`` its stream reader), ``fallback`` does the same for Spark 3 with
+``mapInArrow``, ``schema`` gives both the Spark types of the Arrow rows, ``jobs`` holds the
+``kdump spark`` verify/export jobs, and ``recover`` and ``replicas`` run ``kdump recover``'s and
+``kdump replicas``' work in Spark tasks. ``driver_jvm`` chooses a local driver's JVM options and
+``hints`` explains Spark failures with a known cause. Nothing here is imported by the rest of kdump
+but ``kdump.cli.spark``, and pyspark is imported only by the modules that need it.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ Options (Spark lower-cases option names and passes values as strings):
                 reader that defines ``pushFilters`` while that setting is off, so the plain reader
                 class does not define it (``kdump.spark.load`` sets this option from the session).
 
-One InputPartition per task of packed splits; ``read`` yields Arrow batches built by ``kdump.spark.reading``.
+One InputPartition per task of packed splits; ``read`` yields Arrow batches built by ``kdump.arrow.reading``.
 """
 
 from __future__ import annotations
@@ -44,10 +44,11 @@ from pyspark.sql.datasource import (
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType
 
+from kdump.arrow.planning import DEFAULT_PACK_BYTES, DEFAULT_SPLIT_BYTES, Pruning, Split, pack, parse_size, plan
+from kdump.arrow.reading import DEFAULT_CHUNK_BYTES, DEFAULT_MAX_ROWS, ReadOptions, read_split
+from kdump.arrow.schema import LEVELS, narrow
 from kdump.broker.isolation import ISOLATION_LEVELS, READ_COMMITTED, READ_UNCOMMITTED
-from kdump.spark.planning import DEFAULT_PACK_BYTES, DEFAULT_SPLIT_BYTES, Pruning, Split, pack, parse_size, plan
-from kdump.spark.reading import DEFAULT_CHUNK_BYTES, DEFAULT_MAX_ROWS, ReadOptions, read_split
-from kdump.spark.schema import LEVELS, narrow, spark_schema
+from kdump.spark.schema import spark_schema
 
 NAME = "kafka-log"
 

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from kdump.arrow.planning import DEFAULT_SPLIT_BYTES, Pruning, parse_size, plan
+from kdump.arrow.reading import DEFAULT_CHUNK_BYTES, DEFAULT_MAX_ROWS, ReadOptions, read_split
+from kdump.arrow.schema import arrow_schema, narrow
 from kdump.spark.jobs import work_frame, work_items
-from kdump.spark.planning import DEFAULT_SPLIT_BYTES, Pruning, parse_size, plan
-from kdump.spark.reading import DEFAULT_CHUNK_BYTES, DEFAULT_MAX_ROWS, ReadOptions, read_split
-from kdump.spark.schema import arrow_schema, narrow, spark_schema
+from kdump.spark.schema import spark_schema
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -1,8 +1,8 @@
 """The ``kdump spark`` jobs: verify every segment in parallel, export records to Parquet.
 
-``export`` writes Parquet inside the tasks that decode the records (``kdump.spark.parquet``, the
+``export`` writes Parquet inside the tasks that decode the records (``kdump.arrow.parquet``, the
 function ``kdump export`` runs in its worker processes), published all at once by
-``kdump.spark.publish``; other formats go through a DataFrame and Spark's own writer.
+``kdump.arrow.publish``; other formats go through a DataFrame and Spark's own writer.
 
 ``verify`` runs kdump's one verify driver (``kdump.verify.driver.verify_paths``) with Spark as its
 worker pool: the driver reads each partition's own files, one task per segment runs ``check_run``
@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 
+from kdump.arrow.discovery import find_segments, read_small_file
 from kdump.broker.log_dir_checkpoints import read_local
 from kdump.findings import Finding
+from kdump.log.locations import open_any
 from kdump.log.logdir import PartitionDir, SegmentFiles
-from kdump.spark.discovery import find_segments
-from kdump.spark.files import open_any, read_small_file
 from kdump.verify.driver import OrderedMap, Report, SegmentChecked, Target, verify_paths
 from kdump.verify.engine import ALL, Options, Tally, nothing_checked, plan
 
@@ -174,7 +174,7 @@ def verify(spark: SparkSession, paths: list[str], options: Options = Options(sco
 
 def writes_in_tasks(fmt: str, level: str, partition_by: tuple[str, ...]) -> bool:
     """Whether ``export`` writes in the tasks (no row crosses into the JVM) or hands a DataFrame to Spark."""
-    from kdump.spark.parquet import unsupported_partition
+    from kdump.arrow.parquet import unsupported_partition
 
     return fmt.lower() == "parquet" and unsupported_partition(level, partition_by) is None
 
@@ -196,16 +196,16 @@ def export(spark: SparkSession, paths: list[str], out: str, *, fmt: str = "parqu
 
 def export_in_tasks(spark: SparkSession, paths: list[str], out: str, *, partition_by: tuple[str, ...] = (),
                     level: str = "record", mode: str = "errorifexists", options: dict[str, str] | None = None) -> int:
-    """Parquet written by the tasks that decode the records (``kdump.spark.parquet.write_task``, as
+    """Parquet written by the tasks that decode the records (``kdump.arrow.parquet.write_task``, as
     ``kdump export``): no row crosses into the JVM. The driver plans and packs the splits as the data
     source does, one Spark task per pack writes its file(s) into a staging directory, and the dataset is
-    published when all are done (``kdump.spark.publish``); the rows are those the tasks wrote."""
+    published when all are done (``kdump.arrow.publish``); the rows are those the tasks wrote."""
     import uuid
 
+    from kdump.arrow.parquet import export_options, part_name, write_empty, write_task
+    from kdump.arrow.planning import DEFAULT_PACK_BYTES, DEFAULT_SPLIT_BYTES, pack, parse_size, plan
+    from kdump.arrow.publish import publication
     from kdump.spark.datasource import check_option_names
-    from kdump.spark.parquet import export_options, part_name, write_empty, write_task
-    from kdump.spark.planning import DEFAULT_PACK_BYTES, DEFAULT_SPLIT_BYTES, pack, parse_size, plan
-    from kdump.spark.publish import publication
 
     given = {k.lower(): str(v) for k, v in (options or {}).items()}
     check_option_names(given)

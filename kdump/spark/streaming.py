@@ -21,11 +21,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
+from kdump.arrow.discovery import Segment, find_segments
+from kdump.arrow.planning import SplitPoints, offset_index, plan
+from kdump.arrow.reading import read_split, scan_range
+from kdump.arrow.schema import arrow_schema
 from kdump.errors import KdumpError
-from kdump.spark.discovery import Segment, find_segments
-from kdump.spark.planning import SplitPoints, offset_index, plan
-from kdump.spark.reading import read_split, scan_range
-from kdump.spark.schema import arrow_schema
 
 if TYPE_CHECKING:
     from kdump.spark.datasource import KafkaLogReader

@@ -18,8 +18,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from kdump.broker.generator import GenSpec, TopicSpec, generate
 from kdump.format.batch import Codec
+from kdump.gen.generator import GenSpec, TopicSpec, generate
 from kdump.log.writer import LogConfig
 from kdump_testing import run_kdump
 

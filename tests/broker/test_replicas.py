@@ -1,4 +1,4 @@
-"""``kdump replicas`` over replicas ``kdump gen --brokers`` writes (kdump.broker.cluster_generator).
+"""``kdump replicas`` over replicas ``kdump gen --brokers`` writes (kdump.gen.cluster_generator).
 
 Expected values are worked out from Kafka's algorithm (see tests/broker/test_follower_truncation.py for
 the rules and their source files) and the scenario's construction, never from kdump's output: R
@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from kdump.broker.cluster_generator import ClusterGenSpec, generate_cluster
 from kdump.broker.cluster_metadata import PartitionRegistration, replay_metadata
 from kdump.broker.election import predict_leader
 from kdump.broker.replica_report import ReplicasOptions, analyze_partition, plan_partitions
+from kdump.gen.cluster_generator import ClusterGenSpec, generate_cluster
 from kdump.log.logdir import read_partition_dir
 from kdump.log.writer import LogConfig
 from kdump_testing import run_kdump

@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from kdump.broker.cluster_generator import ClusterGenSpec, generate_cluster
 from kdump.broker.replica_report import ReplicasOptions, analyze_partition, plan_partitions
 from kdump.broker.restart import after_restart
 from kdump.format.checkpoint import OffsetCheckpointEntry, encode_offset_checkpoint
+from kdump.gen.cluster_generator import ClusterGenSpec, generate_cluster
 from kdump.log.writer import LogConfig
 from kdump.render.replicas_text import partition_lines, partition_object
 from kdump_testing import run_kdump

@@ -175,7 +175,7 @@ def _tiered(tmp: Path, damaged: bool = False) -> list[str]:
 
 
 def _cluster(tmp: Path, scenario: str, *, broken: bool = False) -> Path:
-    from kdump.broker.cluster_generator import ClusterGenSpec, generate_cluster
+    from kdump.gen.cluster_generator import ClusterGenSpec, generate_cluster
 
     generate_cluster(str(tmp / scenario), ClusterGenSpec("t", 3, 1, scenario, 40, value_bytes=8))
     if broken:   # a size field of 5 (below Kafka's 14) where broker 1's second batch starts

@@ -32,9 +32,9 @@ from kdump.cli.entry import main
 main()
 """
 
-# Never needed to start: metadata lookups, process pools, codecs, Spark, Rich's tables.
+# Never needed to start: metadata lookups, process pools, codecs, Arrow and Spark, Rich's tables.
 NEVER_AT_START = {"importlib.metadata", "multiprocessing", "concurrent.futures", "cramjam", "zstandard",
-                  "lz4.frame", "pyspark", "rich", "kdump.cli.spark", "kdump.spark"}
+                  "lz4.frame", "pyarrow", "pyspark", "rich", "kdump.cli.spark", "kdump.spark", "kdump.arrow"}
 # kdump.cli.completion also holds the option-value completers every command's options name (small).
 SUBCOMMAND_MODULES = {entry[0].split(":")[0] if isinstance(entry, tuple) else entry.split(":")[0]
                       for entry in SUBCOMMANDS.values()} - {"kdump.cli.completion"}

@@ -12,12 +12,12 @@ import pytest
 from click.testing import CliRunner
 from kafka.record.memory_records import MemoryRecords
 
-from kdump.broker.generator import GenSpec, TopicSpec, generate
 from kdump.format.batch import scan_batches
 from kdump.format.control import ControlType, parse_control_record
 from kdump.format.records import decode_records
 from kdump.format.snapshot import parse_producer_snapshot
 from kdump.format.txnindex import parse_aborted_txns
+from kdump.gen.generator import GenSpec, TopicSpec, generate
 from kdump.log.writer import LogConfig
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from kdump.broker.generator import TopicSpec, topic_name_problem
 from kdump.errors import UsageError
+from kdump.gen.generator import TopicSpec, topic_name_problem
 
 KAFKA_RELEASE = "4.3.0"
 FETCH = Path(__file__).resolve().parents[1] / "kafka" / "fetch.sh"

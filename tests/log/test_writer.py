@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kdump.broker.generator import GenSpec, TopicSpec, generate
 from kdump.errors import UsageError
 from kdump.format.batch import scan_batches
 from kdump.format.encode import encode_batch_v2
 from kdump.format.records import Record, decode_records
+from kdump.gen.generator import GenSpec, TopicSpec, generate
 from kdump.log.atomic import staged_directory
 from kdump.log.writer import LogConfig, PartitionLog
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from kdump.broker.cluster_generator import ClusterGenSpec, generate_cluster
 from kdump.broker.replica_report import ReplicasOptions, analyze
+from kdump.gen.cluster_generator import ClusterGenSpec, generate_cluster
 from kdump.render.replicas_text import partition_renderable
 
 

@@ -17,11 +17,11 @@ pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow not installed: pip i
 
 from logbuild import BASE_TIME, as_tuples, reference_rows, write_partition  # noqa: E402
 
+from kdump.arrow import parquet  # noqa: E402
+from kdump.arrow.planning import Pruning, plan  # noqa: E402
+from kdump.arrow.reading import ReadOptions, read_split  # noqa: E402
 from kdump.cli.main import cli  # noqa: E402
 from kdump.format.index import TIME_ENTRY_SIZE  # noqa: E402
-from kdump.spark import parquet  # noqa: E402
-from kdump.spark.planning import Pruning, plan  # noqa: E402
-from kdump.spark.reading import ReadOptions, read_split  # noqa: E402
 
 
 def run(*args: str) -> tuple[int, str, str]:

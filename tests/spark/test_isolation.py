@@ -114,8 +114,8 @@ def test_unknown_isolation_and_misspelt_options_are_errors() -> None:
 
 
 def test_without_the_partitions_aborts_aborted_is_unknown() -> None:
-    from kdump.spark.planning import plan
-    from kdump.spark.reading import ReadOptions, read_split
+    from kdump.arrow.planning import plan
+    from kdump.arrow.reading import ReadOptions, read_split
 
     splits = plan([str(FIXTURES / "txn-1")])                      # not planned with_aborts
     rows = [r for s in splits for b in read_split(s) for r in b.to_pylist()]

@@ -20,11 +20,11 @@ from hypothesis import strategies as st  # noqa: E402
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder  # noqa: E402
 from kafka.record.legacy_records import LegacyRecordBatchBuilder  # noqa: E402
 
+from kdump.arrow import columns as columns_module  # noqa: E402
+from kdump.arrow import reading as reading_module  # noqa: E402
+from kdump.arrow.planning import Segment, Split  # noqa: E402
+from kdump.arrow.reading import ReadOptions, read_split  # noqa: E402
 from kdump.format.codecs import Codec  # noqa: E402
-from kdump.spark import columns as columns_module  # noqa: E402
-from kdump.spark import reading as reading_module  # noqa: E402
-from kdump.spark.planning import Segment, Split  # noqa: E402
-from kdump.spark.reading import ReadOptions, read_split  # noqa: E402
 
 blobs = st.one_of(st.none(), st.binary(max_size=40))
 header_lists = st.lists(st.tuples(st.text(max_size=8), st.one_of(st.none(), st.binary(max_size=12))), max_size=3)

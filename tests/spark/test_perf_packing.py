@@ -11,8 +11,8 @@ pytest.importorskip("pyspark", reason="pyspark not installed: pip install 'kdump
 
 from logbuild import as_tuples, reference_rows
 
+from kdump.arrow.planning import Segment, Split, pack, plan
 from kdump.spark.datasource import KafkaLogDataSource
-from kdump.spark.planning import Segment, Split, pack, plan
 
 
 def splits_of(*sizes: int) -> list[Split]:

@@ -25,11 +25,12 @@ from pyspark.sql.datasource import (  # noqa: E402
 )
 from pyspark.sql.pandas.types import to_arrow_schema  # noqa: E402
 
+from kdump.arrow.discovery import find_segments  # noqa: E402
+from kdump.arrow.planning import Pruning, offset_index, plan, split_segment  # noqa: E402
+from kdump.arrow.reading import ReadOptions, read_split  # noqa: E402
+from kdump.arrow.schema import arrow_schema  # noqa: E402
 from kdump.spark.datasource import KafkaLogDataSource, pruning_from_filters  # noqa: E402
-from kdump.spark.discovery import find_segments  # noqa: E402
-from kdump.spark.planning import Pruning, offset_index, plan, split_segment  # noqa: E402
-from kdump.spark.reading import ReadOptions, read_split  # noqa: E402
-from kdump.spark.schema import arrow_schema, spark_schema  # noqa: E402
+from kdump.spark.schema import spark_schema  # noqa: E402
 
 
 def read_all(splits, schema=None, **options) -> list[dict]:  # type: ignore[no-untyped-def]

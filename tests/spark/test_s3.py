@@ -18,10 +18,10 @@ pytest.importorskip("pyspark", reason="pyspark not installed: pip install 'kdump
 from logbuild import as_tuples, reference_rows
 from s3server import ACCESS_KEY, SECRET_KEY, S3Server
 
+from kdump.arrow.discovery import find_segments
+from kdump.arrow.planning import offset_index, plan
+from kdump.arrow.reading import read_split
 from kdump.errors import InputError
-from kdump.spark.discovery import find_segments
-from kdump.spark.planning import offset_index, plan
-from kdump.spark.reading import read_split
 
 AWS_VARIABLES = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
                  "AWS_DEFAULT_REGION", "AWS_REGION", "AWS_PROFILE", "AWS_SESSION_TOKEN")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from logbuild import skip_reason, start_spark
 
-from kdump.broker.cluster_generator import ClusterGenSpec, generate_cluster
+from kdump.gen.cluster_generator import ClusterGenSpec, generate_cluster
 from kdump.log.writer import LogConfig
 from kdump_testing import run_kdump
 

@@ -16,10 +16,10 @@ pytest.importorskip("pyarrow", reason="pyarrow not installed: pip install 'kdump
 from kafka.record import MemoryRecords
 from logbuild import write_partition
 
+from kdump.arrow.discovery import find_segments
+from kdump.arrow.planning import Pruning, offset_index, plan
+from kdump.arrow.reading import ReadOptions, read_split
 from kdump.format.batch import scan_batches
-from kdump.spark.discovery import find_segments
-from kdump.spark.planning import Pruning, offset_index, plan
-from kdump.spark.reading import ReadOptions, read_split
 
 
 def kafka_python_rows(pdir: Path) -> list[tuple]:

@@ -16,8 +16,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from test_verify_parity import cli_findings, spark_findings
 from tiered_testing import build_tiered
 
+from kdump.arrow.discovery import find_segments
 from kdump.spark.datasource import KafkaLogDataSource
-from kdump.spark.discovery import find_segments
 from kdump.spark.schema import spark_schema
 from kdump_testing import run_kdump
 

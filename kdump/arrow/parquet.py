@@ -22,10 +22,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from kdump.spark.files import filesystem
-from kdump.spark.planning import Split
-from kdump.spark.reading import ReadOptions, read_split
-from kdump.spark.schema import arrow_schema
+from kdump.arrow.planning import Split
+from kdump.arrow.reading import ReadOptions, read_split
+from kdump.arrow.schema import arrow_schema
+from kdump.log.arrow_files import filesystem
 
 EXPORT_MAX_ROWS = 65536          # rows per Arrow batch, so per row group: Parquet favours large groups
 COMPRESSION = "snappy"           # Spark's default for Parquet (spark.sql.parquet.compression.codec)

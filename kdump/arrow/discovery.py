@@ -16,12 +16,12 @@ from urllib.parse import urlsplit
 
 import pyarrow.fs as pafs
 
+from kdump.arrow.tiers import merge_tiers, remote_segment_dir
 from kdump.errors import InputError
 from kdump.format.checkpoint import parse_properties
+from kdump.log.arrow_files import filesystem
 from kdump.log.files import parse_java_long
 from kdump.log.logdir import parse_partition_dir_name
-from kdump.spark.files import filesystem, read_small_file
-from kdump.spark.tiers import merge_tiers, remote_segment_dir
 
 _SEGMENT_SUFFIXES = {"log", "index", "timeindex", "txnindex"}
 _GLOB_CHARS = set("*?[")
@@ -116,6 +116,13 @@ def require_segments(locations: Iterable[str]) -> list[Segment]:
     if not segments:
         raise InputError("no Kafka segments (<20-digit offset>.log) found here", path=", ".join(locations))
     return segments
+
+
+def read_small_file(location: str) -> bytes:
+    """A whole file (meta.properties, an index, a ``.txnindex``) at a local path or URI, through ``pyarrow.fs``."""
+    fs, path = filesystem(location)
+    with fs.open_input_file(path) as f:
+        return f.read()
 
 
 def broker_id(log_dir: str, query: str = "") -> int | None:

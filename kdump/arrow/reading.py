@@ -1,9 +1,10 @@
 """Read one split: stream its byte range in bounded chunks, parse with kdump.format, yield Arrow.
 
-This is what a Spark task runs (and what the Spark 3 fallback and ``kdump spark verify`` run).
+This is what a Spark task of the data source (and of the Spark 3 fallback) runs, and what ``parquet.write_task``
+runs in ``kdump export``'s workers and ``kdump spark export``'s tasks.
 It never maps or loads a whole file: it reads through the log layer's window (``LogBatches``) of
-``chunk_bytes``, over ``pyarrow.fs`` for s3://, gs:// and hdfs:// (``files.ArrowFile``), so memory is
-bounded by the chunk size plus one batch, whatever the segment size.
+``chunk_bytes``, over ``pyarrow.fs`` for s3://, gs:// and hdfs:// (``kdump.log.arrow_files.ArrowFile``),
+so memory is bounded by the chunk size plus one batch, whatever the segment size.
 
 Damaged bytes become rows with ``isvalid = false`` and an ``error`` text, never task failures:
 a CRC mismatch or undecodable records give one row for the entry (record columns null); a size
@@ -20,6 +21,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from kdump.arrow.columns import NAMES as RECORD_COLUMNS
+from kdump.arrow.columns import RecordColumns
+from kdump.arrow.discovery import shown_location
+from kdump.arrow.planning import Pruning, Split
+from kdump.arrow.schema import arrow_schema
 from kdump.broker.isolation import READ_COMMITTED, READ_UNCOMMITTED, AbortedTransactions
 from kdump.errors import CodecError, FormatError
 from kdump.format.batch import (
@@ -35,12 +41,7 @@ from kdump.format.control import ControlType, parse_control_key
 from kdump.format.crc import crc32, crc32c
 from kdump.format.records import Record, decode_records
 from kdump.log.batches import LogBatches
-from kdump.spark.columns import NAMES as RECORD_COLUMNS
-from kdump.spark.columns import RecordColumns
-from kdump.spark.discovery import shown_location
-from kdump.spark.files import open_any
-from kdump.spark.planning import Pruning, Split
-from kdump.spark.schema import arrow_schema
+from kdump.log.locations import open_any
 
 DEFAULT_CHUNK_BYTES = 8 * 1024 * 1024
 DEFAULT_MAX_ROWS = 8192

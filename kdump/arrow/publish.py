@@ -27,8 +27,8 @@ from urllib.parse import urlsplit
 import pyarrow.fs as pafs
 
 from kdump.errors import UsageError
+from kdump.log.arrow_files import filesystem
 from kdump.log.atomic import TEMP_SUFFIX, staged_directory, staged_files
-from kdump.spark.files import filesystem
 
 SUCCESS = "_SUCCESS"
 MARKER = (SUCCESS, b"kdump export\n")

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, replace
 
+from kdump.arrow.discovery import Segment, read_small_file, require_segments
 from kdump.broker.isolation import AbortedRange
 from kdump.errors import InputError, KdumpError
 from kdump.format.batch import Batch
@@ -33,10 +34,9 @@ from kdump.format.index import (
 )
 from kdump.format.txnindex import iter_aborted_txns
 from kdump.log.batches import LogBatches
+from kdump.log.locations import open_any
 from kdump.log.lookup import checked_entry
 from kdump.log.segment import ReadOnlyFile
-from kdump.spark.discovery import Segment, require_segments
-from kdump.spark.files import open_any, read_small_file
 
 DEFAULT_SPLIT_BYTES = 128 * 1024 * 1024
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from kdump.log.remote_layout import parse_remote_partition_name, parse_remote_segment_name
 
 if TYPE_CHECKING:
-    from kdump.spark.discovery import Segment
+    from kdump.arrow.discovery import Segment
 
 
 def remote_segment_dir(name: str, parent: str) -> tuple[str, int, int] | None:

@@ -241,7 +241,7 @@ def plan_partition(path: str, state: LogDirState,
     # order: snapshots from the first recovered segment on are the broker's anew, so the replay starts below it.
     up_to = min([plan.log_end_offset, *(r.base_offset for r in plan.recovered)])
     snapshot = load_from_snapshot(plan.path, plan.log_start_offset, up_to) if kept else None
-    plan.transactions = replay_transactions(plan.kept_parts, plan.lost_parts, snapshot)
+    plan.transactions = replay_transactions(plan.kept_parts, plan.lost_parts, snapshot, plan.log_end_offset)
     return plan
 
 

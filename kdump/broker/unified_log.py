@@ -132,9 +132,10 @@ def load_from_snapshot(partition_path: str, log_start: int, up_to: int) -> tuple
 
 
 def feed(state: ProducerStateManager, part: SegmentFiles, from_offset: int = 0,
-         seen: set[int] | None = None) -> Iterable[tuple[int, CompletedTxn]]:
+         seen: set[int] | None = None, up_to: int | None = None) -> Iterable[tuple[int, CompletedTxn]]:
     """loadProducersFromRecords over one segment's bytes: (segment base, completed txn) as markers complete
-    them; batches below ``from_offset`` are skipped, the bytes after the last complete batch ignored.
+    them; batches below ``from_offset`` are skipped, those from ``up_to`` on (the log end offset) not read, the
+    bytes after the last complete batch ignored.
     Batch headers only: a control batch's first record is the one record read (its marker type)."""
     base, path, start, end = part.base_offset, part.log, part.start, part.end
     assert path is not None
@@ -144,6 +145,8 @@ def feed(state: ProducerStateManager, part: SegmentFiles, from_offset: int = 0,
             start = index_position(log, segment_of(path, base), from_offset)
         try:
             for batch in file_headers(log, start=start, end=end):
+                if up_to is not None and batch.base_offset >= up_to:
+                    break
                 if batch.is_legacy or batch.producer_id < 0 or batch.last_offset < from_offset:
                     continue
                 if seen is not None:
@@ -158,11 +161,14 @@ def feed(state: ProducerStateManager, part: SegmentFiles, from_offset: int = 0,
             pass    # what follows the last complete batch is not data (cut, garbage, padding)
 
 
-def rebuild_producer_state(state: ProducerStateManager, parts: Sequence[SegmentFiles], from_offset: int = 0) -> None:
-    """UnifiedLog.rebuildProducerState: replay ``parts`` (from ``from_offset``) into ``state``."""
+def rebuild_producer_state(state: ProducerStateManager, parts: Sequence[SegmentFiles], from_offset: int = 0,
+                           up_to: int | None = None) -> None:
+    """UnifiedLog.rebuildProducerState: replay ``parts`` from ``from_offset`` up to ``up_to`` (the log end offset:
+    loadProducersFromRecords reads segments.values(mapEndOffset, lastOffset)) into ``state``."""
     for part in parts:
-        for _ in feed(state, part, from_offset):
-            pass
+        if up_to is None or part.base_offset < up_to:
+            for _ in feed(state, part, from_offset, up_to=up_to):
+                pass
 
 
 @dataclass
@@ -180,17 +186,20 @@ class TransactionEffect:
 
 
 def replay_transactions(kept: Sequence[SegmentFiles], lost: Sequence[SegmentFiles],
-                        snapshot: tuple[int, list[ProducerSnapshotEntry]] | None = None) -> TransactionEffect:
+                        snapshot: tuple[int, list[ProducerSnapshotEntry]] | None = None,
+                        log_end: int | None = None) -> TransactionEffect:
     """The open transactions after loading ``kept``, and what losing ``lost`` (in log order) changed: a
     transaction whose first batch is kept but whose marker was truncated away is open again, and holds
     back the last stable offset until the coordinator ends it. ``snapshot`` (its offset and entries, from
-    ``load_from_snapshot``) is where UnifiedLog.rebuildProducerState starts: the log is replayed from there."""
+    ``load_from_snapshot``) is where UnifiedLog.rebuildProducerState starts: the log is replayed from there up to
+    ``log_end``."""
     state = ProducerStateManager()
     from_offset = 0
     if snapshot is not None:
         from_offset, entries = snapshot
         state.load_snapshot(entries)
-    rebuild_producer_state(state, [p for i, p in enumerate(kept) if _reaches(kept, i, from_offset)], from_offset)
+    rebuild_producer_state(state, [p for i, p in enumerate(kept) if _reaches(kept, i, from_offset)], from_offset,
+                           log_end)
     after = {pid: first for pid, first in state.ongoing()}
     effect = TransactionEffect()
     for part in lost:

@@ -241,7 +241,12 @@ def plan_partition(path: str, state: LogDirState,
     # order: snapshots from the first recovered segment on are the broker's anew, so the replay starts below it.
     up_to = min([plan.log_end_offset, *(r.base_offset for r in plan.recovered)])
     snapshot = load_from_snapshot(plan.path, plan.log_start_offset, up_to) if kept else None
-    plan.transactions = replay_transactions(plan.kept_parts, plan.lost_parts, snapshot, plan.log_end_offset)
+    try:
+        plan.transactions = replay_transactions(plan.kept_parts, plan.lost_parts, snapshot, plan.log_end_offset)
+    except KdumpError as err:
+        plan.refuse(err.path or plan.path, f"{err.reason} (position {err.position}): rebuilding the producer state "
+                                           f"(UnifiedLog.rebuildProducerState) throws and the broker cannot load the "
+                                           f"partition")
     return plan
 
 

@@ -132,11 +132,13 @@ def load_from_snapshot(partition_path: str, log_start: int, up_to: int) -> tuple
 
 
 def feed(state: ProducerStateManager, part: SegmentFiles, from_offset: int = 0,
-         seen: set[int] | None = None, up_to: int | None = None) -> Iterable[tuple[int, CompletedTxn]]:
+         seen: set[int] | None = None, strict: bool = False) -> Iterable[tuple[int, CompletedTxn]]:
     """loadProducersFromRecords over one segment's bytes: (segment base, completed txn) as markers complete
-    them; batches below ``from_offset`` are skipped, those from ``up_to`` on (the log end offset) not read, the
-    bytes after the last complete batch ignored.
-    Batch headers only: a control batch's first record is the one record read (its marker type)."""
+    them, in file order; batches below ``from_offset`` are skipped, the bytes after the last complete batch
+    ignored. ``strict``: a batch that does not frame, or a marker whose record
+    cannot be read, raises (the broker's replay throws there: CorruptRecordException, InvalidRecordException);
+    else the replay ends there quietly. Batch headers only: a control batch's first record is the one record
+    read (its marker type)."""
     base, path, start, end = part.base_offset, part.log, part.start, part.end
     assert path is not None
     applier = BatchApplier(producers=state)
@@ -145,8 +147,6 @@ def feed(state: ProducerStateManager, part: SegmentFiles, from_offset: int = 0,
             start = index_position(log, segment_of(path, base), from_offset)
         try:
             for batch in file_headers(log, start=start, end=end):
-                if up_to is not None and batch.base_offset >= up_to:
-                    break
                 if batch.is_legacy or batch.producer_id < 0 or batch.last_offset < from_offset:
                     continue
                 if seen is not None:
@@ -157,17 +157,20 @@ def feed(state: ProducerStateManager, part: SegmentFiles, from_offset: int = 0,
                 completed = applier.apply(batch, control)
                 if completed is not None:
                     yield base, completed
-        except KdumpError:
-            pass    # what follows the last complete batch is not data (cut, garbage, padding)
+        except KdumpError as err:
+            if strict:
+                raise err.with_file(path) from None
+            # else what follows the last complete batch is not data (cut, garbage, padding)
 
 
 def rebuild_producer_state(state: ProducerStateManager, parts: Sequence[SegmentFiles], from_offset: int = 0,
-                           up_to: int | None = None) -> None:
-    """UnifiedLog.rebuildProducerState: replay ``parts`` from ``from_offset`` up to ``up_to`` (the log end offset:
-    loadProducersFromRecords reads segments.values(mapEndOffset, lastOffset)) into ``state``."""
+                           up_to: int | None = None, strict: bool = False) -> None:
+    """UnifiedLog.rebuildProducerState: replay ``parts`` from ``from_offset`` into ``state``, the segments below
+    ``up_to`` (the log end offset) only: loadProducersFromRecords reads segments.values(mapEndOffset, lastOffset),
+    every batch of each from the start position on, in file order."""
     for part in parts:
         if up_to is None or part.base_offset < up_to:
-            for _ in feed(state, part, from_offset, up_to=up_to):
+            for _ in feed(state, part, from_offset, strict=strict):
                 pass
 
 
@@ -198,8 +201,9 @@ def replay_transactions(kept: Sequence[SegmentFiles], lost: Sequence[SegmentFile
     if snapshot is not None:
         from_offset, entries = snapshot
         state.load_snapshot(entries)
+    # The broker's own replay: what it cannot read stops the loading (KdumpError raised to the loader).
     rebuild_producer_state(state, [p for i, p in enumerate(kept) if _reaches(kept, i, from_offset)], from_offset,
-                           log_end)
+                           log_end, strict=True)
     after = {pid: first for pid, first in state.ongoing()}
     effect = TransactionEffect()
     for part in lost:

@@ -2,9 +2,10 @@
 predicts the controller elects (a prediction, always named apart from what the metadata records).
 
 With a copy of the KRaft metadata (kdump.broker.cluster_metadata): the recorded leader keeps leading
-unless it comes back from an unclean shutdown on a cluster with KIP-966's ELR, where the controller first
+unless it comes back from an unclean shutdown: on a cluster with KIP-966's ELR the controller first
 removes a broker without ``.kafka_cleanshutdown`` from the ISR and ELR
-(ReplicationControlManager.handleBrokerUncleanShutdown) and so elects another. A partition with no leader
+(ReplicationControlManager.handleBrokerUncleanShutdown) and so elects another; without ELR, a leader that
+was the ISR's last member is fenced and elected again, two leader epochs on. A partition with no leader
 gets the first replica in assignment order that is in the ISR or, with an empty ISR, in the ELR
 (PartitionChangeBuilder.electAnyLeader); failing both, the single last known ELR member when the
 controller is configured to elect it. Kafka 4.3.0 metadata/src/main/java/org/apache/kafka/controller/.
@@ -49,6 +50,13 @@ class Election:
 
 def predict_leader(part: PartitionRegistration, unclean_shutdown: set[int]) -> Election:
     """Who leads once the brokers are back, from the metadata's registration (see the module docstring)."""
+    if part.elr is None and part.leader in unclean_shutdown and part.isr == [part.leader]:
+        # Without ELR the controller keeps an uncleanly stopped last ISR member in the ISR, but fences it
+        # (ReplicationControlManager.handleBrokerFenced: leader -1, a new leader epoch) and elects it again
+        # once it registers and is unfenced (handleBrokerUnfenced): the same leader, two epochs on.
+        return Election(part.leader, part.leader_epoch + 2,
+                        f"the leader, broker {part.leader}, the last member of the ISR, shut down uncleanly: the "
+                        f"controller fences it and elects it again when it returns", METADATA_UNCLEAN_SHUTDOWN)
     # Without ELR in the metadata version, handleBrokerUncleanShutdown does nothing.
     unclean_shutdown = set() if part.elr is None else unclean_shutdown
     if part.leader != NO_LEADER and part.leader not in unclean_shutdown:

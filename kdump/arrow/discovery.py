@@ -18,10 +18,10 @@ import pyarrow.fs as pafs
 
 from kdump.arrow.tiers import merge_tiers, remote_segment_dir
 from kdump.errors import InputError
-from kdump.format.checkpoint import parse_properties
 from kdump.log.arrow_files import filesystem
 from kdump.log.files import parse_java_long
 from kdump.log.logdir import parse_partition_dir_name
+from kdump.log.state_files import read_log_dir_identity
 
 _SEGMENT_SUFFIXES = {"log", "index", "timeindex", "txnindex"}
 _GLOB_CHARS = set("*?[")
@@ -101,7 +101,7 @@ def find_segments(locations: Iterable[str]) -> list[Segment]:
             files = by_base[base]
             log, size = files["log"]
             if log_dir not in brokers:
-                brokers[log_dir] = broker_id(log_dir, log[len(_without_query(log)):])
+                brokers[log_dir] = broker_id(log_dir + log[len(_without_query(log)):])
             segments.append(Segment(topic, partition, base, log, size,
                                     files.get("index", (None, 0))[0], files.get("timeindex", (None, 0))[0],
                                     bases[i + 1] if i + 1 < len(bases) else None,
@@ -118,27 +118,10 @@ def require_segments(locations: Iterable[str]) -> list[Segment]:
     return segments
 
 
-def read_small_file(location: str) -> bytes:
-    """A whole file (meta.properties, an index, a ``.txnindex``) at a local path or URI, through ``pyarrow.fs``."""
-    fs, path = filesystem(location)
-    with fs.open_input_file(path) as f:
-        return f.read()
-
-
-def broker_id(log_dir: str, query: str = "") -> int | None:
-    """The broker a log dir belongs to: ``node.id`` (KRaft) or ``broker.id`` in its meta.properties
-    (``query``: the URI's ``?...``, which the filesystem needs to open it)."""
-    try:
-        props = parse_properties(read_small_file(posixpath.join(log_dir, "meta.properties") + query),
-                                 "meta.properties")
-    except (OSError, ValueError):
-        return None
-    for key in ("node.id", "broker.id"):
-        try:
-            return int(props[key])
-        except (KeyError, ValueError):
-            continue
-    return None
+def broker_id(log_dir: str) -> int | None:
+    """The broker a log dir belongs to (kdump.log.state_files.read_log_dir_identity, as ``kdump replicas`` reads
+    it); ``log_dir`` keeps its URI's ``?...``, which the filesystem needs to open it."""
+    return read_log_dir_identity(log_dir).broker
 
 
 def _expand(location: str) -> Iterator[tuple[str, int]]:

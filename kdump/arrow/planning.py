@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, replace
 
-from kdump.arrow.discovery import Segment, read_small_file, require_segments
+from kdump.arrow.discovery import Segment, require_segments
 from kdump.broker.isolation import AbortedRange
 from kdump.errors import InputError, KdumpError
 from kdump.format.batch import Batch
@@ -36,7 +36,8 @@ from kdump.format.txnindex import iter_aborted_txns
 from kdump.log.batches import LogBatches
 from kdump.log.locations import open_any
 from kdump.log.lookup import checked_entry
-from kdump.log.segment import ReadOnlyFile
+from kdump.log.segment import ReadOnlyFile, read_small_file
+from kdump.log.state_files import MAX_SNAPSHOT_BYTES
 
 DEFAULT_SPLIT_BYTES = 128 * 1024 * 1024
 
@@ -87,9 +88,9 @@ class Pruning:
 def _read_index(location: str) -> bytes:
     """An index the listing found: unreadable is an error, never a plan that silently has fewer splits."""
     try:
-        return read_small_file(location)
-    except OSError as err:
-        raise InputError(f"cannot read the index: {err}", path=location) from None
+        return read_small_file(location, MAX_SNAPSHOT_BYTES)
+    except KdumpError as err:
+        raise InputError(f"cannot read the index: {err.reason}", path=location) from None
 
 
 def offset_index(segment: Segment) -> list[tuple[int, int]]:
@@ -282,7 +283,7 @@ def partition_aborts(segments: list[Segment]) -> dict[str, list[AbortedRange]]:
     for segment in segments:
         found = aborts.setdefault(segment.history or posixpath.dirname(segment.log), [])
         if segment.txn_index is not None:
-            data = read_small_file(segment.txn_index)
+            data = read_small_file(segment.txn_index, MAX_SNAPSHOT_BYTES)
             found.extend(AbortedRange(e.producer_id, e.first_offset, e.last_offset)
                          for e in iter_aborted_txns(data, segment.txn_index))
     return aborts

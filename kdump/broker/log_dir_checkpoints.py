@@ -30,9 +30,8 @@ from kdump.format.checkpoint import (
     parse_leader_epoch_checkpoint,
     parse_offset_checkpoint,
 )
-from kdump.log.locations import join, lexists
-from kdump.log.segment import read_small_file
-from kdump.log.state_files import MAX_SNAPSHOT_BYTES
+from kdump.log.locations import join
+from kdump.log.state_files import read_if_exists
 
 RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
 HIGH_WATERMARK_CHECKPOINT = "replication-offset-checkpoint"
@@ -42,13 +41,6 @@ OFFSET_CHECKPOINTS = (RECOVERY_POINT_CHECKPOINT, HIGH_WATERMARK_CHECKPOINT, LOG_
 
 ReadSmall = Callable[[str], "bytes | None"]
 """Reads a small file whole; None when it does not exist."""
-
-
-def read_local(path: str) -> bytes | None:
-    """A small local file (a checkpoint, a snapshot, a ``.txnindex``) whole, None when there is no such file."""
-    if not lexists(path):   # a local path or a URI (kdump.log.locations)
-        return None
-    return read_small_file(path, MAX_SNAPSHOT_BYTES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +96,7 @@ class LogDirCheckpoints:
                                     self.remote_log_starts().get((topic, partition)) if below else None)
 
 
-def read_log_dir_checkpoints(log_dir: str, read: ReadSmall = read_local) -> LogDirCheckpoints:
+def read_log_dir_checkpoints(log_dir: str, read: ReadSmall = read_if_exists) -> LogDirCheckpoints:
     """Every offset checkpoint file of ``log_dir`` (a missing file holds no entry)."""
     out = LogDirCheckpoints(log_dir)
     for name in OFFSET_CHECKPOINTS:
@@ -124,7 +116,7 @@ def read_log_dir_checkpoints(log_dir: str, read: ReadSmall = read_local) -> LogD
 class CheckpointCache:
     """One ``LogDirCheckpoints`` per log dir, each read once."""
 
-    def __init__(self, read: ReadSmall = read_local) -> None:
+    def __init__(self, read: ReadSmall = read_if_exists) -> None:
         self.read = read
         self._dirs: dict[str, LogDirCheckpoints] = {}
 
@@ -137,7 +129,7 @@ class CheckpointCache:
         return found, True
 
 
-def read_leader_epochs(partition_path: str, read: ReadSmall = read_local) -> list[EpochEntry] | None:
+def read_leader_epochs(partition_path: str, read: ReadSmall = read_if_exists) -> list[EpochEntry] | None:
     """The entries of the partition's ``leader-epoch-checkpoint`` (None when there is none); a file that
     cannot be read or parsed raises KdumpError."""
     path = join(partition_path, LEADER_EPOCH_CHECKPOINT_NAME)
@@ -156,6 +148,5 @@ __all__ = [
     "PartitionCheckpoints",
     "ReadSmall",
     "read_leader_epochs",
-    "read_local",
     "read_log_dir_checkpoints",
 ]

@@ -25,12 +25,12 @@ from kdump.findings import WARNING, Finding
 from kdump.format.checkpoint import (
     EpochEntry,
     parse_partition_metadata,
-    parse_properties,
 )
 from kdump.log.locations import base_name, exists, is_dir, join
 from kdump.log.locations import parent as parent_of
 from kdump.log.logdir import PartitionDir, SegmentFiles, walk_partitions
 from kdump.log.segment import read_small_file
+from kdump.log.state_files import read_log_dir_identity
 
 _SMALL_FILE_LIMIT = 64 << 20
 
@@ -148,18 +148,9 @@ class Replica:
 
 
 def _read_log_dir(path: str) -> LogDir:
-    broker = directory_id = None
-    problems: list[str] = []
-    props_path = join(path, "meta.properties")
-    if exists(props_path):
-        try:
-            props = parse_properties(read_small_file(props_path, _SMALL_FILE_LIMIT), props_path)
-            raw = props.get("node.id", props.get("broker.id"))
-            broker = int(raw) if raw is not None and raw.strip().lstrip("-").isdigit() else None
-            directory_id = props.get("directory.id")
-        except KdumpError as err:
-            problems.append(f"{props_path}: {err.reason}")
-    log_dir = LogDir(path, broker, directory_id, read_log_dir_state(path), problems=problems)
+    identity = read_log_dir_identity(path)
+    log_dir = LogDir(path, identity.broker, identity.directory_id, read_log_dir_state(path),
+                     problems=[identity.problem] if identity.problem else [])
     log_dir.problems.extend(log_dir.state.notes)
     if log_dir.state.refusal is not None:
         log_dir.problems.append(f"{log_dir.state.refusal[0]}: {log_dir.state.refusal[1]}")

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 
-from kdump.arrow.discovery import find_segments, read_small_file
-from kdump.broker.log_dir_checkpoints import read_local
+from kdump.arrow.discovery import find_segments
 from kdump.findings import Finding
 from kdump.log.locations import open_any
 from kdump.log.logdir import PartitionDir, SegmentFiles
+from kdump.log.state_files import read_if_exists
 from kdump.verify.driver import OrderedMap, Report, SegmentChecked, Target, verify_paths
 from kdump.verify.engine import ALL, Options, Tally, nothing_checked, plan
 
@@ -36,15 +36,6 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 WORK_SCHEMA = pa.schema([pa.field("work", pa.binary(), nullable=False)])
-
-
-def read_any(location: str) -> bytes | None:
-    if "://" not in location:
-        return read_local(location)
-    try:
-        return read_small_file(location)
-    except FileNotFoundError:
-        return None
 
 
 def plan_any(path: str) -> Iterator[Target]:
@@ -159,7 +150,7 @@ def verify(spark: SparkSession, paths: list[str], options: Options = Options(sco
     result = VerifyResult()
     planned = plan_targets(paths) if targets is None else targets
     for event in verify_paths(paths, options, result.tally, ordered_map=spark_map(spark), planner=planned.__getitem__,
-                              read=read_any, open_file=open_any, task_bytes=0):
+                              read=read_if_exists, open_file=open_any, task_bytes=0):
         if isinstance(event, SegmentChecked):
             part, facts = event.partition, event.facts
             result.rows.append(SegmentRow(part.topic if part else "", part.partition if part else -1,

@@ -26,8 +26,9 @@ from kdump.errors import KdumpError
 from kdump.findings import Finding
 from kdump.log.logdir import PartitionDir, SegmentFiles, files_bytes, log_bytes
 from kdump.log.segment import ReadOnlyFile
+from kdump.log.state_files import read_if_exists
 from kdump.verify.engine import Options, Tally, begin_partition, check_segment, finish_partition, plan
-from kdump.verify.partition_check import PartitionState, ReadSmall, read_local
+from kdump.verify.partition_check import PartitionState, ReadSmall
 from kdump.verify.segment_check import Opener, SegmentFacts
 
 Target = PartitionDir | tuple[SegmentFiles, bool]
@@ -186,7 +187,7 @@ def _items(paths: Iterable[str], options: Options, planner: Callable[[str], Iter
 
 
 def verify_paths(paths: Iterable[str], options: Options, tally: Tally, *, ordered_map: OrderedMap = serial_map,
-                 planner: Callable[[str], Iterable[Target]] = plan, read: ReadSmall = read_local,
+                 planner: Callable[[str], Iterable[Target]] = plan, read: ReadSmall = read_if_exists,
                  open_file: Opener = ReadOnlyFile, task_bytes: int | None = None) -> Iterator[Event]:
     """The events of checking ``paths`` (see the module docstring); ``tally`` is added to as they come.
 

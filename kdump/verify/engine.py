@@ -20,11 +20,11 @@ from kdump.log.index_builder import DEFAULT_INDEX_INTERVAL_BYTES
 from kdump.log.logdir import PartitionDir, SegmentFiles, log_bytes
 from kdump.log.remote_layout import walk_any
 from kdump.log.segment import FileChangedError, ReadOnlyFile
+from kdump.log.state_files import read_if_exists
 from kdump.verify.partition_check import (
     PartitionState,
     ReadSmall,
     check_partition,
-    read_local,
     read_state,
     read_txn_indexes,
 )
@@ -164,7 +164,7 @@ def check_segment(seg: SegmentFiles, active: bool, options: Options, tally: Tall
     return findings, check.facts
 
 
-def begin_partition(partition: PartitionDir, options: Options, tally: Tally, read: ReadSmall = read_local,
+def begin_partition(partition: PartitionDir, options: Options, tally: Tally, read: ReadSmall = read_if_exists,
                     cache: CheckpointCache | None = None) -> PartitionState:
     """What the partition's own files claim, read before its segments (see kdump.verify.partition_check)."""
     tally.partitions += 1
@@ -176,7 +176,7 @@ def begin_partition(partition: PartitionDir, options: Options, tally: Tally, rea
 
 
 def finish_partition(partition: PartitionDir, before: PartitionState, facts: list[SegmentFacts], options: Options,
-                     read: ReadSmall = read_local) -> Iterator[Finding]:
+                     read: ReadSmall = read_if_exists) -> Iterator[Finding]:
     """The partition rules, once every segment was walked."""
     if options.scope != ALL:
         return

@@ -20,7 +20,6 @@ from kdump.broker.log_dir_checkpoints import (
     PartitionCheckpoints,
     ReadSmall,
     read_leader_epochs,
-    read_local,
 )
 from kdump.broker.producer_state import CompletedTxn, ProducerStateManager
 from kdump.broker.unified_log import log_end_offset
@@ -34,6 +33,7 @@ from kdump.format.snapshot import ProducerSnapshotEntry, parse_producer_snapshot
 from kdump.format.txnindex import parse_aborted_txns
 from kdump.log.logdir import PartitionDir
 from kdump.log.remote_layout import parse_remote_segment_name
+from kdump.log.state_files import read_if_exists
 from kdump.verify.segment_check import ABORT, BEGIN, SegmentFacts
 from kdump.verify.tiered_check import tiered_log_start
 from kdump.verify.txn_index import check_txn_index
@@ -89,7 +89,7 @@ def read_txn_indexes(partition: PartitionDir, read: ReadSmall, state: PartitionS
             state.findings.append(_problem(err, "txn-index-unreadable", seg.txn_index))
 
 
-def read_state(partition: PartitionDir, read: ReadSmall = read_local,
+def read_state(partition: PartitionDir, read: ReadSmall = read_if_exists,
                cache: CheckpointCache | None = None) -> PartitionState:
     state = PartitionState(partition.path)
     state.checkpoints, problems = partition_checkpoints(partition, CheckpointCache(read) if cache is None else cache)

@@ -18,7 +18,6 @@ from kdump.broker.log_dir_checkpoints import (
     RECOVERY_POINT_CHECKPOINT,
     CheckpointCache,
     read_leader_epochs,
-    read_local,
 )
 from kdump.broker.recovery import offset_range_problem
 from kdump.broker.unified_log import LogOffsetsSnapshot, log_end_offset
@@ -28,6 +27,7 @@ from kdump.format.checkpoint import LEADER_EPOCH_CHECKPOINT_NAME, EpochEntry, pa
 from kdump.log.batches import LogBatches
 from kdump.log.logdir import PartitionDir
 from kdump.log.segment import ReadOnlyFile
+from kdump.log.state_files import read_if_exists
 from kdump.verify.partition_check import partition_checkpoints
 
 
@@ -220,7 +220,7 @@ def _partition_files(partition: PartitionDir, summary: PartitionSummary) -> None
         try:
             if path == epoch_path:
                 summary.leader_epochs = read_leader_epochs(partition.path) or []
-            elif (data := read_local(path)) is not None:
+            elif (data := read_if_exists(path)) is not None:
                 summary.topic_id = parse_partition_metadata(data, path).topic_id
         except KdumpError as err:
             summary.findings.append(Finding(ERROR, "checkpoint-unreadable", path, _problem_text(err)))

@@ -44,6 +44,7 @@ from kdump.format.messages.encode import metadata_record
 from kdump.format.messages.protocol import Uuid
 from kdump.format.records import Record
 from kdump.log.atomic import staged_directory, write_new_file
+from kdump.log.files import parse_segment_file_name
 from kdump.log.writer import LogConfig, PartitionLog
 
 SCENARIOS = ("agree", "lagging", "unclean", "multi-round", "retention", "compacted")
@@ -238,10 +239,11 @@ def _write_replica(spec: ClusterGenSpec, partition: int, rep: ReplicaSpec, pdir:
 def _apply_retention(pdir: str, below: int) -> int:
     """Delete the segments before the first one at or past ``below`` (retention deletes whole
     segments, never the active one); the new first base offset."""
-    bases = sorted(int(n[:20]) for n in os.listdir(pdir) if n.endswith(".log"))
+    named = [(parsed, name) for name in os.listdir(pdir) if (parsed := parse_segment_file_name(name)) is not None]
+    bases = sorted(parsed[0] for parsed, _ in named if parsed[1:] == ("log", ""))
     keep_from = min([b for b in bases if b >= below] or [bases[-1]])
-    for name in os.listdir(pdir):
-        if name[:20].isdigit() and int(name[:20]) < keep_from:
+    for parsed, name in named:
+        if parsed[0] < keep_from:
             os.remove(os.path.join(pdir, name))
     return keep_from
 

@@ -13,6 +13,7 @@ import struct
 from pathlib import Path
 
 from kdump.format.checkpoint import OffsetCheckpointEntry, encode_offset_checkpoint
+from kdump_testing import run_kdump
 
 TOPIC = "d"
 PARTITIONS = 15
@@ -21,6 +22,13 @@ GEN_ARGS = ("--topics", TOPIC, "--partitions", str(PARTITIONS), "--records", "15
 """``kdump gen`` arguments of the partitions damaged here (small segments, index entries for most batches)."""
 INDEX_INTERVAL_BYTES = 512
 KINDS = ("flip", "tear", "missing-index", "corrupt-index", "swap")
+
+
+def generate(out: Path) -> Path:
+    """The undamaged log dir (``kdump gen`` with GEN_ARGS, seed 3) at ``out``."""
+    result = run_kdump("gen", str(out), *GEN_ARGS, "--seed", "3")
+    assert result.exit_code == 0, result.stderr
+    return out
 
 
 def _batches(log: Path) -> list[tuple[int, int]]:

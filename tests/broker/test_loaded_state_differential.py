@@ -15,17 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from random_damage import GEN_ARGS, INDEX_INTERVAL_BYTES, damage_log_dir
+from random_damage import INDEX_INTERVAL_BYTES, damage_log_dir, generate
 
 from kdump_testing import run_kdump
 
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("differential") / "logs"
-    result = run_kdump("gen", str(out), *GEN_ARGS, "--seed", "3")
-    assert result.exit_code == 0, result.stderr
-    return out
+    return generate(tmp_path_factory.mktemp("differential") / "logs")
 
 
 def _lines(*args: str) -> list[dict[str, Any]]:

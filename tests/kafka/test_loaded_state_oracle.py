@@ -21,17 +21,14 @@ from typing import Any
 
 import pytest
 from loader_oracle import LoaderOracle
-from random_damage import GEN_ARGS, INDEX_INTERVAL_BYTES, damage_log_dir
+from random_damage import INDEX_INTERVAL_BYTES, damage_log_dir, generate
 
 from kdump_testing import run_kdump
 
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("oracle-damage") / "logs"
-    result = run_kdump("gen", str(out), *GEN_ARGS, "--seed", "3")
-    assert result.exit_code == 0, result.stderr
-    return out
+    return generate(tmp_path_factory.mktemp("oracle-damage") / "logs")
 
 
 def _kafka_loaded(loaded: dict[str, Any]) -> dict[str, Any]:

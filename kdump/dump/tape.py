@@ -9,8 +9,10 @@ gigabytes of text.
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
+import re
 import struct
 import tempfile
 from typing import BinaryIO, TextIO, cast
@@ -68,8 +70,13 @@ class _TapeStream(io.TextIOBase):
 
 
 def play(name: str, out: TextIO, err: TextIO) -> None:
-    """Write the recording ``name`` to ``out`` and ``err`` in its order, then delete it."""
+    """Write the recording ``name`` to ``out`` and ``err`` in its order, then delete it.
+
+    A piece goes to a stream's bytes (``_bytes_of``) as it was recorded unless it holds a surrogate: a
+    ``--print-data-log`` of a large segment records gigabytes, which would otherwise be decoded here only
+    to be encoded again."""
     streams = (out, err)
+    raw = (_bytes_of(out), _bytes_of(err))
     try:
         with open(name, "rb") as recorded:
             previous = None
@@ -77,7 +84,29 @@ def play(name: str, out: TextIO, err: TextIO) -> None:
                 stream, length = _HEADER.unpack(header)
                 if previous is not None and previous != stream:
                     streams[previous].flush()   # a terminal shows the lines in the order written
-                streams[stream].write(recorded.read(length).decode("utf-8", "surrogatepass"))
+                data = recorded.read(length)
+                target = raw[stream]
+                if target is not None and not (b"\xed" in data and _SURROGATE.search(data)):
+                    streams[stream].flush()     # the text written to it before goes first
+                    target.write(data)
+                else:
+                    streams[stream].write(data.decode("utf-8", "surrogatepass"))
                 previous = stream
     finally:
         os.unlink(name)
+
+
+_SURROGATE = re.compile(b"\xed[\xa0-\xbf]")   # U+D800..U+DFFF as "surrogatepass" encodes them in UTF-8
+
+
+def _bytes_of(stream: TextIO) -> BinaryIO | None:
+    """The byte stream under ``stream`` when writing UTF-8 text there is what writing the text does: a UTF-8
+    ``TextIOWrapper`` that writes newlines as they are (its default on POSIX). Text without surrogates
+    encodes to the same bytes under every error handler. None: write text."""
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None or not isinstance(stream, io.TextIOWrapper) or os.linesep != "\n":
+        return None
+    try:
+        return cast(BinaryIO, buffer) if codecs.lookup(stream.encoding).name == "utf-8" else None
+    except LookupError:
+        return None

@@ -1,0 +1,132 @@
+"""One segment on every core: with ``--jobs``, a segment of more than the split size is dumped in byte ranges
+by worker processes, and what comes out is the bytes of
+``--jobs 1``: the file's lines, the offset gaps found across range boundaries, errors and padding notes where
+one walk meets them, the JSON objects and the exit code. ``KDUMP_SPLIT_BYTES`` cuts these small segments into
+many ranges (1: a range per batch)."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import struct
+from pathlib import Path
+
+import pytest
+
+from kdump.dump.files import LogRange, _work
+from kdump.dump.log import DumpedRange, join_ranges
+from kdump.dump.run import DumpOptions, DumpRun
+from kdump.errors import CorruptRecordError
+from kdump.format.codecs import Codec
+from kdump.format.crc import crc32c
+from kdump.format.encode import encode_batch_v2
+from kdump.format.records import Record
+from kdump.log.batches import LogBatches, batch_ranges
+from kdump.log.segment import FileChangedError, ReadOnlyFile
+from kdump.render.summaries import DumpSummaries
+from kdump_testing import run_kdump
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+T0 = 1_700_000_000_000
+_CRC = struct.Struct(">I")
+_COUNT_AT = 57          # recordsCount in a v2 batch header
+_CRC_AT, _CRC_FROM = 17, 21
+
+
+def _batches() -> list[bytearray]:
+    """30 batches; every fifth gzip-compressed; an offset gap after every other one (so across range
+    boundaries too)."""
+    out, offset = [], 0
+    for i in range(30):
+        records = [Record(offset + j, T0 + offset + j, b"key-%d" % (offset + j), b"value %d" % i * 3)
+                   for j in range(3)]
+        out.append(bytearray(encode_batch_v2(records, base_offset=offset, partition_leader_epoch=i // 10,
+                                             codec=Codec.GZIP if i % 5 == 0 else Codec.NONE)))
+        offset += 3 + i % 2
+    return out
+
+
+def _fix_crc(batch: bytearray) -> None:
+    batch[_CRC_AT:_CRC_FROM] = _CRC.pack(crc32c(bytes(batch[_CRC_FROM:])))
+
+
+def _write(directory: Path, batches: list[bytearray], tail: bytes = b"") -> Path:
+    directory.mkdir(parents=True)
+    path = directory / "00000000000000000000.log"
+    path.write_bytes(b"".join(batches) + tail)
+    return path
+
+
+@pytest.fixture(scope="module")
+def segments(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """A segment each: healthy then zero padding; a CRC-corrupt batch and a partial entry at the end; records
+    that cannot be decoded under a valid CRC; framing broken (a size below Kafka's minimum) in the middle."""
+    root = tmp_path_factory.mktemp("split")
+    padded = _write(root / "padded-0", _batches(), bytes(3000))
+    crc = _batches()
+    crc[14][-3] ^= 0xFF
+    corrupt = _write(root / "crc-0", crc, bytes(_batches()[3][:40]))
+    undecodable = _batches()
+    undecodable[17][_COUNT_AT:_COUNT_AT + 4] = struct.pack(">i", 5)
+    _fix_crc(undecodable[17])
+    records = _write(root / "records-0", undecodable)
+    framing = _batches()
+    framing[12][8:12] = struct.pack(">i", 5)
+    broken = _write(root / "framing-0", framing)
+    return [padded, corrupt, records, broken]
+
+
+MODES = [["--print-data-log"], ["--deep-iteration"], [], ["--print-data-log", "--json"],
+         ["--print-data-log", "--kafka-version", "2.8"]]
+
+
+@pytest.mark.parametrize("mode", MODES, ids=lambda m: " ".join(m) or "shallow")
+def test_a_segment_dumped_in_ranges_is_the_dump_of_one_walk(segments: list[Path], mode: list[str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    args = ["--files", ",".join(map(str, segments)), *mode]
+    one = run_kdump(*args, "--jobs", "1")
+    assert one.exit_code == 1 and "Error:" in one.stdout + one.stderr
+    assert "zero padding" in one.stderr and ("invalid bytes" in one.stdout or "--json" in mode)
+    if "--print-data-log" in mode and "--json" not in mode:
+        assert "is followed by" in one.stderr
+    for split in ("1", "700"):   # a range a batch; about three batches a range
+        monkeypatch.setenv("KDUMP_SPLIT_BYTES", split)
+        assert run_kdump(*args, "--jobs", "2") == one, split
+
+
+@pytest.mark.parametrize("mode", [["--print-data-log"], ["--print-data-log", "--json"]], ids=" ".join)
+def test_legacy_and_compressed_segments_dumped_in_ranges(mode: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    args = ["--files", str(FIXTURES / "logdirs"), *mode]   # v0, v1 snappy, gzip, lz4, zstd, transactions
+    one = run_kdump(*args, "--jobs", "1")
+    monkeypatch.setenv("KDUMP_SPLIT_BYTES", "300")
+    assert run_kdump(*args, "--jobs", "2") == one
+
+
+def test_ranges_start_where_one_walk_reaches_and_cover_the_file(segments: list[Path]) -> None:
+    for path in segments:
+        with ReadOnlyFile(str(path)) as log:
+            reached = set()     # where the walk from 0 goes on from
+            with contextlib.suppress(CorruptRecordError):   # framing-0 breaks
+                reached.update(b.position + b.size for b in LogBatches(log, check_crc=False))
+            ranges = list(batch_ranges(log, 700))
+            assert ranges[0][0] == 0 and ranges[-1][1] == log.size and len(ranges) >= 3
+            assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
+            assert {start for start, _ in ranges[1:]} <= reached
+            assert list(batch_ranges(log, log.size)) == [(0, log.size)]
+
+
+def test_a_file_of_up_to_the_split_size_is_dumped_whole(segments: list[Path]) -> None:
+    path = str(segments[0])
+    size = segments[0].stat().st_size
+    assert list(_work([(path, False)], DumpOptions(), size)) == [[(path, False)]]
+    ranges = list(_work([(path, False)], DumpOptions(), size // 2))
+    assert all(isinstance(r, LogRange) for r in ranges)
+    assert [(r.start, r.end) for r in ranges] == [(0, ranges[0].end), (ranges[0].end, size)]
+
+
+def test_a_range_that_does_not_end_where_the_next_begins_is_a_changed_file() -> None:
+    run = DumpRun(DumpOptions())
+    played = [(DumpedRange(0, 100, 90, None, None, 0, 9), DumpSummaries()),
+              (DumpedRange(100, 200, 200, None, None, 10, 19), DumpSummaries())]
+    with pytest.raises(FileChangedError, match="changed while kdump read it"):
+        join_ranges(run, "x.log", iter(played), 200)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kdump.broker.recovery import offset_range_problem
 from kdump.errors import FormatError, KdumpError
@@ -78,17 +78,58 @@ def _control_outcome(record: Record) -> str | None:
     return outcomes.get(info.type_id)
 
 
+class Decoded(NamedTuple):
+    """What decoding one batch's records found: how many, a transaction marker's outcome (COMMIT or ABORT),
+    or why they cannot be decoded (``records`` is then the header's)."""
+
+    records: int
+    outcome: str | None = None
+    problem: str | None = None
+
+
+def header_count(batch: Batch) -> int:
+    """The records a batch's header says it holds (a v0/v1 entry: one message)."""
+    return batch.records_count if batch.records_count is not None else 1
+
+
+def decodes_records(batch: Batch, deep: bool) -> bool:
+    """Whether the walk decodes the batch's records: with ``deep`` those of every batch whose CRC holds; a
+    compressed v0/v1 wrapper's always (its inner messages are the records it holds), a marker's (its outcome)."""
+    return bool(batch.is_valid) and (deep or (batch.is_legacy and batch.codec_id != 0)
+                                     or (batch.is_control and batch.is_transactional))
+
+
+def decode_batch(batches: LogBatches, batch: Batch) -> Decoded:
+    """The records of the batch ``batches`` just yielded, decoded a group at a time (an oversized batch is read
+    from the file a window at a time), so memory does not grow with them; only a marker's first is looked at."""
+    marker = batch.is_control and batch.is_transactional
+    count = 0
+    outcome = None
+    try:
+        for group in batches.iter_records(batch, values=False):
+            if marker and not count and group:
+                outcome = _control_outcome(group[0])
+            count += len(group)
+    except FileChangedError:
+        raise
+    except KdumpError as err:
+        return Decoded(batch.records_count or 0, problem=err.reason)
+    return Decoded(count, outcome)
+
+
 class SegmentCheck:
     """Iterate for the findings of one segment; see the module docstring."""
 
     def __init__(self, seg: SegmentFiles, *, strict: bool = False, deep: bool = False, active: bool = False,
-                 interval: int = DEFAULT_INDEX_INTERVAL_BYTES, open_file: Opener = ReadOnlyFile) -> None:
+                 interval: int = DEFAULT_INDEX_INTERVAL_BYTES, open_file: Opener = ReadOnlyFile,
+                 decoded: Callable[[LogBatches, Batch], Decoded] = decode_batch) -> None:
         self.seg = seg
         self.strict = strict
         self.deep = deep
         self.active = active
         self.interval = interval
         self.open_file = open_file
+        self.decoded = decoded      # the records of a batch the walk decodes
         self.facts = SegmentFacts(seg.base_offset, seg.log)
 
     def __iter__(self) -> Iterator[Finding]:
@@ -231,30 +272,18 @@ class SegmentCheck:
     def _records(self, batches: LogBatches, batch: Batch, open_txns: set[int]) -> tuple[int, Finding | None]:
         """The batch's record count, and why its records cannot be decoded (None: they can, or were not).
 
-        Decodes when deep, for a legacy wrapper, or for a transaction marker."""
-        legacy_wrapper = batch.is_legacy and batch.codec_id != 0
-        marker = batch.is_control and batch.is_transactional
+        Decodes when deep, for a legacy wrapper, or for a transaction marker (``decodes_records``)."""
         if batch.is_transactional and not batch.is_control and batch.producer_id not in open_txns:
             open_txns.add(batch.producer_id)
             self.facts.txn_events.append((BEGIN, batch.producer_id, batch.base_offset))
-        if not (self.deep or legacy_wrapper or marker) or not batch.is_valid:
-            return (batch.records_count if batch.records_count is not None else 1), None
-        count = 0
-        outcome = None
-        try:
-            # A group at a time (an oversized batch is read from the file a window at a time), so
-            # memory does not grow with the records of one batch; only a marker's first is looked at.
-            for group in batches.iter_records(batch, values=False):
-                if marker and not count and group:
-                    outcome = _control_outcome(group[0])
-                count += len(group)
-        except FileChangedError:
-            raise
-        except KdumpError as err:
-            return (batch.records_count or 0), Finding(
+        if not decodes_records(batch, self.deep):
+            return header_count(batch), None
+        decoded = self.decoded(batches, batch)
+        if decoded.problem is not None:
+            return decoded.records, Finding(
                 ERROR, "records", self.seg.log or "", f"the batch's CRC is valid but its records cannot be "
-                f"decoded: {err.reason}", offset=batch.base_offset, position=batch.position)
-        if outcome is not None:
+                f"decoded: {decoded.problem}", offset=batch.base_offset, position=batch.position)
+        if decoded.outcome is not None:
             open_txns.discard(batch.producer_id)
-            self.facts.txn_events.append((outcome, batch.producer_id, batch.base_offset))
-        return count, None
+            self.facts.txn_events.append((decoded.outcome, batch.producer_id, batch.base_offset))
+        return decoded.records, None

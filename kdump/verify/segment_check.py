@@ -117,6 +117,77 @@ def decode_batch(batches: LogBatches, batch: Batch) -> Decoded:
     return Decoded(count, outcome)
 
 
+class RangeRecords(NamedTuple):
+    """A worker's share of a segment's walk (``decode_range``): the records of the batches in ``[start, end)``
+    decoded as the walk decodes them, where that found anything but the header's count (by batch position:
+    a compressed v0/v1 wrapper's count, a marker's outcome, records that cannot be decoded), and where its
+    walk ended (``broken``: at an error, of the framing or of the file)."""
+
+    start: int
+    end: int
+    valid_end: int
+    broken: bool
+    decoded: dict[int, Decoded]
+
+
+def decode_range(log: Any, start: int, end: int, deep: bool) -> RangeRecords:
+    """The records of the batches of ``log`` in ``[start, end)`` that the walk decodes (``decodes_records``)."""
+    batches = LogBatches(log, start, end, check_crc=True)
+    found: dict[int, Decoded] = {}
+    broken = False
+    try:
+        for batch in batches:
+            if decodes_records(batch, deep):
+                decoded = decode_batch(batches, batch)
+                if decoded.records != header_count(batch) or decoded.outcome or decoded.problem:
+                    found[batch.position] = decoded
+    except KdumpError:
+        broken = True       # the walk meets the framing error too; a file that changed is read again there
+    return RangeRecords(start, end, batches.valid_end, broken, found)
+
+
+class DecodedRanges:
+    """The decoded records of a segment's batches that workers decoded a range at a time (``decode_range``),
+    ``ranges`` giving them in order as the walk reaches them (``kdump.verify.driver``), for ``SegmentCheck``.
+
+    A range's results hold for the walk from its start when the walk reaches that start at a batch: the first
+    range starts at 0, as the walk; each next one where the one before it ended whole (its walk met no error
+    and read a batch ending at its end), since both walks then read the same batches from there. Any other
+    batch (a range that broke, and every one after it; bytes appended since the ranges were planned) is
+    decoded here, as without workers.
+    """
+
+    def __init__(self, ranges: Iterator[RangeRecords]) -> None:
+        self._ranges = ranges
+        self._current: RangeRecords | None = None
+        self._aligned = True        # the walk reaches the current range's start at a batch
+        self._more = True
+
+    def _covering(self, position: int) -> RangeRecords | None:
+        while self._more and (self._current is None or position >= self._current.end):
+            previous, self._current = self._current, next(self._ranges, None)
+            if self._current is None:
+                self._more = False
+            elif previous is not None:
+                self._aligned = (self._aligned and not previous.broken and previous.valid_end == previous.end
+                                 and previous.end == self._current.start)
+        current = self._current
+        if current is None or not self._aligned or not current.start <= position < current.valid_end:
+            return None
+        return current
+
+    def __call__(self, batches: LogBatches, batch: Batch) -> Decoded:
+        covering = self._covering(batch.position)
+        if covering is None:
+            return decode_batch(batches, batch)
+        return covering.decoded.get(batch.position) or Decoded(header_count(batch))
+
+    def close(self) -> None:
+        """Take the ranges the walk did not reach (it stopped before them), so whatever gives them moves on."""
+        for _ in self._ranges:
+            pass
+
+
 class SegmentCheck:
     """Iterate for the findings of one segment; see the module docstring."""
 
@@ -129,7 +200,7 @@ class SegmentCheck:
         self.active = active
         self.interval = interval
         self.open_file = open_file
-        self.decoded = decoded      # the records of a batch the walk decodes
+        self.decoded = decoded      # the records of a batch the walk decodes (workers': ``DecodedRanges``)
         self.facts = SegmentFacts(seg.base_offset, seg.log)
 
     def __iter__(self) -> Iterator[Finding]:

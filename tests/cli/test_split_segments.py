@@ -1,5 +1,5 @@
-"""One segment on every core: with ``--jobs``, a segment of more than the split size is dumped in byte ranges
-by worker processes, and what comes out is the bytes of
+"""One segment on every core: with ``--jobs``, a segment of more than the split size is dumped (and its records
+decoded by ``verify --deep``) in byte ranges by worker processes, and what comes out is the bytes of
 ``--jobs 1``: the file's lines, the offset gaps found across range boundaries, errors and padding notes where
 one walk meets them, the JSON objects and the exit code. ``KDUMP_SPLIT_BYTES`` cuts these small segments into
 many ranges (1: a range per batch)."""
@@ -24,6 +24,7 @@ from kdump.format.records import Record
 from kdump.log.batches import LogBatches, batch_ranges
 from kdump.log.segment import FileChangedError, ReadOnlyFile
 from kdump.render.summaries import DumpSummaries
+from kdump.verify.segment_check import Decoded, DecodedRanges, RangeRecords
 from kdump_testing import run_kdump
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -102,6 +103,19 @@ def test_legacy_and_compressed_segments_dumped_in_ranges(mode: list[str], monkey
     assert run_kdump(*args, "--jobs", "2") == one
 
 
+@pytest.mark.parametrize("command", [["verify", "--deep"], ["verify", "--deep", "--json"],
+                                     ["verify-index", "--deep", "--strict"]], ids=" ".join)
+def test_verify_deep_in_ranges_finds_what_one_walk_finds(segments: list[Path], command: list[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    logs = str(segments[0].parents[1])
+    one = run_kdump(*command, logs, str(FIXTURES / "logdirs"), "--jobs", "1")
+    assert one.exit_code == 1
+    monkeypatch.setattr("kdump.cli.parallel.INLINE_BYTES", 0)   # every range in a worker, however small
+    for split in ("1", "700"):
+        monkeypatch.setenv("KDUMP_SPLIT_BYTES", split)
+        assert run_kdump(*command, logs, str(FIXTURES / "logdirs"), "--jobs", "2") == one, split
+
+
 def test_ranges_start_where_one_walk_reaches_and_cover_the_file(segments: list[Path]) -> None:
     for path in segments:
         with ReadOnlyFile(str(path)) as log:
@@ -130,3 +144,13 @@ def test_a_range_that_does_not_end_where_the_next_begins_is_a_changed_file() -> 
               (DumpedRange(100, 200, 200, None, None, 10, 19), DumpSummaries())]
     with pytest.raises(FileChangedError, match="changed while kdump read it"):
         join_ranges(run, "x.log", iter(played), 200)
+
+
+def test_batches_after_a_broken_range_are_decoded_by_the_walk() -> None:
+    held = Decoded(7)
+    ranges = [RangeRecords(0, 100, 100, False, {50: held}), RangeRecords(100, 200, 150, True, {120: held}),
+              RangeRecords(200, 300, 300, False, {250: held})]
+    decoded = DecodedRanges(iter(ranges))
+    assert decoded._covering(50) is ranges[0] and decoded._covering(120) is ranges[1]
+    assert decoded._covering(160) is None     # past where its walk stopped
+    assert decoded._covering(250) is None     # the walk may not reach 200 at a batch

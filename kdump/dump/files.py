@@ -19,8 +19,8 @@ from kdump.dump.paths import expand_paths
 from kdump.dump.run import DumpOptions, DumpRun
 from kdump.errors import InputError, KdumpError, UsageError
 from kdump.format.crc import CRC32C_IMPLEMENTATION, CRC32C_IS_SLOW
-from kdump.log.batches import batch_ranges
 from kdump.log.files import FileKind, file_kind, java_path, kafka_suffix, segment_base_offset
+from kdump.log.ranges import batch_ranges
 from kdump.log.segment import ReadOnlyFile
 from kdump.render.summaries import DumpSummaries
 
@@ -212,9 +212,12 @@ def _log_ranges(job: FileJob, options: DumpOptions, split_bytes: int | None) -> 
         segment = ReadOnlyFile(path)
     except KdumpError:
         return   # its dump says why
+    from kdump.log.lookup import segment_of  # here: a run without a large segment needs no index lookups
+
+    seg = segment_of(path, segment_base_offset(os.path.basename(path)) or 0)
     with segment:
         window = dump_window(segment.size, options.max_bytes)
-        for start, end in batch_ranges(segment, split_bytes, window):
+        for start, end in batch_ranges(seg, segment, split_bytes, window):
             yield LogRange(path, from_directory, start, end, window, segment.size)
 
 

@@ -21,7 +21,7 @@ from kdump.log.files import (
     parse_java_long,
     split_temp_suffix,
 )
-from kdump.log.segment import MAX_SEGMENT_BYTES, FileChangedError, ReadOnlyFile
+from kdump.log.segment import MAX_SEGMENT_BYTES, ReadOnlyFile
 from kdump.log.spill import PairList
 from kdump.render.log_text import (
     RecordLinesError,
@@ -111,7 +111,7 @@ def dump_log(run: DumpRun, path: str) -> None:
         if note is not None:
             run.warn(f"Note: {path}: {note}")
         if ranges is not None:
-            batches: ScanEnd | LogBatches | None = join_ranges(run, path, ranges.played, window)
+            batches: ScanEnd | LogBatches | None = join_ranges(run, path, ranges.played, segment, window)
         else:
             batches = dump_batches(run, path, segment, start, window)
         if batches is None:
@@ -136,7 +136,7 @@ def dump_log(run: DumpRun, path: str) -> None:
 
 def dump_range(run: DumpRun, path: str, start: int, end: int, size: int) -> DumpedRange:
     """A worker's share of a segment's dump (``--jobs``): the lines of the batches in ``[start, end)``, which
-    starts at a batch (``kdump.log.batches.batch_ranges``), of the file as it was at ``size``, on ``run``'s
+    starts at a batch (``kdump.log.ranges.batch_ranges``), of the file as it was at ``size``, on ``run``'s
     streams, and how it ended, for ``join_ranges``. Its offset gaps are its own; the one before its first
     record is the parent's to find. The file's lines before and after its batches (header, notes,
     ``Error:``) are the parent's too."""
@@ -151,12 +151,13 @@ def dump_range(run: DumpRun, path: str, start: int, end: int, size: int) -> Dump
 
 
 def join_ranges(run: DumpRun, path: str, played: Iterable[tuple[DumpedRange, DumpSummaries]],
-                window: int) -> ScanEnd:
-    """The end of a dump whose batches workers dumped in ranges (``dump_range``) up to ``window``, as one walk
-    of them would end: ``played`` writes each range's output in turn; here the offset gaps found in each join
-    the run's, with the gap across the boundary before it, and the error that stopped a range is raised (the
-    ranges after it are not played: one walk stops there). A range that does not end where the next begins
-    (they start at entries the framing walk reached) means the file changed after they were planned."""
+                segment: ReadOnlyFile, window: int) -> ScanEnd | LogBatches:
+    """The end of a dump of ``segment`` whose batches workers dumped in ranges (``dump_range``) up to ``window``,
+    as one walk of them ends: ``played`` writes each range's output in turn; here the offset gaps found in each
+    join the run's, with the gap across the boundary before it, and the error that stopped a range is raised
+    (the ranges after it are not played: one walk stops there). A range that did not end where the next begins
+    (its next entry runs past its end, or zeros fill the rest of it) leaves the walk somewhere no range starts:
+    the rest is dumped here, from where it ended, as one walk goes on from there."""
     tracker = _OffsetTracker(run, path)
     for dumped, summaries in played:
         tracker.join(dumped.first_offset, dumped.last_offset)
@@ -166,9 +167,9 @@ def join_ranges(run: DumpRun, path: str, played: Iterable[tuple[DumpedRange, Dum
         if dumped.end >= window:
             return ScanEnd(dumped.valid_end, dumped.padding_error)
         if dumped.valid_end != dumped.end or dumped.padding_error is not None:
-            raise FileChangedError(f"the batches before position {dumped.end} ended at {dumped.valid_end} when read "
-                                   f"again: the file changed while kdump read it", path=path,
-                                   position=dumped.valid_end)
+            batches = dump_batches(run, path, segment, dumped.valid_end, window, tracker=tracker)
+            assert batches is not None, "a filtered dump is not split"
+            return batches
     raise AssertionError("the last range of a segment ends at its window")
 
 

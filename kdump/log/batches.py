@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdump.errors import CorruptRecordError, FormatError, KdumpError
+from kdump.errors import CorruptRecordError, FormatError
 from kdump.format.batch import (
     FRAMING,
     LEGACY_CRC_START,
@@ -49,10 +49,6 @@ the CPU cache while the CRC runs over it (measured in benchmarks/bench_dump.py).
 
 MAX_HELD_ENTRY_BYTES = 16 << 20
 """The largest entry read whole into memory; larger ones are CRC-checked a window at a time."""
-
-SPLIT_BYTES = 128 << 20
-"""The size of the byte ranges a large segment is cut into for several processes: ``kdump export``'s and
-Spark's splits (``--split-bytes``, ``splitBytes``), and ``batch_ranges``' for ``--jobs``."""
 
 
 class LogBatches:
@@ -258,32 +254,6 @@ class LogBatches:
         except FormatError as err:
             err.position = batch.position
             raise
-
-
-def batch_ranges(file: ReadOnlyFile, split_bytes: int, end: int | None = None) -> Iterator[tuple[int, int]]:
-    """``[start, stop)`` ranges of about ``split_bytes`` that cover ``[0, end)`` of ``file``, each starting at an
-    entry the framing walk from position 0 reaches, so that a walk of each range in turn reads the entries one
-    walk of the whole reads. Found by that walk, framing only (``check_crc=False``: the C scan of runs of v2
-    batches), lazily: a range is yielded as soon as the walk has passed its end. Where the walk stops early
-    (an error, zero padding, a partial entry), the last range runs from the last boundary to ``end``, for its
-    reader to meet what stopped it. A file of up to ``split_bytes`` is one range.
-    """
-    end = file.size if end is None else min(end, file.size)
-    start = 0
-    if end > split_bytes:
-        batches = LogBatches(file, 0, end, check_crc=False)
-        try:
-            for run in batches.runs():
-                if run[-1].position + run[-1].size - start < split_bytes:
-                    continue    # the common run: a boundary is looked for only in a run that passes one
-                for batch in run:
-                    stop = batch.position + batch.size
-                    if stop - start >= split_bytes and stop < end:
-                        yield start, stop
-                        start = stop
-        except KdumpError:
-            pass    # framing breaks, or the file changed: the reader of the last range meets it
-    yield start, end
 
 
 def batch_at(file: ReadOnlyFile, position: int, end: int | None = None, *,

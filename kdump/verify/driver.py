@@ -24,8 +24,8 @@ from typing import Any
 from kdump.broker.log_dir_checkpoints import CheckpointCache
 from kdump.errors import KdumpError
 from kdump.findings import Finding
-from kdump.log.batches import batch_ranges
 from kdump.log.logdir import PartitionDir, SegmentFiles, files_bytes, log_bytes
+from kdump.log.ranges import batch_ranges
 from kdump.log.segment import ReadOnlyFile
 from kdump.verify.engine import Options, Tally, begin_partition, check_segment, finish_partition, plan
 from kdump.verify.partition_check import PartitionState, ReadSmall, read_local
@@ -208,7 +208,7 @@ def _segment_ranges(seg: SegmentFiles, active: bool, run: Run, split_bytes: int 
     except KdumpError:
         return   # its check says why
     with log:
-        ranges = batch_ranges(log, split_bytes)
+        ranges = batch_ranges(seg, log, split_bytes)
         start, end = next(ranges)
         if end < log.size:
             yield SegmentRange(seg, active, start, end, log.size, run.options, run.open_file, run.owner)

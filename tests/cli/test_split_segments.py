@@ -7,22 +7,27 @@ many ranges (1: a range per batch)."""
 from __future__ import annotations
 
 import contextlib
+import io
 import itertools
+import os
 import struct
 from pathlib import Path
 
 import pytest
 
 from kdump.dump.files import LogRange, _work
-from kdump.dump.log import DumpedRange, join_ranges
+from kdump.dump.log import DumpedRange, dump_batches, join_ranges
 from kdump.dump.run import DumpOptions, DumpRun
 from kdump.errors import CorruptRecordError
 from kdump.format.codecs import Codec
 from kdump.format.crc import crc32c
 from kdump.format.encode import encode_batch_v2
 from kdump.format.records import Record
-from kdump.log.batches import LogBatches, batch_ranges
-from kdump.log.segment import FileChangedError, ReadOnlyFile
+from kdump.log.batches import LogBatches
+from kdump.log.logdir import SegmentFiles
+from kdump.log.ranges import _index_cuts, batch_ranges
+from kdump.log.segment import ReadOnlyFile
+from kdump.log.writer import LogConfig, PartitionLog
 from kdump.render.summaries import DumpSummaries
 from kdump.verify.segment_check import Decoded, DecodedRanges, RangeRecords
 from kdump_testing import run_kdump
@@ -61,7 +66,8 @@ def _write(directory: Path, batches: list[bytearray], tail: bytes = b"") -> Path
 @pytest.fixture(scope="module")
 def segments(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """A segment each: healthy then zero padding; a CRC-corrupt batch and a partial entry at the end; records
-    that cannot be decoded under a valid CRC; framing broken (a size below Kafka's minimum) in the middle."""
+    that cannot be decoded under a valid CRC; framing broken (a size below Kafka's minimum) in the middle;
+    healthy with an offset index entry at every batch (cut at index entries)."""
     root = tmp_path_factory.mktemp("split")
     padded = _write(root / "padded-0", _batches(), bytes(3000))
     crc = _batches()
@@ -74,7 +80,10 @@ def segments(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     framing = _batches()
     framing[12][8:12] = struct.pack(">i", 5)
     broken = _write(root / "framing-0", framing)
-    return [padded, corrupt, records, broken]
+    with PartitionLog(str(root / "indexed-0"), LogConfig(index_interval_bytes=100)) as log:
+        for batch in _batches():
+            log.append(bytes(batch))
+    return [padded, corrupt, records, broken, root / "indexed-0" / "00000000000000000000.log"]
 
 
 MODES = [["--print-data-log"], ["--deep-iteration"], [], ["--print-data-log", "--json"],
@@ -122,11 +131,17 @@ def test_ranges_start_where_one_walk_reaches_and_cover_the_file(segments: list[P
             reached = set()     # where the walk from 0 goes on from
             with contextlib.suppress(CorruptRecordError):   # framing-0 breaks
                 reached.update(b.position + b.size for b in LogBatches(log, check_crc=False))
-            ranges = list(batch_ranges(log, 700))
+            ranges = list(batch_ranges(SegmentFiles(0, str(path)), log, 700))
             assert ranges[0][0] == 0 and ranges[-1][1] == log.size and len(ranges) >= 3
             assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
             assert {start for start, _ in ranges[1:]} <= reached
-            assert list(batch_ranges(log, log.size)) == [(0, log.size)]
+            assert list(batch_ranges(SegmentFiles(0, str(path)), log, log.size)) == [(0, log.size)]
+    indexed = segments[-1]
+    with ReadOnlyFile(str(indexed)) as log:
+        seg = SegmentFiles(0, str(indexed), str(indexed.with_suffix(".index")))
+        cuts = list(batch_ranges(seg, log, 700))
+        assert cuts == list(batch_ranges(SegmentFiles(0, str(indexed)), log, 700))   # an entry at every batch
+        assert list(_index_cuts(seg, log, 700, log.size)) == [start for start, _ in cuts[1:]]
 
 
 def test_a_file_of_up_to_the_split_size_is_dumped_whole(segments: list[Path]) -> None:
@@ -138,12 +153,21 @@ def test_a_file_of_up_to_the_split_size_is_dumped_whole(segments: list[Path]) ->
     assert [(r.start, r.end) for r in ranges] == [(0, ranges[0].end), (ranges[0].end, size)]
 
 
-def test_a_range_that_does_not_end_where_the_next_begins_is_a_changed_file() -> None:
-    run = DumpRun(DumpOptions())
-    played = [(DumpedRange(0, 100, 90, None, None, 0, 9), DumpSummaries()),
-              (DumpedRange(100, 200, 200, None, None, 10, 19), DumpSummaries())]
-    with pytest.raises(FileChangedError, match="changed while kdump read it"):
-        join_ranges(run, "x.log", iter(played), 200)
+def test_a_range_that_does_not_end_where_the_next_begins_is_dumped_on_from_where_it_ended(
+        segments: list[Path]) -> None:
+    # An index entry may confirm a batch the walk from 0 does not reach: the range before it then ends
+    # elsewhere, and the parent dumps the rest itself from there, as one walk goes on.
+    path = str(segments[0])
+    out, alone = io.StringIO(), io.StringIO()
+    run = DumpRun(DumpOptions(deep=True), out=out)
+    with ReadOnlyFile(path) as segment:
+        played = [(DumpedRange(0, 1000, 764, None, None, 0, 30), DumpSummaries()),
+                  (DumpedRange(1000, 2000, 2000, None, None, 40, 70), DumpSummaries())]
+        end = join_ranges(run, path, iter(played), segment, segment.size)
+        assert end.valid_end == 4770 and end.padding_error is not None
+        dump_batches(DumpRun(DumpOptions(deep=True), out=alone), path, segment, 764, segment.size)
+    assert out.getvalue() == alone.getvalue() and out.getvalue().startswith("baseOffset: 17 ")
+    assert next(iter(run.summaries.non_consecutive[os.path.abspath(path)])) == (30, 17)   # the first range's last
 
 
 def test_batches_after_a_broken_range_are_decoded_by_the_walk() -> None:

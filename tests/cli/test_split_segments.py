@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from kdump.dump import tape
 from kdump.dump.files import LogRange, _work
 from kdump.dump.log import DumpedRange, dump_batches, join_ranges
 from kdump.dump.run import DumpOptions, DumpRun
@@ -178,3 +179,28 @@ def test_batches_after_a_broken_range_are_decoded_by_the_walk() -> None:
     assert decoded._covering(50) is ranges[0] and decoded._covering(120) is ranges[1]
     assert decoded._covering(160) is None     # past where its walk stopped
     assert decoded._covering(250) is None     # the walk may not reach 200 at a batch
+
+
+@pytest.mark.parametrize("errors", ["surrogateescape", "strict"])
+def test_a_tape_plays_back_the_bytes_its_streams_would_have_written(tmp_path: Path, errors: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # Pieces without surrogates go out as bytes (sendfile to a file), others as text; a long piece is read a
+    # little at a time, its multi-byte characters cut between reads.
+    monkeypatch.setattr(tape, "_READ_BYTES", 7)
+    monkeypatch.setattr(tape, "_PIECE_BYTES", 40)
+    writes = [(0, "Dumping é\n"), (0, "ok ünïcödé " * 9), (1, "Note: x\n"), (0, "bad \udcff byte ünï\n"), (0, "end\n")]
+    if errors == "strict":
+        writes = [w for w in writes if "\udcff" not in w[1]]
+    recorded = tape.Tape(str(tmp_path))
+    for stream, text in writes:
+        (recorded.out, recorded.err)[stream].write(text)
+    recorded.close()
+    played, expected = (tmp_path / "out-played"), (tmp_path / "out-expected")
+    with open(played, "w", errors=errors) as out, open(played.with_suffix(".err"), "w") as err:
+        tape.play(recorded.name, out, err)
+    with open(expected, "w", errors=errors) as out, open(expected.with_suffix(".err"), "w") as err:
+        for stream, text in writes:
+            (out, err)[stream].write(text)
+    assert played.read_bytes() == expected.read_bytes()
+    assert played.with_suffix(".err").read_bytes() == expected.with_suffix(".err").read_bytes() == b"Note: x\n"
+    assert not os.path.exists(recorded.name)

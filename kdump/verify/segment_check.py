@@ -92,11 +92,12 @@ def header_count(batch: Batch) -> int:
     return batch.records_count if batch.records_count is not None else 1
 
 
-def decodes_records(batch: Batch, deep: bool) -> bool:
+def decodes_records(batch: Batch, deep: bool, *, valid: bool | None = None) -> bool:
     """Whether the walk decodes the batch's records: with ``deep`` those of every batch whose CRC holds; a
-    compressed v0/v1 wrapper's always (its inner messages are the records it holds), a marker's (its outcome)."""
-    return bool(batch.is_valid) and (deep or (batch.is_legacy and batch.codec_id != 0)
-                                     or (batch.is_control and batch.is_transactional))
+    compressed v0/v1 wrapper's always (its inner messages are the records it holds), a marker's (its outcome).
+    ``valid``: whether its CRC holds, if not the batch's own word (``is_valid``)."""
+    return bool(batch.is_valid if valid is None else valid) and (
+        deep or (batch.is_legacy and batch.codec_id != 0) or (batch.is_control and batch.is_transactional))
 
 
 def decode_batch(batches: LogBatches, batch: Batch) -> Decoded:
@@ -131,13 +132,14 @@ class RangeRecords(NamedTuple):
 
 
 def decode_range(log: Any, start: int, end: int, deep: bool) -> RangeRecords:
-    """The records of the batches of ``log`` in ``[start, end)`` that the walk decodes (``decodes_records``)."""
-    batches = LogBatches(log, start, end, check_crc=True)
+    """The records of the batches of ``log`` in ``[start, end)`` that the walk decodes (``decodes_records``), as
+    if every CRC held: the walk checks them, and does not look up the records of a batch whose CRC fails."""
+    batches = LogBatches(log, start, end, check_crc=False)
     found: dict[int, Decoded] = {}
     broken = False
     try:
         for batch in batches:
-            if decodes_records(batch, deep):
+            if decodes_records(batch, deep, valid=True):
                 decoded = decode_batch(batches, batch)
                 if decoded.records != header_count(batch) or decoded.outcome or decoded.problem:
                     found[batch.position] = decoded
@@ -177,10 +179,12 @@ class DecodedRanges:
         return current
 
     def __call__(self, batches: LogBatches, batch: Batch) -> Decoded:
-        covering = self._covering(batch.position)
-        if covering is None:
-            return decode_batch(batches, batch)
-        return covering.decoded.get(batch.position) or Decoded(header_count(batch))
+        current = self._current
+        if current is None or not current.start <= batch.position < current.valid_end or not self._aligned:
+            current = self._covering(batch.position)
+            if current is None:
+                return decode_batch(batches, batch)
+        return current.decoded.get(batch.position) or Decoded(header_count(batch))
 
     def close(self) -> None:
         """Take the ranges the walk did not reach (it stopped before them), so whatever gives them moves on."""

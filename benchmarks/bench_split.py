@@ -17,7 +17,7 @@ the CPUs this process may use, and on a machine shared with other work it is low
 
     python benchmarks/bench_split.py [--size-mib 1024] [--jobs 2] [--repeat 3] [--commands print,verify-deep]
 
-KDUMP_SPLIT_BYTES=N in the environment sets the size of the ranges (default kdump.log.ranges.SPLIT_BYTES).
+KDUMP_SPLIT_BYTES=N in the environment sets the size of the ranges (default kdump.log.segment.SPLIT_BYTES).
 """
 
 from __future__ import annotations

@@ -82,10 +82,10 @@ def _worker_init(parent: int) -> None:
 
 
 def split_bytes() -> int:
-    """The size of the byte ranges a large segment is cut into for the workers (``kdump.log.ranges.SPLIT_BYTES``,
+    """The size of the byte ranges a large segment is cut into for the workers (``kdump.log.segment.SPLIT_BYTES``,
     as ``kdump export``'s); the environment's ``KDUMP_SPLIT_BYTES`` overrides it (not documented: for tests,
     which cut small segments into many ranges)."""
-    from kdump.log.ranges import SPLIT_BYTES  # here: --help and a Tab import no log reader
+    from kdump.log.segment import SPLIT_BYTES  # here: --help and a Tab import no log reader
 
     given = os.environ.get("KDUMP_SPLIT_BYTES")
     if not given:

@@ -20,7 +20,6 @@ from kdump.dump.run import DumpOptions, DumpRun
 from kdump.errors import InputError, KdumpError, UsageError
 from kdump.format.crc import CRC32C_IMPLEMENTATION, CRC32C_IS_SLOW
 from kdump.log.files import FileKind, file_kind, java_path, kafka_suffix, segment_base_offset
-from kdump.log.ranges import batch_ranges
 from kdump.log.segment import ReadOnlyFile
 from kdump.render.summaries import DumpSummaries
 
@@ -212,7 +211,9 @@ def _log_ranges(job: FileJob, options: DumpOptions, split_bytes: int | None) -> 
         segment = ReadOnlyFile(path)
     except KdumpError:
         return   # its dump says why
-    from kdump.log.lookup import segment_of  # here: a run without a large segment needs no index lookups
+    # here: a run without a large segment needs neither index lookups nor ranges
+    from kdump.log.lookup import segment_of
+    from kdump.log.ranges import batch_ranges
 
     seg = segment_of(path, segment_base_offset(os.path.basename(path)) or 0)
     with segment:

@@ -1,6 +1,6 @@
-"""A segment cut into byte ranges for several processes (``--jobs``): each range starts at a batch, so the walks
-of the ranges, one after the other, read the batches one walk of the whole segment reads, where each range
-starts at a batch that walk reaches.
+"""A segment cut into byte ranges of about ``segment.SPLIT_BYTES`` for several processes (``--jobs``): each range
+starts at a batch, so the walks of the ranges, one after the other, read the batches one walk of the whole
+segment reads, where each range starts at a batch that walk reaches.
 
 The cuts come from the segment's offset index where it has one: the entry nearest each cut, checked against the
 log as ``kdump find`` checks an entry before it trusts it (``checked_entry``, CRC included), a few small reads a
@@ -22,10 +22,6 @@ from kdump.log.indexes import open_offset_index
 from kdump.log.logdir import SegmentFiles
 from kdump.log.lookup import checked_entry
 from kdump.log.segment import ReadOnlyFile
-
-SPLIT_BYTES = 128 << 20
-"""The size of the byte ranges a large segment is cut into for several processes: ``kdump export``'s and
-Spark's splits (``--split-bytes``, ``splitBytes``), and ``batch_ranges``' for ``--jobs``."""
 
 _TRIES = 8
 """Index entries tried after the one nearest a cut, before the rest of the segment is cut by the framing walk."""

@@ -29,6 +29,9 @@ from kdump.errors import InputError
 from kdump.format.batch import INT32_MAX
 
 MAX_SEGMENT_BYTES = INT32_MAX  # Kafka refuses segments past Integer.MAX_VALUE
+SPLIT_BYTES = 128 << 20
+"""The size of the byte ranges a large segment is cut into for several processes: ``kdump export``'s and
+Spark's splits (``--split-bytes``, ``splitBytes``), and ``kdump.log.ranges.batch_ranges``' for ``--jobs``."""
 ZERO_CHUNK_BYTES = 1 << 20
 _ZEROS = bytes(ZERO_CHUNK_BYTES)
 

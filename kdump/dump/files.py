@@ -301,10 +301,8 @@ class _Ranges:
 
     def discard(self) -> None:
         """The ranges the dump did not reach (it stopped at an error before them), thrown away."""
-        from kdump.dump.tape import discard
-
         while self.broken is None and (pair := self._take()) is not None:
-            discard(pair[1].tape)
+            os.unlink(pair[1].tape)
             for gaps in pair[1].summaries.non_consecutive.values():
                 gaps.close()
 

@@ -30,13 +30,8 @@ class Tape:
     of writes to one of them (its header written with its length once the run ends)."""
 
     def __init__(self, directory: str) -> None:
-        reused = _reuse(directory)
-        if reused is not None:
-            self.name = reused
-            self._file = open(reused, "r+b", buffering=0)   # noqa: SIM115 (closed by close())
-        else:
-            fd, self.name = tempfile.mkstemp(prefix="kdump-tape-", dir=directory)
-            self._file = os.fdopen(fd, "wb", buffering=0)
+        fd, self.name = tempfile.mkstemp(prefix="kdump-tape-", dir=directory)
+        self._file = os.fdopen(fd, "wb", buffering=0)
         self._stream = OUT
         self._pending: list[str] = []
         self._pending_chars = 0
@@ -84,29 +79,7 @@ class Tape:
     def close(self) -> None:
         self._flush()
         self._end_piece()
-        self._file.truncate()   # what a reused tape held after this recording
         self._file.close()
-
-
-_PLAYED = "played"   # the subdirectory of tapes played back, for new recordings to reuse
-
-
-def _reuse(directory: str) -> str | None:
-    """A tape played back already, taken for a new recording (None: none is free). Writing over the pages the
-    system holds for a file costs a worker less than writing a new one, and the parent does not free them:
-    at 450 MB of text a range of 128 MiB, about a tenth of the work a recording adds."""
-    played = os.path.join(directory, _PLAYED)
-    try:
-        names = os.listdir(played)
-    except FileNotFoundError:
-        return None
-    for name in names:
-        try:
-            os.rename(os.path.join(played, name), os.path.join(directory, name))
-        except FileNotFoundError:
-            continue    # another worker took it
-        return os.path.join(directory, name)
-    return None
 
 
 class _TapeStream(io.TextIOBase):
@@ -123,8 +96,8 @@ class _TapeStream(io.TextIOBase):
 
 
 def play(name: str, out: TextIO, err: TextIO) -> None:
-    """Write the recording ``name`` to ``out`` and ``err`` in its order; it is then free for a new recording
-    (``_reuse``), and removed with its directory.
+    """Write the recording ``name`` to ``out`` and ``err`` in its order, then delete it (never write over it:
+    ``sendfile`` to a pipe may hand the pipe the file's pages rather than a copy of them).
 
     A piece without surrogates goes to a stream's bytes (``_Bytes``) as it was recorded: a ``--print-data-log``
     of a large segment records gigabytes, which would otherwise be read and decoded here only to be encoded
@@ -150,14 +123,7 @@ def play(name: str, out: TextIO, err: TextIO) -> None:
                                                              final=left <= _READ_BYTES))
                 previous = stream
     finally:
-        discard(name)
-
-
-def discard(name: str) -> None:
-    """Done with the recording ``name`` (played back, or not to be): free for a new recording."""
-    played = os.path.join(os.path.dirname(name), _PLAYED)
-    os.makedirs(played, exist_ok=True)
-    os.rename(name, os.path.join(played, os.path.basename(name)))
+        os.unlink(name)
 
 
 class _Bytes:

@@ -11,6 +11,8 @@ import io
 import itertools
 import os
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -204,3 +206,14 @@ def test_a_tape_plays_back_the_bytes_its_streams_would_have_written(tmp_path: Pa
     assert played.read_bytes() == expected.read_bytes()
     assert played.with_suffix(".err").read_bytes() == expected.with_suffix(".err").read_bytes() == b"Note: x\n"
     assert not os.path.exists(recorded.name)
+
+
+def test_ranges_played_into_one_pipe_for_stdout_and_stderr(segments: list[Path]) -> None:
+    # A real process: its stdout a pipe (the ranges' recordings go there by sendfile), stderr the same pipe.
+    args = ["--files", ",".join(map(str, segments)), "--print-data-log"]
+    code = "import sys; from kdump.cli.main import main; sys.argv = ['kdump'] + sys.argv[1:]; main()"
+    runs = {jobs: subprocess.run([sys.executable, "-c", code, *args, "--jobs", str(jobs)], stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, check=False, env={**os.environ, "KDUMP_SPLIT_BYTES": "700"})
+            for jobs in (1, 2)}
+    assert runs[1].returncode == runs[2].returncode == 1
+    assert runs[2].stdout == runs[1].stdout and b"is followed by" in runs[1].stdout

@@ -36,10 +36,10 @@ from kdump.format.txnindex import iter_aborted_txns
 from kdump.log.batches import LogBatches
 from kdump.log.locations import open_any
 from kdump.log.lookup import checked_entry
-from kdump.log.segment import ReadOnlyFile, read_small_file
+from kdump.log.segment import SPLIT_BYTES, ReadOnlyFile, read_small_file
 from kdump.log.state_files import MAX_SNAPSHOT_BYTES
 
-DEFAULT_SPLIT_BYTES = 128 * 1024 * 1024
+DEFAULT_SPLIT_BYTES = SPLIT_BYTES   # kdump.log.segment: the one split size (dump, verify, export)
 
 
 @dataclass(frozen=True, slots=True)

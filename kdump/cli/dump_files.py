@@ -11,7 +11,7 @@ from typing import Any
 from kdump import dump as library
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import INTERNAL_DECODERS
-from kdump.cli.parallel import WorkerPool
+from kdump.cli.parallel import WorkerPool, split_bytes
 from kdump.cli.progress import ProgressBar, is_terminal, wants_progress
 from kdump.dump import DumpOptions
 from kdump.dump.files import file_size
@@ -125,7 +125,8 @@ def dump_files(**flags: object) -> int:
     # Forked workers inherit the options, whose decoders cannot be pickled.
     with ProgressBar(total, "dump", show=show) as bar, WorkerPool(jobs) as pool:
         result = library.dump_files(paths, options, map_files=pool.ordered_map if jobs > 1 else None,
-                                    on_file=lambda path: bar.advance(file_size(path)))
+                                    on_file=lambda path: bar.advance(file_size(path)),
+                                    split_bytes=split_bytes() if jobs > 1 else None)
     return ExitCode.OK if result.ok else ExitCode.FILE_ERROR
 
 

@@ -20,6 +20,7 @@ from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.parallel import WorkerPool, available_cpus
 from kdump.errors import InputError, UsageError
+from kdump.log.segment import SPLIT_BYTES
 
 if TYPE_CHECKING:
     from kdump.arrow.parquet import Written
@@ -66,7 +67,8 @@ def _single_file(out: str, force: bool) -> Iterator[str]:
               help="record: a row per record. batch: a row per batch, from batch headers (no record decoding).")
 @click.option("--isolation", type=click.Choice(["read_uncommitted", "read_committed"]), default="read_uncommitted",
               show_default=True, help="read_committed: only what a read_committed consumer returns.")
-@click.option("--split-bytes", default="128m", show_default=True, help="Split segments larger than this.")
+@click.option("--split-bytes", default=f"{SPLIT_BYTES >> 20}m", show_default=True,
+              help="Split segments larger than this.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=available_cpus, show_default="CPUs available",
               help="Write this many files at once in worker processes (a directory; one .parquet file is "
                    "written by one process).")

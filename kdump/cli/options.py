@@ -131,7 +131,8 @@ dump_options = option_stack(
     time_style_options(),
     click.option("--jobs", "-j", type=click.IntRange(min=1), default=available_cpus, show_default="CPUs available",
                  help="Dump this many groups of files at once in worker processes (when several files are "
-                      "given); the output is the same bytes as with --jobs 1."),
+                      "given), or byte ranges of a segment larger than kdump export's --split-bytes; the output "
+                      "is the same bytes as with --jobs 1."),
     kafka_version_option,
     json_option,
     traceback_option,

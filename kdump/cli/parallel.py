@@ -81,6 +81,20 @@ def _worker_init(parent: int) -> None:
         os._exit(1)
 
 
+def split_bytes() -> int:
+    """The size of the byte ranges a large segment is cut into for the workers (``kdump.log.segment.SPLIT_BYTES``,
+    as ``kdump export``'s); the environment's ``KDUMP_SPLIT_BYTES`` overrides it (not documented: for tests,
+    which cut small segments into many ranges)."""
+    from kdump.log.segment import SPLIT_BYTES  # here: --help and a Tab import no log reader
+
+    given = os.environ.get("KDUMP_SPLIT_BYTES")
+    if not given:
+        return SPLIT_BYTES
+    if not given.isdigit() or int(given) < 1:
+        raise click.UsageError(f"KDUMP_SPLIT_BYTES={given!r} is not a positive number of bytes")
+    return int(given)
+
+
 jobs_option = click.option(
     "--jobs", "-j", type=click.IntRange(min=1), default=available_cpus, show_default="CPUs available",
     help="Check this many partitions (or segments) at once in worker processes; output is the same "
@@ -184,4 +198,4 @@ class WorkerPool:
             process.join()
 
 
-__all__ = ["WorkerPool", "available_cpus", "jobs_option"]
+__all__ = ["WorkerPool", "available_cpus", "jobs_option", "split_bytes"]

@@ -24,6 +24,7 @@ from kdump.cli.options import DIR_OR_URI, json_option, option_stack
 from kdump.cli.recover import exit_status, report
 from kdump.cli.replicas import replicas_options_stack
 from kdump.errors import InputError, KdumpError, UsageError
+from kdump.log.segment import SPLIT_BYTES
 from kdump.spark.driver_jvm import local_driver_options
 
 if TYPE_CHECKING:
@@ -328,7 +329,8 @@ def render_summary(result: VerifyResult, *, errors_only: bool = False) -> str:
 @click.option("--level", type=click.Choice(["record", "batch"]), default="record", show_default=True)
 @click.option("--mode", type=click.Choice(["errorifexists", "overwrite", "append", "ignore"]),
               default="errorifexists", show_default=True, help="What to do when OUT exists.")
-@click.option("--split-bytes", default="128m", show_default=True, help="Split segments larger than this.")
+@click.option("--split-bytes", default=f"{SPLIT_BYTES >> 20}m", show_default=True,
+              help="Split segments larger than this.")
 @click.option("--isolation", type=click.Choice(["read_uncommitted", "read_committed"]), default="read_uncommitted",
               show_default=True, help="read_committed: only what a read_committed consumer returns (no aborted "
                                       "transactions, no control records).")

@@ -14,7 +14,7 @@ import click
 from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option, option_stack, traceback_option
-from kdump.cli.parallel import jobs_option
+from kdump.cli.parallel import jobs_option, split_bytes
 from kdump.cli.progress import ProgressBar
 from kdump.cli.walk import Walk
 from kdump.errors import write_error
@@ -47,7 +47,8 @@ def run_verify(command: str, paths: tuple[str, ...], options: Options, *, as_jso
     out, err = sys.stdout, sys.stderr
     counts = VerifyCounts()
     with Walk(command, paths, jobs=jobs, json_output=as_json) as walk:
-        for event in verify_paths(paths, options, counts.tally, ordered_map=walk.pool.ordered_map):
+        for event in verify_paths(paths, options, counts.tally, ordered_map=walk.pool.ordered_map,
+                                  split_bytes=split_bytes() if jobs > 1 else None):
             if isinstance(event, SegmentChecked):
                 walk.bar.advance(event.log_bytes)
             elif isinstance(event, Report):

@@ -11,10 +11,10 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from kdump.dump.handlers import handler_for
-from kdump.dump.log import dump_batches
+from kdump.dump.log import DumpedRange, RecordedRanges, dump_batches, dump_range, dump_window
 from kdump.dump.paths import expand_paths
 from kdump.dump.run import DumpOptions, DumpRun
 from kdump.errors import InputError, KdumpError, UsageError
@@ -27,8 +27,22 @@ if TYPE_CHECKING:
     from kdump.log.logdir import SegmentFiles
 
 FileJob = tuple[str, bool]   # a file, and whether it came from a directory given
-FileMapper = Callable[[Callable[[list[FileJob]], "RecordedDump"], Iterable[list[FileJob]]],
-                      Iterator[tuple[list[FileJob], "RecordedDump | None"]]]
+
+
+class LogRange(NamedTuple):
+    """Work for a worker: the bytes ``[start, end)`` of a segment whose batches are dumped in ranges (the last
+    ends at ``window``, the bytes the dump reads of the ``size`` the file had when they were planned)."""
+
+    path: str
+    from_directory: bool
+    start: int
+    end: int
+    window: int
+    size: int
+
+
+Work = list[FileJob] | LogRange
+FileMapper = Callable[[Callable[[Work], "RecordedDump"], Iterable[Work]], Iterator[tuple[Work, "RecordedDump | None"]]]
 GROUP_BYTES = 8 << 20
 
 
@@ -47,11 +61,12 @@ class DumpResult:
 
 def dump_files(paths: list[str], options: DumpOptions | None = None, *, out: TextIO | None = None,
                err: TextIO | None = None, map_files: FileMapper | None = None,
-               on_file: Callable[[str], None] = lambda path: None) -> DumpResult:
+               on_file: Callable[[str], None] = lambda path: None, split_bytes: int | None = None) -> DumpResult:
     """Dump ``paths`` (files, partition directories or log dirs) as ``kafka-dump-log --files`` does.
 
     ``map_files`` (``WorkerPool.ordered_map`` for ``--jobs``) dumps groups of files in worker
-    processes; their recorded output is written here in the files' order, so it is the same bytes.
+    processes, and the batches of a segment of more than ``split_bytes`` (None: none) in byte ranges
+    of about that size; their recorded output is written here in order, so it is the same bytes.
     ``on_file(path)`` is called once each file's output is written (a progress bar's tick).
     """
     run = DumpRun(options=options or DumpOptions(), out=out or sys.stdout, err=err or sys.stderr)
@@ -66,17 +81,18 @@ def dump_files(paths: list[str], options: DumpOptions | None = None, *, out: Tex
         run.warn(f"Warning: CRC-32C is computed by {CRC32C_IMPLEMENTATION}; install the 'crc32c' package "
                  f"or a compiler for crcmod's C extension for normal speed.")
     jobs = list(_file_jobs(paths, options, result))
-    # Workers only when there is more than one worker's share (GROUP_BYTES): forking costs more than
-    # dumping a few small files (a partition dir of kilobytes).
-    if (map_files is None or options.filter.limit is not None or len(jobs) < 2
-            or sum(file_size(path) for path, _ in jobs) < GROUP_BYTES):
+    # Workers only when there is more than one worker's share (GROUP_BYTES), or a segment to split: forking
+    # costs more than dumping a few small files (a partition dir of kilobytes).
+    splits = split_bytes is not None and any(file_size(path) > split_bytes for path, _ in jobs)
+    if (map_files is None or options.filter.limit is not None
+            or (not splits and (len(jobs) < 2 or sum(file_size(path) for path, _ in jobs) < GROUP_BYTES))):
         for path, from_directory in jobs:
             if run.limit_reached:   # --limit counts records across files: one process, in order
                 break
             dump_one(run, path, from_directory)
             on_file(path)
     else:
-        _dump_in_workers(run, jobs, map_files, on_file)
+        _dump_in_workers(run, _work(jobs, options, split_bytes), map_files, on_file)
     if options.json:  # JSON consumers read one stream: the summaries join the objects on stdout
         from kdump.render import log_json
 
@@ -105,11 +121,13 @@ def _file_jobs(paths: list[str], options: DumpOptions, result: DumpResult) -> It
 
 @dataclass
 class RecordedDump:
-    """A worker's dump of a group of files: its output (a ``tape``), failures and summaries."""
+    """A worker's dump of a group of files or of a ``LogRange``: its output (a ``tape``), failures and
+    summaries, and for a range how it ended."""
 
     tape: str
     failed: list[str]
     summaries: DumpSummaries
+    range: DumpedRange | None = None
 
 
 # The options of the run the workers serve. They hold decoders (closures, which cannot be pickled),
@@ -117,19 +135,34 @@ class RecordedDump:
 _worker_run: tuple[DumpOptions, str] | None = None
 
 
-def _dump_recorded(group: list[FileJob]) -> RecordedDump:
+def _dump_recorded(work: Work) -> RecordedDump:
     assert _worker_run is not None, "workers are forked after the run's options are set"
     options, directory = _worker_run
     from kdump.dump.tape import Tape
 
     tape = Tape(directory)
     run = DumpRun(options=options, out=tape.out, err=tape.err)
+    dumped = None
     try:
-        for path, from_directory in group:
-            dump_one(run, path, from_directory)
+        if isinstance(work, LogRange):
+            dumped = _dump_range(run, work)
+        else:
+            for path, from_directory in work:
+                dump_one(run, path, from_directory)
     finally:
         tape.close()
-    return RecordedDump(tape.name, run.failed, run.summaries)
+    return RecordedDump(tape.name, run.failed, run.summaries, dumped)
+
+
+def _dump_range(run: DumpRun, work: LogRange) -> DumpedRange:
+    """A worker's range; an error that is kdump's bug stops it as ``dump_one`` stops a file (``internal_error``)."""
+    run.records = run.options.records_for(work.path, work.from_directory)
+    try:
+        return dump_range(run, work.path, work.start, work.end, work.size)
+    except Exception as err:
+        if run.options.traceback:
+            raise
+        return DumpedRange(work.start, work.end, work.start, None, internal_error(err), None, None)
 
 
 def file_size(path: str) -> int:
@@ -140,11 +173,21 @@ def file_size(path: str) -> int:
         return 0
 
 
-def _groups(jobs: list[FileJob]) -> Iterator[list[FileJob]]:
-    """Consecutive files of about ``GROUP_BYTES`` together: a worker's share costs more than sending it."""
+def _work(jobs: list[FileJob], options: DumpOptions, split_bytes: int | None) -> Iterator[Work]:
+    """Consecutive files of about ``GROUP_BYTES`` together (a worker's share costs more than sending it), and
+    a segment of more than ``split_bytes`` in ranges (``_log_ranges``)."""
     group: list[FileJob] = []
     size = 0
     for job in jobs:
+        ranges = _log_ranges(job, options, split_bytes)
+        first = next(ranges, None)
+        if first is not None:
+            if group:
+                yield group
+                group, size = [], 0
+            yield first
+            yield from ranges
+            continue
         group.append(job)
         size += file_size(job[0])
         if size >= GROUP_BYTES:
@@ -154,7 +197,32 @@ def _groups(jobs: list[FileJob]) -> Iterator[list[FileJob]]:
         yield group
 
 
-def _dump_in_workers(run: DumpRun, jobs: list[FileJob], map_files: FileMapper,
+def _log_ranges(job: FileJob, options: DumpOptions, split_bytes: int | None) -> Iterator[LogRange]:
+    """The byte ranges of about ``split_bytes`` a segment's batches are dumped in by workers, found as they are
+    handed out (``batch_ranges``); none for a file that is dumped whole: not a segment, not more than
+    ``split_bytes`` to read, or filtered (a filter's start position and end are one walk's). Every reader of
+    the ranges reads the file as it was when this opened it (``size``), so a file that shrinks in the
+    meantime is reported as one reader would report it (one range when the walk found no boundary)."""
+    path, from_directory = job
+    if (split_bytes is None or options.filter.active or file_kind(path) is not FileKind.LOG or _maybe_extra(path)
+            or file_size(path) <= split_bytes):
+        return
+    try:
+        segment = ReadOnlyFile(path)
+    except KdumpError:
+        return   # its dump says why
+    # here: a run without a large segment needs neither index lookups nor ranges
+    from kdump.log.lookup import segment_of
+    from kdump.log.ranges import batch_ranges
+
+    seg = segment_of(path, segment_base_offset(os.path.basename(path)) or 0)
+    with segment:
+        window = dump_window(segment.size, options.max_bytes)
+        for start, end in batch_ranges(seg, segment, split_bytes, window):
+            yield LogRange(path, from_directory, start, end, window, segment.size)
+
+
+def _dump_in_workers(run: DumpRun, work: Iterator[Work], map_files: FileMapper,
                      on_file: Callable[[str], None]) -> None:
     global _worker_run
     import tempfile  # here, as the tapes: only a run with workers records its output
@@ -164,15 +232,79 @@ def _dump_in_workers(run: DumpRun, jobs: list[FileJob], map_files: FileMapper,
     with tempfile.TemporaryDirectory(prefix="kdump-jobs-") as directory:
         _worker_run = (run.options, directory)
         try:
-            for group, recorded in map_files(_dump_recorded, _groups(jobs)):
+            results = map_files(_dump_recorded, work)
+            for done, recorded in results:
                 assert recorded is not None
+                if isinstance(done, LogRange):
+                    _dump_in_ranges(run, done, recorded, results)
+                    on_file(done.path)
+                    continue
                 play(recorded.tape, run.out, run.err)
                 run.failed.extend(recorded.failed)
                 run.summaries.absorb(recorded.summaries)
-                for path, _ in group:
+                for path, _ in done:
                     on_file(path)
         finally:
             _worker_run = None
+
+
+def _dump_in_ranges(run: DumpRun, first: LogRange, recorded: RecordedDump,
+                    results: Iterator[tuple[Work, RecordedDump | None]]) -> None:
+    """``dump_one`` of a segment whose first range ``first`` is back from a worker: its lines before and after
+    the batches are written here, the batches' from the ranges' recordings as they come back (``results``
+    holds the rest of them next, in order; ``kdump.dump.log.join_ranges``)."""
+    ranges = _Ranges(first, recorded, results)
+    run.ranges = RecordedRanges(first.path, first.size, ranges.played(run))
+    try:
+        dump_one(run, first.path, first.from_directory)
+    finally:
+        run.ranges = None
+    ranges.discard()
+    if ranges.broken is not None:
+        raise ranges.broken   # the workers' results ended (a worker died): as for a group of files
+
+
+class _Ranges:
+    """The recorded ranges of one segment, taken from the workers' results as its dump reaches them."""
+
+    def __init__(self, first: LogRange, recorded: RecordedDump,
+                 results: Iterator[tuple[Work, RecordedDump | None]]) -> None:
+        self._pending: tuple[LogRange, RecordedDump] | None = (first, recorded)
+        self._results = results
+        self._more = True
+        self.broken: Exception | None = None
+
+    def _take(self) -> tuple[LogRange, RecordedDump] | None:
+        """The next range and its recording, None after the last."""
+        pair, self._pending = self._pending, None
+        if pair is None and self._more:
+            try:
+                done, recorded = next(self._results)
+            except Exception as err:
+                self.broken = err
+                self._more = False
+                raise
+            assert isinstance(done, LogRange) and recorded is not None, "a segment's ranges come in a row"
+            pair = (done, recorded)
+        if pair is not None:
+            self._more = pair[0].end < pair[0].window
+        return pair
+
+    def played(self, run: DumpRun) -> Iterator[tuple[DumpedRange, DumpSummaries]]:
+        """Each range's recorded output written to ``run``'s streams, then what the range ended with."""
+        from kdump.dump.tape import play
+
+        while (pair := self._take()) is not None:
+            play(pair[1].tape, run.out, run.err)
+            assert pair[1].range is not None
+            yield pair[1].range, pair[1].summaries
+
+    def discard(self) -> None:
+        """The ranges the dump did not reach (it stopped at an error before them), thrown away."""
+        while self.broken is None and (pair := self._take()) is not None:
+            os.unlink(pair[1].tape)
+            for gaps in pair[1].summaries.non_consecutive.values():
+                gaps.close()
 
 
 def dump_records_from(segments: Sequence[SegmentFiles], position: int, options: DumpOptions, *,
@@ -246,8 +378,12 @@ def dump_one(run: DumpRun, path: str, from_directory: bool) -> None:
     except Exception as err:  # a bug in kdump: still one line, unless --traceback
         if run.options.traceback:
             raise
-        run.error(KdumpError(f"internal error {type(err).__name__}: {err} (rerun with --traceback and "
-                             f"report it)"), path)
+        run.error(internal_error(err), path)
+
+
+def internal_error(err: Exception) -> KdumpError:
+    """A bug in kdump, as the one ``Error:`` line of the file it stopped."""
+    return KdumpError(f"internal error {type(err).__name__}: {err} (rerun with --traceback and report it)")
 
 
 def _create_decoders(run: DumpRun) -> None:

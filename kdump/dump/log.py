@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
 from kdump.dump.filters import start_position
 from kdump.dump.run import DumpRun
-from kdump.errors import InputError, KdumpError
+from kdump.errors import CorruptRecordError, InputError, KdumpError
 from kdump.format.batch import INT32_MAX, Batch
 from kdump.format.control import parse_control_record
 from kdump.format.record_stream import LazyValue
@@ -30,6 +31,7 @@ from kdump.render.log_text import (
     lazy_record_line,
     record_lines,
 )
+from kdump.render.summaries import DumpSummaries
 
 _LINES_PER_WRITE = 256
 
@@ -50,15 +52,51 @@ def log_header(path: str, run: DumpRun) -> tuple[str, dict[str, object]]:
     return f"{run.dialect.log_header}{base}", {"logStartingOffset": base}
 
 
+def dump_window(size: int, max_bytes: int) -> int:
+    """The bytes of a ``size``-byte segment a dump reads: --max-bytes defaults to Integer.MAX_VALUE; unless
+    it was lowered, a segment past 2 GiB is read whole."""
+    return size if max_bytes >= min(size, INT32_MAX) else max_bytes
+
+
+class ScanEnd(NamedTuple):
+    """Where a dump's walk of the batches ended: after its last complete entry, and the zero padding it
+    stopped at (None: it did not stop at padding). ``LogBatches`` has both too."""
+
+    valid_end: int
+    padding_error: CorruptRecordError | None
+
+
+class DumpedRange(NamedTuple):
+    """What a worker's dump of the byte range ``[start, end)`` of a segment (``dump_range``) ended with."""
+
+    start: int
+    end: int
+    valid_end: int
+    padding_error: CorruptRecordError | None
+    error: KdumpError | None           # what stopped it, after the lines it wrote before it
+    first_offset: int | None           # its first and last record offsets, for the offset gaps between ranges
+    last_offset: int | None
+
+
+class RecordedRanges(NamedTuple):
+    """A segment dumped in ranges by workers (``--jobs``, ``kdump.dump.files``): its size when the ranges were
+    planned, and what each range ended with, in order, each yielded once its recorded output is written out."""
+
+    path: str
+    size: int
+    played: Iterator[tuple[DumpedRange, DumpSummaries]]
+
+
 def dump_log(run: DumpRun, path: str) -> None:
     options = run.options
     out = run.out
     header, header_fields = log_header(path, run)
+    ranges = run.ranges if run.ranges is not None and run.ranges.path == path else None
     if not options.json and not os.path.exists(path):
         out.write(header + "\n")  # Kafka prints it before it opens the file
-    with ReadOnlyFile(path) as segment:
-        # --max-bytes defaults to Integer.MAX_VALUE; unless it was lowered, a segment past 2 GiB is read whole.
-        window = segment.size if options.max_bytes >= min(segment.size, INT32_MAX) else options.max_bytes
+    # A segment dumped in ranges is read as the file was when they were planned.
+    with ReadOnlyFile(path, size=None if ranges is None else ranges.size) as segment:
+        window = dump_window(segment.size, options.max_bytes)
         if options.json:
             from kdump.render import log_json  # here: a text dump needs no JSON (json's import is 2 ms of start-up)
 
@@ -72,7 +110,10 @@ def dump_log(run: DumpRun, path: str) -> None:
         start, note = start_position(options.filter, path, segment)
         if note is not None:
             run.warn(f"Note: {path}: {note}")
-        batches = dump_batches(run, path, segment, start, window)
+        if ranges is not None:
+            batches: ScanEnd | LogBatches | None = join_ranges(run, path, ranges.played, segment, window)
+        else:
+            batches = dump_batches(run, path, segment, start, window)
         if batches is None:
             return  # stopped at the filter's end: what follows was not read
         padding = batches.padding_error
@@ -93,9 +134,50 @@ def dump_log(run: DumpRun, path: str) -> None:
                      f"this dump covers its first {segment.size} bytes")
 
 
-def dump_batches(run: DumpRun, path: str, segment: ReadOnlyFile, start: int, window: int) -> LogBatches | None:
+def dump_range(run: DumpRun, path: str, start: int, end: int, size: int) -> DumpedRange:
+    """A worker's share of a segment's dump (``--jobs``): the lines of the batches in ``[start, end)``, which
+    starts at a batch (``kdump.log.ranges.batch_ranges``), of the file as it was at ``size``, on ``run``'s
+    streams, and how it ended, for ``join_ranges``. Its offset gaps are its own; the one before its first
+    record is the parent's to find. The file's lines before and after its batches (header, notes,
+    ``Error:``) are the parent's too."""
+    tracker = _OffsetTracker(run, path, previous=None)
+    try:
+        with ReadOnlyFile(path, size=size) as segment:
+            batches = dump_batches(run, path, segment, start, end, tracker=tracker)
+    except KdumpError as err:
+        return DumpedRange(start, end, start, None, err, tracker.first, tracker.previous)
+    assert batches is not None, "a filtered dump is not split"
+    return DumpedRange(start, end, batches.valid_end, batches.padding_error, None, tracker.first, tracker.previous)
+
+
+def join_ranges(run: DumpRun, path: str, played: Iterable[tuple[DumpedRange, DumpSummaries]],
+                segment: ReadOnlyFile, window: int) -> ScanEnd | LogBatches:
+    """The end of a dump of ``segment`` whose batches workers dumped in ranges (``dump_range``) up to ``window``,
+    as one walk of them ends: ``played`` writes each range's output in turn; here the offset gaps found in each
+    join the run's, with the gap across the boundary before it, and the error that stopped a range is raised
+    (the ranges after it are not played: one walk stops there). A range that did not end where the next begins
+    (its next entry runs past its end, or zeros fill the rest of it) leaves the walk somewhere no range starts:
+    the rest is dumped here, from where it ended, as one walk goes on from there."""
+    tracker = _OffsetTracker(run, path)
+    for dumped, summaries in played:
+        tracker.join(dumped.first_offset, dumped.last_offset)
+        run.summaries.absorb(summaries)
+        if dumped.error is not None:
+            raise dumped.error
+        if dumped.end >= window:
+            return ScanEnd(dumped.valid_end, dumped.padding_error)
+        if dumped.valid_end != dumped.end or dumped.padding_error is not None:
+            batches = dump_batches(run, path, segment, dumped.valid_end, window, tracker=tracker)
+            assert batches is not None, "a filtered dump is not split"
+            return batches
+    raise AssertionError("the last range of a segment ends at its window")
+
+
+def dump_batches(run: DumpRun, path: str, segment: ReadOnlyFile, start: int, window: int, *,
+                 tracker: _OffsetTracker | None = None) -> LogBatches | None:
     """Kafka's lines for the batches of ``segment`` from position ``start``, those of ``run.options.filter``
-    only; the batches read (for what follows them), or None when the filter's end stopped the scan."""
+    only; the batches read (for what follows them), or None when the filter's end stopped the scan.
+    ``tracker`` follows the offsets for the run's offset gaps (by default from the file's start)."""
     options = run.options
     records_options = run.records
     out = run.out
@@ -103,7 +185,8 @@ def dump_batches(run: DumpRun, path: str, segment: ReadOnlyFile, start: int, win
     if options.json:
         from kdump.render import log_json
     match = wanted.matcher(lambda r: decoded_texts(r, records_options)) if wanted.active else None
-    feed = None if match is not None else _OffsetTracker(run, path).feed  # gaps of a whole file only
+    # Offset gaps of a whole file (or of a worker's range of it) only.
+    feed = None if match is not None else (tracker or _OffsetTracker(run, path)).feed
     # A bounded filter reads a few batches: a small first window (it grows for a larger batch).
     bounded = match is not None and (wanted.last_offset is not None or wanted.limit is not None)
     batches = LogBatches(segment, start, window, window_bytes=PROBE_WINDOW_BYTES if bounded else WINDOW_BYTES)
@@ -222,27 +305,48 @@ def _check_control(batch, records) -> None:  # type: ignore[no-untyped-def]
             parse_control_record(record.key, record.value)
 
 
+_FROM_THE_START = -2   # not an offset: ``_OffsetTracker`` starts as the dialect starts a file
+
+
 class _OffsetTracker:
     """Non-consecutive offsets of one file, recorded in the run's summaries.
 
     Kept in a ``PairList``, which spills to a temporary file: a crafted batch of millions of
     records at one offset gives millions of pairs, and Kafka's tool prints every one of them.
+    ``previous`` None follows a range of the file that starts after its first record (``dump_range``).
     """
 
-    def __init__(self, run: DumpRun, path: str) -> None:
+    def __init__(self, run: DumpRun, path: str, previous: int | None = _FROM_THE_START) -> None:
         self.run = run
         self.path = path
-        self.previous = -1 if run.dialect.non_consecutive_from_minus_one else None
+        if previous == _FROM_THE_START:
+            # DumpLogSegments.dumpLog (Kafka 4.3.0) starts from lastOffset = -1 for the first record.
+            previous = -1 if run.dialect.non_consecutive_from_minus_one else None
+        self.previous = previous
+        self.first: int | None = None
         self.gaps: PairList | None = None
+
+    def _gap(self, previous: int, offset: int) -> None:
+        if self.gaps is None:
+            self.gaps = self.run.summaries.non_consecutive.setdefault(java_absolute_path(self.path), PairList())
+        self.gaps.append(previous, offset)
 
     def feed(self, records) -> None:  # type: ignore[no-untyped-def]
         previous = self.previous
+        if self.first is None and records:
+            self.first = records[0].offset
         for record in records:
             offset = record.offset
             if previous is not None and offset != previous + 1:
-                if self.gaps is None:
-                    self.gaps = self.run.summaries.non_consecutive.setdefault(java_absolute_path(self.path),
-                                                                              PairList())
-                self.gaps.append(previous, offset)
+                self._gap(previous, offset)
             previous = offset
         self.previous = previous
+
+    def join(self, first: int | None, last: int | None) -> None:
+        """Records ``first``..``last`` were followed elsewhere (a worker's range, whose own gaps come next in
+        the run's summaries): the gap before ``first``, as ``feed`` would have found it."""
+        if first is None or last is None:
+            return   # a range without records
+        if self.previous is not None and first != self.previous + 1:
+            self._gap(self.previous, first)
+        self.previous = last

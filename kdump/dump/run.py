@@ -6,7 +6,7 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from kdump.dump.filters import RecordFilter
 from kdump.errors import KdumpError, write_error
@@ -15,6 +15,9 @@ from kdump.log.files import FileKind, file_kind
 from kdump.render.dialect import LATEST, Dialect
 from kdump.render.log_text import RecordDecoder, RecordTextOptions
 from kdump.render.summaries import DumpSummaries
+
+if TYPE_CHECKING:
+    from kdump.dump.log import RecordedRanges
 
 
 @dataclass
@@ -60,6 +63,8 @@ class DumpRun:
     summaries: DumpSummaries = field(default_factory=DumpSummaries)
     records: RecordTextOptions = field(init=False)   # the file being dumped's (``records_for``)
     printed: int = 0                                  # records printed, for --limit
+    # The segment being dumped whose batches workers dumped in ranges (--jobs, kdump.dump.files).
+    ranges: RecordedRanges | None = None
 
     def __post_init__(self) -> None:
         self.records = self.options.records

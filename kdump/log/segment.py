@@ -29,6 +29,9 @@ from kdump.errors import InputError
 from kdump.format.batch import INT32_MAX
 
 MAX_SEGMENT_BYTES = INT32_MAX  # Kafka refuses segments past Integer.MAX_VALUE
+SPLIT_BYTES = 128 << 20
+"""The size of the byte ranges a large segment is cut into for several processes: ``kdump export``'s and
+Spark's splits (``--split-bytes``, ``splitBytes``), and ``kdump.log.ranges.batch_ranges``' for ``--jobs``."""
 ZERO_CHUNK_BYTES = 1 << 20
 _ZEROS = bytes(ZERO_CHUNK_BYTES)
 
@@ -60,9 +63,13 @@ def describe_file_type(mode: int) -> str | None:
 
 
 class ReadOnlyFile:
-    """A regular file opened read-only; ``size`` is its length when opened. Use as a context manager."""
+    """A regular file opened read-only; ``size`` is its length when opened. Use as a context manager.
 
-    def __init__(self, path: str) -> None:
+    Given ``size``, the file is read as it was at that size, as another reader of the same run (a process
+    that planned its reading) saw it: bytes appended since are not part of the read, and a file that is
+    shorter now raises ``FileChangedError`` when a read reaches past its end."""
+
+    def __init__(self, path: str, size: int | None = None) -> None:
         self.path = path
         try:
             # O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever.
@@ -80,7 +87,7 @@ class ReadOnlyFile:
             raise InputError("Is a directory" if kind == "a directory" else f"{kind}, not a regular file: skipped",
                              path=path)
         self._fd: int | None = fd
-        self.size: int = info.st_size
+        self.size: int = info.st_size if size is None else size
 
     def _descriptor(self) -> int:
         if self._fd is None:

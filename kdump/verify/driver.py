@@ -18,18 +18,19 @@ goes on; so does a run that fails outside the per-segment findings, and the rest
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kdump.broker.log_dir_checkpoints import CheckpointCache
 from kdump.errors import KdumpError
 from kdump.findings import Finding
 from kdump.log.logdir import PartitionDir, SegmentFiles, files_bytes, log_bytes
+from kdump.log.ranges import batch_ranges
 from kdump.log.segment import ReadOnlyFile
 from kdump.log.state_files import read_if_exists
 from kdump.verify.engine import Options, Tally, begin_partition, check_segment, finish_partition, plan
 from kdump.verify.partition_check import PartitionState, ReadSmall
-from kdump.verify.segment_check import Opener, SegmentFacts
+from kdump.verify.segment_check import DecodedRanges, Opener, RangeRecords, SegmentFacts, decode_range
 
 Target = PartitionDir | tuple[SegmentFiles, bool]
 """What ``plan`` yields: a partition, or one segment named by a file (and whether it is the last one)."""
@@ -112,6 +113,25 @@ class Run:
 
 
 @dataclass(frozen=True)
+class SegmentRange:
+    """Work for a worker: the records of the batches in ``[start, end)`` of a segment that ``--deep`` checks in
+    ranges, decoded (``decode_range``) while its walk runs in the driver's process (``check_in_ranges``); the
+    last range ends at ``size``, the file's when they were planned."""
+
+    segment: SegmentFiles
+    active: bool
+    start: int
+    end: int
+    size: int
+    options: Options
+    open_file: Opener = ReadOnlyFile
+    owner: _Owner | None = None
+
+    def __getstate__(self) -> dict[str, object]:
+        return {**self.__dict__, "owner": None}
+
+
+@dataclass(frozen=True)
 class _Edge:
     """Where an owner's segments begin (its tally joins the run's) or end (its report is due)."""
 
@@ -142,6 +162,79 @@ def check_run(run: Run) -> list[Checked]:
     return results
 
 
+def check_work(work: Run | SegmentRange) -> list[Checked] | RangeRecords:
+    """What a worker (or Spark task) does with a piece of work: ``check_run``, or a range's records decoded."""
+    if not isinstance(work, SegmentRange):
+        return check_run(work)
+    assert work.segment.log is not None
+    try:
+        with work.open_file(work.segment.log) as log:
+            return decode_range(log, work.start, work.end, work.options.deep)
+    except KdumpError:
+        return RangeRecords(work.start, work.end, work.start, True, {})   # the walk reads the file itself
+
+
+def check_in_ranges(first: SegmentRange, records: RangeRecords, results: Iterator[tuple[Any, Any]]) -> Checked:
+    """``check_run`` of one segment whose records workers decode in ranges: its walk runs here, taking the
+    decoded records of each range from ``results`` (``DecodedRanges``), where the segment's other ranges come
+    next, in order, after ``first`` (whose ``records`` are back)."""
+    def ranges() -> Iterator[RangeRecords]:
+        item, decoded = first, records
+        while True:
+            yield decoded
+            if item.end >= item.size:
+                return
+            item, decoded = next(results)
+            assert isinstance(item, SegmentRange) and item.segment == first.segment, "a segment's ranges come in a row"
+
+    tally = Tally()
+    decoded = DecodedRanges(ranges())
+    try:
+        findings, facts = check_segment(first.segment, first.active, first.options, tally, first.open_file, decoded)
+        checked: Checked = (findings, facts, tally, None)
+    except KdumpError as error:
+        checked = ([], None, tally, error)
+    decoded.close()
+    return checked
+
+
+def _segment_ranges(seg: SegmentFiles, active: bool, run: Run, split_bytes: int | None) -> Iterator[SegmentRange]:
+    """The ranges of about ``split_bytes`` (``batch_ranges``) a segment's records are decoded in by workers when
+    ``--deep`` decodes them all; none when it is not more than that, or is walked without decoding (its walk
+    reads a segment at the speed of the walk that finds ranges)."""
+    if split_bytes is None or not run.options.deep or seg.log is None or log_bytes((seg,)) <= split_bytes:
+        return
+    try:
+        log = run.open_file(seg.log)
+    except KdumpError:
+        return   # its check says why
+    with log:
+        ranges = batch_ranges(seg, log, split_bytes)
+        start, end = next(ranges)
+        if end < log.size:
+            yield SegmentRange(seg, active, start, end, log.size, run.options, run.open_file, run.owner)
+            for start, end in ranges:
+                yield SegmentRange(seg, active, start, end, log.size, run.options, run.open_file, run.owner)
+
+
+def _split(run: Run, split_bytes: int | None) -> Iterator[Run | SegmentRange]:
+    """``run``, with each segment checked in ranges (``_segment_ranges``) taken out of it, in order."""
+    rest: list[tuple[SegmentFiles, bool]] = []
+    for seg, active in run.segments:
+        ranges = _segment_ranges(seg, active, run, split_bytes)
+        first = next(ranges, None)
+        if first is None:
+            rest.append((seg, active))
+            continue
+        if rest:
+            yield replace(run, segments=tuple(rest))
+            rest = []
+        yield first
+        yield from ranges
+    if rest:
+        yield replace(run, segments=tuple(rest))
+
+
 def _runs(partition: PartitionDir, task_bytes: int) -> Iterator[tuple[tuple[SegmentFiles, bool], ...]]:
     """The partition's segments in order, cut into runs of about ``task_bytes`` (0: one segment each)."""
     run: list[tuple[SegmentFiles, bool]] = []
@@ -157,15 +250,21 @@ def _runs(partition: PartitionDir, task_bytes: int) -> Iterator[tuple[tuple[Segm
         yield tuple(run)
 
 
-_Item = Run | _Edge | _Failed
+_Item = Run | SegmentRange | _Edge | _Failed
 
 
-def _run_bytes(run: Run) -> int:
-    return files_bytes(segment for segment, _ in run.segments)
+def _work_bytes(work: Run | SegmentRange) -> int:
+    if isinstance(work, SegmentRange):
+        return work.end - work.start
+    return files_bytes(segment for segment, _ in work.segments)
+
+
+def _is_work(item: _Item) -> bool:
+    return isinstance(item, Run | SegmentRange)
 
 
 def _items(paths: Iterable[str], options: Options, planner: Callable[[str], Iterable[Target]], read: ReadSmall,
-           open_file: Opener, task_bytes: int) -> Iterator[_Item]:
+           open_file: Opener, task_bytes: int, split_bytes: int | None) -> Iterator[_Item]:
     """Every run of segments, in order, between the edges of its owner."""
     cache = CheckpointCache(read)
     for path in paths:
@@ -180,7 +279,7 @@ def _items(paths: Iterable[str], options: Options, planner: Callable[[str], Iter
                     runs = ((target,),)
                 yield _Edge(owner, end=False)
                 for segments in runs:
-                    yield Run(segments, options, open_file, owner)
+                    yield from _split(Run(segments, options, open_file, owner), split_bytes)
                 yield _Edge(owner, end=True)
         except KdumpError as error:
             yield _Failed(path, error)
@@ -188,15 +287,21 @@ def _items(paths: Iterable[str], options: Options, planner: Callable[[str], Iter
 
 def verify_paths(paths: Iterable[str], options: Options, tally: Tally, *, ordered_map: OrderedMap = serial_map,
                  planner: Callable[[str], Iterable[Target]] = plan, read: ReadSmall = read_if_exists,
-                 open_file: Opener = ReadOnlyFile, task_bytes: int | None = None) -> Iterator[Event]:
+                 open_file: Opener = ReadOnlyFile, task_bytes: int | None = None,
+                 split_bytes: int | None = None) -> Iterator[Event]:
     """The events of checking ``paths`` (see the module docstring); ``tally`` is added to as they come.
 
     ``planner``, ``read`` and ``open_file`` list, read and open what the paths name (Spark's reach
     object stores); ``task_bytes`` is how much ``.log`` one call of ``check_run`` gets (``TASK_BYTES``).
+    With ``split_bytes`` (None: never), the records of a segment of more than that, where ``--deep`` decodes
+    them all, are decoded by ``ordered_map`` in ranges of about that size (``SegmentRange``) while its walk,
+    which holds every rule in their order, runs here (``check_in_ranges``).
     """
     failed: set[str] = set()
-    items = _items(paths, options, planner, read, open_file, TASK_BYTES if task_bytes is None else task_bytes)
-    for item, checked in ordered_map(check_run, items, is_work=lambda i: isinstance(i, Run), weight=_run_bytes):
+    items = _items(paths, options, planner, read, open_file, TASK_BYTES if task_bytes is None else task_bytes,
+                   split_bytes)
+    results = ordered_map(check_work, items, is_work=_is_work, weight=_work_bytes)
+    for item, checked in results:
         path = item.path if isinstance(item, _Failed) else item.owner.path
         if path in failed:
             continue
@@ -212,8 +317,11 @@ def verify_paths(paths: Iterable[str], options: Options, tally: Tally, *, ordere
                 owner.findings.extend(finish_partition(owner.partition, owner.before, owner.facts, options, read))
             yield Report(path, owner.partition, owner.findings)
         else:
-            assert isinstance(item, Run) and item.owner is not None and checked is not None
-            for (seg, _active), (findings, facts, seg_tally, error) in zip(item.segments, checked, strict=False):
+            assert isinstance(item, Run | SegmentRange) and item.owner is not None and checked is not None
+            segments = item.segments if isinstance(item, Run) else ((item.segment, item.active),)
+            if isinstance(item, SegmentRange):
+                checked = [check_in_ranges(item, checked, results)]
+            for (seg, _active), (findings, facts, seg_tally, error) in zip(segments, checked, strict=False):
                 tally.merge(seg_tally)
                 if error is not None:
                     break

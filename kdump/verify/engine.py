@@ -28,7 +28,7 @@ from kdump.verify.partition_check import (
     read_state,
     read_txn_indexes,
 )
-from kdump.verify.segment_check import Opener, SegmentCheck, SegmentFacts
+from kdump.verify.segment_check import DecodedRanges, Opener, SegmentCheck, SegmentFacts, decode_batch
 
 INDEX = "index"     # verify-index: the index rules (and the framing they stand on)
 ALL = "all"         # verify: every rule
@@ -128,16 +128,19 @@ _ATTEMPTS = 3
 
 
 def check_segment(seg: SegmentFiles, active: bool, options: Options, tally: Tally,
-                  open_file: Opener = ReadOnlyFile) -> tuple[list[Finding], SegmentFacts]:
+                  open_file: Opener = ReadOnlyFile,
+                  decoded: DecodedRanges | None = None) -> tuple[list[Finding], SegmentFacts]:
     """The findings and facts of one segment (what a Spark task runs); an unreadable file is a finding.
 
     A live broker trims the active segment's preallocated files when it rolls and deletes whole
     segments by retention: a segment whose file shrank while it was read is read again, and one
-    that keeps changing or disappears is a note, not a problem of the data.
+    that keeps changing or disappears is a note, not a problem of the data. ``decoded``: the records
+    workers decoded (``kdump.verify.driver``), for the first reading only (they were read once).
     """
     for attempt in range(_ATTEMPTS):
         check = SegmentCheck(seg, strict=options.strict, deep=options.deep, active=active,
-                             interval=options.interval, open_file=open_file)
+                             interval=options.interval, open_file=open_file,
+                             decoded=decoded if decoded is not None and attempt == 0 else decode_batch)
         findings: list[Finding] = []
         try:
             findings.extend(f for f in check if options.scope == ALL or f.check in INDEX_CHECKS)

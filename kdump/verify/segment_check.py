@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kdump.broker.recovery import offset_range_problem
 from kdump.errors import FormatError, KdumpError
@@ -78,17 +78,133 @@ def _control_outcome(record: Record) -> str | None:
     return outcomes.get(info.type_id)
 
 
+class Decoded(NamedTuple):
+    """What decoding one batch's records found: how many, a transaction marker's outcome (COMMIT or ABORT),
+    or why they cannot be decoded (``records`` is then the header's)."""
+
+    records: int
+    outcome: str | None = None
+    problem: str | None = None
+
+
+def header_count(batch: Batch) -> int:
+    """The records a batch's header says it holds (a v0/v1 entry: one message)."""
+    return batch.records_count if batch.records_count is not None else 1
+
+
+def decodes_records(batch: Batch, deep: bool, *, valid: bool | None = None) -> bool:
+    """Whether the walk decodes the batch's records: with ``deep`` those of every batch whose CRC holds; a
+    compressed v0/v1 wrapper's always (its inner messages are the records it holds), a marker's (its outcome).
+    ``valid``: whether its CRC holds, if not the batch's own word (``is_valid``)."""
+    return bool(batch.is_valid if valid is None else valid) and (
+        deep or (batch.is_legacy and batch.codec_id != 0) or (batch.is_control and batch.is_transactional))
+
+
+def decode_batch(batches: LogBatches, batch: Batch) -> Decoded:
+    """The records of the batch ``batches`` just yielded, decoded a group at a time (an oversized batch is read
+    from the file a window at a time), so memory does not grow with them; only a marker's first is looked at."""
+    marker = batch.is_control and batch.is_transactional
+    count = 0
+    outcome = None
+    try:
+        for group in batches.iter_records(batch, values=False):
+            if marker and not count and group:
+                outcome = _control_outcome(group[0])
+            count += len(group)
+    except FileChangedError:
+        raise
+    except KdumpError as err:
+        return Decoded(batch.records_count or 0, problem=err.reason)
+    return Decoded(count, outcome)
+
+
+class RangeRecords(NamedTuple):
+    """A worker's share of a segment's walk (``decode_range``): the records of the batches in ``[start, end)``
+    decoded as the walk decodes them, where that found anything but the header's count (by batch position:
+    a compressed v0/v1 wrapper's count, a marker's outcome, records that cannot be decoded), and where its
+    walk ended (``broken``: at an error, of the framing or of the file)."""
+
+    start: int
+    end: int
+    valid_end: int
+    broken: bool
+    decoded: dict[int, Decoded]
+
+
+def decode_range(log: Any, start: int, end: int, deep: bool) -> RangeRecords:
+    """The records of the batches of ``log`` in ``[start, end)`` that the walk decodes (``decodes_records``), as
+    if every CRC held: the walk checks them, and does not look up the records of a batch whose CRC fails."""
+    batches = LogBatches(log, start, end, check_crc=False)
+    found: dict[int, Decoded] = {}
+    broken = False
+    try:
+        for batch in batches:
+            if decodes_records(batch, deep, valid=True):
+                decoded = decode_batch(batches, batch)
+                if decoded.records != header_count(batch) or decoded.outcome or decoded.problem:
+                    found[batch.position] = decoded
+    except KdumpError:
+        broken = True       # the walk meets the framing error too; a file that changed is read again there
+    return RangeRecords(start, end, batches.valid_end, broken, found)
+
+
+class DecodedRanges:
+    """The decoded records of a segment's batches that workers decoded a range at a time (``decode_range``),
+    ``ranges`` giving them in order as the walk reaches them (``kdump.verify.driver``), for ``SegmentCheck``.
+
+    A range's results hold for the walk from its start when the walk reaches that start at a batch: the first
+    range starts at 0, as the walk; each next one where the one before it ended whole (its walk met no error
+    and read a batch ending at its end), since both walks then read the same batches from there. Any other
+    batch (a range that broke, and every one after it; bytes appended since the ranges were planned) is
+    decoded here, as without workers.
+    """
+
+    def __init__(self, ranges: Iterator[RangeRecords]) -> None:
+        self._ranges = ranges
+        self._current: RangeRecords | None = None
+        self._aligned = True        # the walk reaches the current range's start at a batch
+        self._more = True
+
+    def _covering(self, position: int) -> RangeRecords | None:
+        while self._more and (self._current is None or position >= self._current.end):
+            previous, self._current = self._current, next(self._ranges, None)
+            if self._current is None:
+                self._more = False
+            elif previous is not None:
+                self._aligned = (self._aligned and not previous.broken and previous.valid_end == previous.end
+                                 and previous.end == self._current.start)
+        current = self._current
+        if current is None or not self._aligned or not current.start <= position < current.valid_end:
+            return None
+        return current
+
+    def __call__(self, batches: LogBatches, batch: Batch) -> Decoded:
+        current = self._current
+        if current is None or not current.start <= batch.position < current.valid_end or not self._aligned:
+            current = self._covering(batch.position)
+            if current is None:
+                return decode_batch(batches, batch)
+        return current.decoded.get(batch.position) or Decoded(header_count(batch))
+
+    def close(self) -> None:
+        """Take the ranges the walk did not reach (it stopped before them), so whatever gives them moves on."""
+        for _ in self._ranges:
+            pass
+
+
 class SegmentCheck:
     """Iterate for the findings of one segment; see the module docstring."""
 
     def __init__(self, seg: SegmentFiles, *, strict: bool = False, deep: bool = False, active: bool = False,
-                 interval: int = DEFAULT_INDEX_INTERVAL_BYTES, open_file: Opener = ReadOnlyFile) -> None:
+                 interval: int = DEFAULT_INDEX_INTERVAL_BYTES, open_file: Opener = ReadOnlyFile,
+                 decoded: Callable[[LogBatches, Batch], Decoded] = decode_batch) -> None:
         self.seg = seg
         self.strict = strict
         self.deep = deep
         self.active = active
         self.interval = interval
         self.open_file = open_file
+        self.decoded = decoded      # the records of a batch the walk decodes (workers': ``DecodedRanges``)
         self.facts = SegmentFacts(seg.base_offset, seg.log)
 
     def __iter__(self) -> Iterator[Finding]:
@@ -231,30 +347,18 @@ class SegmentCheck:
     def _records(self, batches: LogBatches, batch: Batch, open_txns: set[int]) -> tuple[int, Finding | None]:
         """The batch's record count, and why its records cannot be decoded (None: they can, or were not).
 
-        Decodes when deep, for a legacy wrapper, or for a transaction marker."""
-        legacy_wrapper = batch.is_legacy and batch.codec_id != 0
-        marker = batch.is_control and batch.is_transactional
+        Decodes when deep, for a legacy wrapper, or for a transaction marker (``decodes_records``)."""
         if batch.is_transactional and not batch.is_control and batch.producer_id not in open_txns:
             open_txns.add(batch.producer_id)
             self.facts.txn_events.append((BEGIN, batch.producer_id, batch.base_offset))
-        if not (self.deep or legacy_wrapper or marker) or not batch.is_valid:
-            return (batch.records_count if batch.records_count is not None else 1), None
-        count = 0
-        outcome = None
-        try:
-            # A group at a time (an oversized batch is read from the file a window at a time), so
-            # memory does not grow with the records of one batch; only a marker's first is looked at.
-            for group in batches.iter_records(batch, values=False):
-                if marker and not count and group:
-                    outcome = _control_outcome(group[0])
-                count += len(group)
-        except FileChangedError:
-            raise
-        except KdumpError as err:
-            return (batch.records_count or 0), Finding(
+        if not decodes_records(batch, self.deep):
+            return header_count(batch), None
+        decoded = self.decoded(batches, batch)
+        if decoded.problem is not None:
+            return decoded.records, Finding(
                 ERROR, "records", self.seg.log or "", f"the batch's CRC is valid but its records cannot be "
-                f"decoded: {err.reason}", offset=batch.base_offset, position=batch.position)
-        if outcome is not None:
+                f"decoded: {decoded.problem}", offset=batch.base_offset, position=batch.position)
+        if decoded.outcome is not None:
             open_txns.discard(batch.producer_id)
-            self.facts.txn_events.append((outcome, batch.producer_id, batch.base_offset))
-        return count, None
+            self.facts.txn_events.append((decoded.outcome, batch.producer_id, batch.base_offset))
+        return decoded.records, None

@@ -15,6 +15,7 @@ import base64
 import ctypes
 import hashlib
 import os
+import random
 import shutil
 import signal
 import socket
@@ -66,7 +67,23 @@ def fetch_jars(release: str, timeout: float = 900, extras: tuple[str, ...] = ())
     return Path(proc.stdout.strip().splitlines()[-1])
 
 
+_LISTEN_PORTS = (20000, 32767)
+"""Below Linux's ephemeral range (32768-60999, net.ipv4.ip_local_port_range): a port the kernel hands out for
+bind(0) is also the source port of every outgoing connection, so one picked there can be taken by a client's
+socket before the JVM binds it (a CI run lost a tiered broker's start to that: "Address already in use")."""
+
+
 def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on now, outside the ephemeral range where one can be found."""
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randint(*_LISTEN_PORTS)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -203,20 +220,30 @@ class Broker:
             raise BrokerError("broker already running")
         self.work_dir.mkdir(parents=True, exist_ok=True)
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        self._pick_ports()
-        self._write_properties()
-        if not (self.log_dir / "meta.properties").exists():
-            self._format_storage(timeout)
-        with open(self.output_path, "ab") as out:
-            self.process = subprocess.Popen(
-                self._java("kafka.Kafka", str(self.properties_path)),
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                preexec_fn=_die_with_parent,
-            )
-        self._wait_serving(timeout)
-        return self
+        for attempt in range(3):
+            self._pick_ports()
+            self._write_properties()
+            if not (self.log_dir / "meta.properties").exists():
+                self._format_storage(timeout)
+            start = self.output_path.stat().st_size if self.output_path.exists() else 0
+            with open(self.output_path, "ab") as out:
+                self.process = subprocess.Popen(
+                    self._java("kafka.Kafka", str(self.properties_path)),
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    preexec_fn=_die_with_parent,
+                )
+            try:
+                self._wait_serving(timeout)
+                return self
+            except BrokerError:
+                # Another process took a port between the pick and the JVM's bind: new ports, once more.
+                lost_port = "Address already in use" in self.output_path.read_text(errors="replace")[start:]
+                if not lost_port or attempt == 2 or (self.process is not None and self.process.poll() is None):
+                    raise
+                self.process = None
+        raise AssertionError("unreachable")
 
     def _pick_ports(self) -> None:
         # New ports on every start: a restarted broker must not wait for the old one's sockets.

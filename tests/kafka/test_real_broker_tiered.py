@@ -20,9 +20,6 @@ from broker import BrokerError
 from real_jars import _unavailable
 from tiered_broker import TOPIC, TieredRun, run_scenario, tiered_lib
 
-from kdump.broker.history import history_segments, read_history
-from kdump.log.logdir import read_partition_dir
-from kdump.log.remote_layout import remote_partitions
 from kdump_testing import run_kdump
 
 pytestmark = pytest.mark.kafka
@@ -104,11 +101,18 @@ def test_tiered_sees_every_copied_segment_and_the_metadata_agrees(run: TieredRun
 
 
 @pytest.mark.parametrize("isolation", ["read_uncommitted", "read_committed"])
-def test_history_remote_then_local_equals_the_consumer(run: TieredRun, isolation: str) -> None:
-    remote = next(remote_partitions(str(run.remote_root)))
-    local = read_partition_dir(str(run.partition_dir))
-    segments = history_segments([s.as_segment_files() for s in remote.segments], local.segments)
-    assert [tuple(r) for r in read_history(segments, isolation)] == run.consumed[isolation]
+def test_export_of_both_tiers_equals_the_consumer(run: TieredRun, isolation: str, tmp_path: Path) -> None:
+    """`kdump export` over the remote store and the local partition dir: the remote segments, then the local
+    ones, each offset once (kdump.arrow.tiers), as a consumer reading from offset 0 got them."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    out = tmp_path / "history.parquet"
+    result = run_kdump("export", str(run.remote_partition_dir), str(run.partition_dir), "--isolation", isolation,
+                       "--to", str(out), "--jobs", "1")
+    assert result.exit_code == 0, result.stderr
+    table = pq.read_table(out, columns=["offset", "key", "value", "isControl", "aborted"]).to_pylist()
+    rows = [(r["offset"], r["key"], r["value"]) for r in table
+            if not r["isControl"] and not (isolation == "read_committed" and r["aborted"])]
+    assert rows == run.consumed[isolation]
 
 
 def test_files_over_remote_root_and_log_dir_in_offset_order(run: TieredRun) -> None:

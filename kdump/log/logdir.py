@@ -31,8 +31,15 @@ class SegmentFiles:
     """One segment: its files (absolute paths or URIs; None when absent) and the bytes of its ``.log`` that are
     the segment, [``start``, ``end``) (``end`` None: to the end of the file). A whole file is (0, None); a piece
     of a segment the broker splits (LogLoader.splitOverflowedSegment), or the bytes a recovery keeps or
-    drops, is a narrower span of the same file. kdump's one segment shape: the log dir walk, the loader,
-    the producer-state replay and the replica walks take it."""
+    drops, is a narrower span of the same file. kdump's one segment shape, local or remote: the log dir walk,
+    the remote store walk (kdump.log.remote_layout), the loader, the producer-state replay and the replica
+    walks take it.
+
+    A remote segment (KIP-405; RemoteLogSegmentMetadata's start offset and RemoteLogSegmentId) has
+    ``remote_id`` and may carry the producer snapshot and the leader epoch checkpoint its remote storage
+    manager keeps beside it (RemoteLogSegmentFileset, Kafka 4.3.0): the producer state and the partition's
+    epochs at the segment's end. A local segment has neither: its partition's snapshots and checkpoint are
+    the partition dir's own files."""
 
     base_offset: int
     log: str | None = None
@@ -41,9 +48,21 @@ class SegmentFiles:
     txn_index: str | None = None
     start: int = 0
     end: int | None = None
+    remote_id: str | None = None                  # the RemoteLogSegmentId (22 base64url characters); None: local
+    snapshot: str | None = None                   # remote only: the producer state at the segment's end
+    leader_epoch_checkpoint: str | None = None    # remote only: the partition's epochs cut at the segment's end
+
+    @property
+    def remote(self) -> bool:
+        return self.remote_id is not None
 
     def paths(self) -> list[str]:
+        """The segment's own files: its log and its indexes."""
         return [p for p in (self.log, self.index, self.time_index, self.txn_index) if p is not None]
+
+    def state_paths(self) -> list[str]:
+        """A remote segment's producer snapshot and leader epoch checkpoint (none for a local segment)."""
+        return [p for p in (self.snapshot, self.leader_epoch_checkpoint) if p is not None]
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,34 +75,12 @@ LOCAL = LocalStore()
 
 
 @dataclass(frozen=True, slots=True)
-class RemoteSegment:
-    """One remote segment's files (full locations; None when absent)."""
-
-    start_offset: int
-    segment_id: str
-    log: str | None = None
-    index: str | None = None
-    time_index: str | None = None
-    txn_index: str | None = None
-    snapshot: str | None = None                   # producer state at the segment's end
-    leader_epoch_checkpoint: str | None = None    # the partition's epoch history cut at the segment's end
-
-    def as_segment_files(self) -> SegmentFiles:
-        """The segment as the log layer's readers take a local one (base offset = start offset)."""
-        return SegmentFiles(self.start_offset, self.log, self.index, self.time_index, self.txn_index)
-
-    def paths(self) -> list[str]:
-        return [p for p in (self.log, self.index, self.time_index, self.txn_index, self.snapshot,
-                            self.leader_epoch_checkpoint) if p is not None]
-
-
-@dataclass(frozen=True, slots=True)
 class RemotePartition:
     location: str
     topic: str
     partition: int
     topic_id: str
-    segments: tuple[RemoteSegment, ...]   # ascending start offset, then id
+    segments: tuple[SegmentFiles, ...]   # remote segments (``remote_id`` set), ascending start offset, then id
     other_files: tuple[str, ...] = ()
 
 
@@ -140,7 +118,7 @@ def parse_remote_partition_name(name: str) -> tuple[str, int, str] | None:
     return match.group("topic"), int(match.group("partition")), match.group("id")
 
 
-def group_segments(names: Iterable[str], location: str, store: Store = LOCAL) -> tuple[list[RemoteSegment], list[str]]:
+def group_segments(names: Iterable[str], location: str, store: Store = LOCAL) -> tuple[list[SegmentFiles], list[str]]:
     """The remote segments among ``names`` (files of ``location``), and the other names' locations."""
     by_id: dict[tuple[int, str], dict[str, str]] = {}
     others: list[str] = []
@@ -151,7 +129,11 @@ def group_segments(names: Iterable[str], location: str, store: Store = LOCAL) ->
             continue
         start, segment_id, suffix = parsed
         by_id.setdefault((start, segment_id), {})[_FIELDS[suffix]] = store.join(location, name)
-    segments = [RemoteSegment(start, segment_id, **files) for (start, segment_id), files in sorted(by_id.items())]
+    segments = [SegmentFiles(start, files.get("log"), files.get("index"), files.get("time_index"),
+                             files.get("txn_index"),
+                             remote_id=segment_id, snapshot=files.get("snapshot"),
+                             leader_epoch_checkpoint=files.get("leader_epoch_checkpoint"))
+                for (start, segment_id), files in sorted(by_id.items())]
     return segments, others
 
 
@@ -243,7 +225,7 @@ def remote_files(location: str, store: Store = LOCAL) -> list[str] | None:
     files: list[str] = []
     for part in remote_partitions(location, store):
         for seg in part.segments:
-            files.extend(seg.paths())
+            files.extend(seg.paths() + seg.state_paths())
         files.extend(part.other_files)
     return files
 
@@ -252,7 +234,7 @@ def as_partition_dir(part: RemotePartition) -> PartitionDir:
     """A remote partition as the log layer's partition walk gives a local one: its segments by start offset.
     Its snapshots and epoch checkpoints stay out: they are per segment, not the partition's own files."""
     return PartitionDir(part.location, part.topic, part.partition, None,
-                        tuple(s.as_segment_files() for s in part.segments if s.log is not None), (),
+                        tuple(s for s in part.segments if s.log is not None), (),
                         part.other_files)
 
 

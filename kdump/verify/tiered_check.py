@@ -53,8 +53,8 @@ from kdump.format.checkpoint import (
 )
 from kdump.format.snapshot import parse_producer_snapshot
 from kdump.log.batches import LogBatches
-from kdump.log.logdir import PartitionDir, walk_partitions
-from kdump.log.remote_layout import LOCAL, RemotePartition, RemoteSegment, Store, remote_partitions
+from kdump.log.logdir import PartitionDir, SegmentFiles, walk_partitions
+from kdump.log.remote_layout import LOCAL, RemotePartition, Store, remote_partitions
 from kdump.log.segment import ReadOnlyFile
 
 Opener = Callable[[str], ReadOnlyFile]
@@ -90,7 +90,7 @@ class RemoteRow:
     state: str | None              # None: files with no metadata at all
     present: bool
     size: int | None
-    files: RemoteSegment | None
+    files: SegmentFiles | None
 
 
 @dataclass
@@ -175,7 +175,7 @@ def check_partition(topic: str, partition: int, meta: PartitionMetadata | None, 
     _, checkpoint = _local_facts(local)
     out = TieredPartition(topic, partition, topic_id, None, None, None)
     problems = out.problems
-    files = {s.segment_id: s for s in (remote.segments if remote else ())}
+    files = {s.remote_id: s for s in (remote.segments if remote else ()) if s.remote_id is not None}
     records = dict(meta.segments) if meta else {}
     for anomaly in meta.anomalies if meta else ():
         problems.append(Problem("remote-metadata-anomaly", NOTE, None, f"{METADATA_TOPIC} offset {anomaly.offset}, "
@@ -185,11 +185,11 @@ def check_partition(topic: str, partition: int, meta: PartitionMetadata | None, 
                                 f"({METADATA_TOPIC}), but {len(files)} remote segments are left"))
     readable: list[tuple[int, int, str]] = []
     for seg_id in sorted(set(files) | set(records), key=lambda i: (
-            records[i].start_offset if i in records else files[i].start_offset, i)):
+            records[i].start_offset if i in records else files[i].base_offset, i)):
         rec, seg = records.get(seg_id), files.get(seg_id)
         present = seg is not None and seg.log is not None
         extent = read_extent(seg.log, opener) if present and seg and seg.log else None
-        start = rec.start_offset if rec else seg.start_offset if seg else 0
+        start = rec.start_offset if rec else seg.base_offset if seg else 0
         out.remote.append(RemoteRow(start, rec.end_offset if rec else extent.last if extent else None, seg_id,
                                     rec.state if rec else None, present, extent.size if extent else None, seg))
         where = seg.log if seg and seg.log else None
@@ -253,7 +253,7 @@ def _mismatch(rec: SegmentMetadata, extent: LogExtent, where: str | None) -> Ite
                       where)
 
 
-def _segment_state_files(rec: SegmentMetadata, seg: RemoteSegment, checkpoint: Sequence[EpochEntry] | None,
+def _segment_state_files(rec: SegmentMetadata, seg: SegmentFiles, checkpoint: Sequence[EpochEntry] | None,
                          opener: Opener) -> Iterator[Problem]:
     """A remote segment's own state files, as RemoteLogManager.copyLogSegment writes them (4.3.0): the producer
     snapshot taken at the segment's end (``.snapshot``: no producer's last offset after it) and the leader

@@ -32,7 +32,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
-from kdump.broker.log_dir_checkpoints import LOG_START_CHECKPOINT, CheckpointCache, read_leader_epochs
+from kdump.broker.loader import plan_partition
+from kdump.broker.log_dir_checkpoints import read_leader_epochs
+from kdump.broker.log_manager import LogDirState, read_log_dir_state
+from kdump.broker.partition_plan import LoadedLog, PartitionPlan
 from kdump.broker.remote_log_metadata import (
     COPY_FINISHED,
     DELETE_FINISHED,
@@ -170,11 +173,20 @@ def _epoch_disagreement(meta: SegmentMetadata, checkpoint: Sequence[EpochEntry])
 
 def check_partition(topic: str, partition: int, meta: PartitionMetadata | None, remote: RemotePartition | None,
                     local: PartitionDir | None, opener: Opener = ReadOnlyFile,
-                    checkpoints: CheckpointCache | None = None) -> TieredPartition:
+                    states: dict[str, LogDirState] | None = None) -> TieredPartition:
     topic_id = meta.topic_id if meta else remote.topic_id if remote else _local_facts(local)[0]
     _, checkpoint = _local_facts(local)
     out = TieredPartition(topic, partition, topic_id, None, None, None)
     problems = out.problems
+    loaded = None
+    if local is not None:
+        plan = _load_local(local, {} if states is None else states)
+        loaded = plan.loaded
+        if plan.refused_file is not None:
+            problems.append(Problem("local-log-offline", ERROR, None, f"the broker cannot load the local log: "
+                                    f"{plan.refused_reason}", plan.refused_file))
+    if loaded is not None:
+        checkpoint = list(loaded.epochs)   # the leader epoch cache RemoteLogManager compares with, once loaded
     files = {s.remote_id: s for s in (remote.segments if remote else ()) if s.remote_id is not None}
     records = dict(meta.segments) if meta else {}
     for anomaly in meta.anomalies if meta else ():
@@ -226,7 +238,7 @@ def check_partition(topic: str, partition: int, meta: PartitionMetadata | None, 
                                         f"remote segment {seg_id}: {why}", where))
         readable.append((rec.start_offset, rec.end_offset, seg_id))
     problems.extend(_continuity(readable))
-    _local_side(out, local, readable, opener, checkpoints or CheckpointCache())
+    _local_side(out, local, readable, loaded)
     where = remote.location if remote else local.path if local else None
     out.problems = [p if p.file else replace(p, file=where) for p in problems]
     return out
@@ -308,24 +320,32 @@ def _continuity(readable: list[tuple[int, int, str]]) -> Iterator[Problem]:
                           f"remote segment (between {prev_id} and {seg_id})")
 
 
+def _load_local(local: PartitionDir, states: dict[str, LogDirState]) -> PartitionPlan:
+    """The loader's plan for the local partition dir (kdump.broker.loader, the one "after loading"), with its
+    log dir's state read once per log dir."""
+    log_dir = os.path.dirname(local.path)
+    state = states.get(log_dir)
+    if state is None:
+        state = states[log_dir] = read_log_dir_state(log_dir)
+    return plan_partition(local.path, state, inspect=False)
+
+
 def _local_side(out: TieredPartition, local: PartitionDir | None, readable: list[tuple[int, int, str]],
-                opener: Opener, checkpoints: CheckpointCache) -> None:
+                loaded: LoadedLog | None) -> None:
+    """The partition's offsets as its broker's loader leaves them (UnifiedLog.logStartOffset,
+    localLogStartOffset, logEndOffset after LogLoader.load, Kafka 4.3.0), and the gaps between the tiers."""
     logs = [s for s in (local.segments if local else ()) if s.log is not None]
     out.local_segments = [s.base_offset for s in logs]
     remote_start = readable[0][0] if readable else None
     remote_end = max((end for _, end, _ in readable), default=None)
-    checkpoint_start = checkpoints.log_dir(os.path.dirname(local.path))[0].offset(
-        LOG_START_CHECKPOINT, local.topic, local.partition) if local else None
-    local_start = logs[0].base_offset if logs else None
-    out.local_log_start_offset = local_start
-    # UnifiedLog.logStartOffset: the checkpoint, else the first segment's base offset (remote first when tiered)
-    starts = [x for x in (checkpoint_start, remote_start, local_start) if x is not None]
-    out.log_start_offset = checkpoint_start if checkpoint_start is not None else min(starts) if starts else None
-    local_end = None
-    if logs:
-        extent = read_extent(logs[-1].log or "", opener)
-        local_end = extent.last + 1 if extent.last is not None else logs[-1].base_offset
-    out.log_end_offset = local_end if local_end is not None else (remote_end + 1 if remote_end is not None else None)
+    if loaded is not None:
+        out.log_start_offset = loaded.log_start_offset
+        out.local_log_start_offset = loaded.local_log_start_offset if logs else None
+        out.log_end_offset = loaded.log_end_offset
+    else:   # no local replica, or one its broker cannot load: the remote tier alone
+        out.log_start_offset = remote_start
+        out.log_end_offset = remote_end + 1 if remote_end is not None else None
+    local_start = out.local_log_start_offset
     if remote_end is not None and local_start is not None and local_start > remote_end + 1:
         out.problems.append(Problem("remote-local-gap", ERROR, remote_end + 1, f"offsets {remote_end + 1}-"
                                     f"{local_start - 1} are in neither tier: the remote segments end at {remote_end}, "
@@ -351,11 +371,11 @@ def check_tiered(log_dirs: Iterable[str], remote_root: str, store: Store = LOCAL
     metadata = replay(sorted(meta_dirs, key=lambda p: p.partition)).partitions
     remotes = {(r.topic, r.partition, r.topic_id): r for r in remote_partitions(remote_root, store)}
     keys = sorted(set(metadata) | set(remotes))
-    checkpoints = CheckpointCache()
+    states: dict[str, LogDirState] = {}
     for topic, partition, topic_id in keys:
         yield check_partition(topic, partition, metadata.get((topic, partition, topic_id)),
                               remotes.get((topic, partition, topic_id)), locals_.get((topic, partition)), opener,
-                              checkpoints)
+                              states)
 
 
 def tiered_log_start(partition_path: str, start: int, first_base: int, remote_start: int | None) -> Finding | None:

@@ -31,7 +31,7 @@ def generate(out: Path) -> Path:
     return out
 
 
-def _batches(log: Path) -> list[tuple[int, int]]:
+def batches_of(log: Path) -> list[tuple[int, int]]:
     """(position, size) of each complete batch of a .log."""
     data, out, pos = log.read_bytes(), [], 0
     while pos + 12 <= len(data):
@@ -49,7 +49,7 @@ def _damage_partition(partition: Path, rng: random.Random) -> list[str]:
     done = []
     for kind in rng.sample(KINDS, rng.choice((1, 2))):
         log = rng.choice(logs)
-        batches = _batches(log)
+        batches = batches_of(log)
         if kind == "flip" and batches:
             position, size = rng.choice(batches)
             data = bytearray(log.read_bytes())

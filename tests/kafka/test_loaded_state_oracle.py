@@ -16,12 +16,13 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from loader_oracle import LoaderOracle
-from random_damage import INDEX_INTERVAL_BYTES, damage_log_dir, generate
+from random_damage import INDEX_INTERVAL_BYTES, TOPIC, batches_of, damage_log_dir, generate
 
 from kdump_testing import run_kdump
 
@@ -77,3 +78,36 @@ def test_replicas_loads_what_kafkas_loader_loads(loader_oracle: LoaderOracle, so
         if not _agree(ours_values, kafka):
             disagreements.append(f"{name} {done[name]}: kdump {ours_values} kafka {kafka}")
     assert not disagreements, f"KDUMP_DAMAGE_SEED={seed}:\n" + "\n".join(disagreements)
+
+
+def test_a_missing_index_after_a_clean_shutdown_recovers_its_segment(loader_oracle: LoaderOracle, source: Path,
+                                                                     tmp_path: Path) -> None:
+    """Issue 31, case 3: the broker shut down cleanly, but the last segment's offset index is gone and one of its
+    batches is corrupt. LogLoader.loadSegmentFiles recovers a segment whose index is missing (sanityCheck's
+    NoSuchFileException) even after a clean shutdown, and recovery stops at the corrupt batch: ``replicas`` and
+    ``recover`` must both say what Kafka's loader loads."""
+    partition = f"{TOPIC}-0"
+    copies = {}
+    for side in ("ours", "theirs"):
+        copies[side] = target = tmp_path / side
+        shutil.copytree(source, target)
+        (target / ".kafka_cleanshutdown").touch()
+        last = sorted((target / partition).glob("*.log"))[-1]
+        last.with_suffix(".index").unlink()
+        position, size = batches_of(last)[1]
+        data = bytearray(last.read_bytes())
+        data[position + size - 1] ^= 0x5A        # the last byte of the segment's second batch: its CRC fails
+        last.write_bytes(bytes(data))
+    answer = loader_oracle.load(copies["theirs"], index_interval_bytes=INDEX_INTERVAL_BYTES)
+    kafka = {p["dir"]: _kafka_loaded(p) for p in answer["partitions"]}[partition]
+    result = run_kdump("replicas", str(copies["ours"]), "--topic", TOPIC, "--partition", "0", "--json",
+                       "--index-interval-bytes", str(INDEX_INTERVAL_BYTES))
+    [replica] = json.loads(result.stdout.splitlines()[0])["replicas"]
+    assert _kdump_loaded(replica, [key for key in kafka if key != "error"]) == kafka
+    assert replica["logEndOffset"] < replica["logEndOffsetOnDisk"], replica   # the load truncates
+    assert replica["loadTruncation"]["to"] == kafka["logEndOffset"]
+    recovered = run_kdump("recover", str(copies["ours"] / partition), "--json",
+                          "--index-interval-bytes", str(INDEX_INTERVAL_BYTES))
+    assert recovered.exit_code in (0, 1, 3), recovered.stderr
+    [plan] = [o for o in map(json.loads, recovered.stdout.splitlines()) if o["type"] == "partition"]
+    assert (plan["logEndOffsetBefore"], plan["logEndOffset"]) == (replica["logEndOffsetOnDisk"], kafka["logEndOffset"])

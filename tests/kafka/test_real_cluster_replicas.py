@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 from cluster import CLUSTER_RELEASES, Cluster
 from cluster_cases import C1, C2, C3, C4, C5, C6, C6F, INITIAL, LOAD_LOSS_RELEASES, Run, Truth, log_bytes, play
 from real_jars import kafka_lib
+from real_kafka import run_dump_log_segments
 
 from kdump_testing import run_kdump
 
@@ -59,6 +61,54 @@ def truncation_of(part: dict[str, Any], broker: int) -> dict[str, Any]:
     return found
 
 
+@dataclass
+class Recorded:
+    """A partition's registration as the metadata records it, decoded by the real DumpLogSegments."""
+
+    leader: int
+    isr: list[int]
+    elr: list[int] | None
+
+
+def recorded_registration(copy: Path, release: str, topic: str, partition: int) -> Recorded:
+    """The last state of ``topic``-``partition`` in the furthest ``__cluster_metadata`` copy among the brokers'
+    dirs, from the records the release's own DumpLogSegments --cluster-metadata-decoder prints: a
+    PartitionRecord sets leader, ISR and ELR; a PartitionChangeRecord changes a leader other than -2
+    (NO_LEADER_CHANGE) and an ISR or ELR it carries (metadata/.../PartitionChangeRecord.json)."""
+    logs = sorted(copy.glob("broker-*/__cluster_metadata-0/*.log"))
+    assert logs, f"no __cluster_metadata copy under {copy}"
+    outs = run_dump_log_segments(release, [["--cluster-metadata-decoder", "--files", str(log)] for log in logs],
+                                 ["--files", str(logs[0])])
+    best: tuple[int, list[dict[str, Any]]] | None = None
+    for out in outs:
+        assert out.exit_code == 0, out.stderr
+        records = [json.loads(line.split(" payload: ", 1)[1]) for line in out.stdout.splitlines()
+                   if line.startswith("| offset:") and " payload: " in line]
+        ends = [int(line.split()[2]) for line in out.stdout.splitlines() if line.startswith("| offset:")]
+        if ends and (best is None or max(ends) > best[0]):
+            best = (max(ends), records)
+    assert best is not None
+    topic_id = None
+    state: Recorded | None = None
+    for record in best[1]:
+        kind, data = record["type"], record["data"]
+        if kind == "TOPIC_RECORD" and data["name"] == topic:
+            topic_id = data["topicId"]
+        elif data.get("topicId") != topic_id or topic_id is None or data.get("partitionId") != partition:
+            continue
+        elif kind == "PARTITION_RECORD":
+            state = Recorded(data["leader"], data["isr"], data.get("eligibleLeaderReplicas"))
+        elif kind == "PARTITION_CHANGE_RECORD" and state is not None:
+            if data.get("leader", -2) != -2:
+                state.leader = data["leader"]
+            if data.get("isr") is not None:
+                state.isr = data["isr"]
+            if data.get("eligibleLeaderReplicas") is not None:
+                state.elr = data["eligibleLeaderReplicas"]
+    assert state is not None, f"no PartitionRecord of {topic}-{partition} in the metadata"
+    return state
+
+
 def final_truncation(truth: Truth, broker: int) -> int:
     """Where the broker's fetcher last truncated its replica (its last TruncationState(completed=true));
     without such a line the fetcher found nothing to truncate and kept its whole log."""
@@ -98,6 +148,14 @@ def test_case2_unclean_election_after_acks1_writes(run: Run) -> None:
     assert truth.log_end_after == truth.log_end_before[truth.leader]
 
     _code, part = one_partition(run.copy1, truth)
+    # issue 31, case 4: `leader`, `isr` and `elr` are what the metadata records, as the real tool decodes it;
+    # a leader kdump predicts (none recorded, or one that shut down uncleanly) is only in `election`, and it
+    # is the broker the controller then elected
+    recorded = recorded_registration(run.copy1, run.release, truth.topic, truth.partition)
+    assert (part["leader"], part["isr"], part["elr"]) == (recorded.leader, recorded.isr, recorded.elr), part
+    if recorded.leader == -1:
+        assert part["election"] is not None and part["election"]["leader"] == truth.leader, part["election"]
+        assert part["election"]["leaderEpoch"] > part["leaderEpoch"]
     t1, t3 = truncation_of(part, 1), truncation_of(part, 3)
     assert (t1["leader"], t3["leader"]) == (truth.leader, truth.leader)
     assert t1["truncateTo"] == cut1

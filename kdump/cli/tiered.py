@@ -12,29 +12,14 @@ from kdump.cli.boundary import KdumpCommand
 from kdump.cli.exit_codes import ExitCode
 from kdump.cli.options import json_option
 from kdump.findings import Finding
-from kdump.log.remote_layout import LOCAL, Store
-from kdump.log.segment import ReadOnlyFile
 from kdump.render import log_json
 from kdump.render.tiered_text import summary_line, tiered_lines, tiered_object
-from kdump.verify.tiered_check import Opener, check_tiered, tiered_findings
-
-
-def remote_access(location: str) -> tuple[Store, Opener]:
-    """Local roots through the os; URIs through pyarrow.fs (the spark extra), said plainly when missing."""
-    if "://" not in location:
-        return LOCAL, ReadOnlyFile
-    try:
-        from kdump.log.arrow_files import ARROW
-        from kdump.log.locations import open_any
-    except ImportError:
-        raise click.UsageError(f"{location}: reading a remote store by URI needs pyarrow "
-                               "(pip install 'kdump[spark]')") from None
-    return ARROW, open_any
+from kdump.verify.tiered_check import check_tiered, tiered_findings
 
 
 def tiered_verify_findings(log_dirs: tuple[str, ...], remote_root: str) -> list[Finding]:
     """What ``kdump verify --remote ROOT`` adds to its findings."""
-    return tiered_findings(log_dirs, remote_root, *remote_access(remote_root))
+    return tiered_findings(log_dirs, remote_root)
 
 
 @click.command("tiered", cls=KdumpCommand, error_exit=ExitCode.UNREADABLE)
@@ -57,9 +42,8 @@ def tiered(log_dirs: tuple[str, ...], remote_root: str, errors_only: bool, json_
     kdump tiered /var/lib/kafka/data --remote /mnt/tiered
     kdump tiered /var/lib/kafka/data --remote s3://bucket/tiered --json
     """
-    store, opener = remote_access(remote_root)
     count = errors = notes = 0
-    for part in check_tiered(log_dirs, remote_root, store, opener):
+    for part in check_tiered(log_dirs, remote_root):
         count += 1
         errors += sum(p.severity == "error" for p in part.problems)
         notes += sum(p.severity == "note" for p in part.problems)

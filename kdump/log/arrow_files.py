@@ -15,7 +15,6 @@ import posixpath
 import pyarrow.fs as pafs
 
 from kdump.errors import InputError
-from kdump.log.locations import join
 from kdump.log.segment import FileChangedError, ReadOnlyFile
 
 
@@ -57,7 +56,7 @@ class ArrowFile(ReadOnlyFile):
 
 
 class ArrowStore:
-    """``kdump.log.remote_layout.Store`` over ``pyarrow.fs``: what a URI directory holds."""
+    """What a URI directory holds, through ``pyarrow.fs``: the URI side of ``kdump.log.locations``."""
 
     def list_dir(self, location: str) -> list[tuple[str, bool]]:
         fs, path = filesystem(location)
@@ -66,9 +65,6 @@ class ArrowStore:
         except (OSError, FileNotFoundError) as err:
             raise InputError(str(err), path=location) from None
         return sorted((posixpath.basename(i.path), i.type == pafs.FileType.Directory) for i in infos)
-
-    def join(self, location: str, name: str) -> str:
-        return join(location, name)
 
     def kind(self, location: str) -> str | None:
         """"dir", "file", or None where nothing is (or it cannot be asked)."""

@@ -8,8 +8,8 @@ more ``RemoteLayout`` (see docs/tiered.md):
 
     class MyLayout:
         name = "my-store"
-        def is_root(self, location, store) -> bool: ...          # does `location` hold this layout?
-        def partitions(self, location, store) -> Iterator[RemotePartition]: ...
+        def is_root(self, location) -> bool: ...                  # does `location` hold this layout?
+        def partitions(self, location) -> Iterator[RemotePartition]: ...
 
 ``LOCAL_TIERED_STORAGE`` is the layout of Kafka's reference store, ``LocalTieredStorage`` (kafka-storage test
 jar, 4.3.0: storage/src/test/java/org/apache/kafka/server/log/remote/storage/RemoteTopicPartitionDirectory.java
@@ -18,21 +18,19 @@ and RemoteLogSegmentFileset.java): ``<root>/kafka-tiered-storage/<topic>-<partit
 ``.leader_epoch_checkpoint`` and, for segments with aborted transactions, ``.txnindex``. Ids are Kafka
 ``Uuid``s printed as 22 characters of base64url (they may hold ``-`` and ``_``, and start with either).
 
-Listing goes through a ``Store`` (local directories by default; ``kdump.log.arrow_files.ArrowStore`` lists
-s3://, gs://, hdfs:// through ``pyarrow.fs``), so this module stays in the log layer.
+Listing goes through ``kdump.log.locations``, kdump's one way to reach files (local directories through
+the os, s3://, gs://, hdfs:// through ``pyarrow.fs``).
 """
 
 from __future__ import annotations
 
-import os
-import posixpath
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
-from urllib.parse import urlsplit
 
 from kdump.errors import InputError
+from kdump.log.locations import base_name, join, list_dir
 from kdump.log.logdir import PartitionDir, SegmentFiles, walk_partitions
 
 UUID_CHARS = r"[A-Za-z0-9_-]{22}"
@@ -49,31 +47,6 @@ STORAGE_DIR = "kafka-tiered-storage"   # LocalTieredStorage.STORAGE_DIR_NAME
 REMOTE_EPOCH_SUFFIX = ".leader_epoch_checkpoint"
 
 
-class Store(Protocol):
-    """Where a layout lists names: local directories, or a ``pyarrow.fs`` filesystem."""
-
-    def list_dir(self, location: str) -> list[tuple[str, bool]]:
-        """(name, is_dir) of every entry; raises InputError when ``location`` is not a directory."""
-        ...
-
-    def join(self, location: str, name: str) -> str: ...
-
-
-class LocalStore:
-    def list_dir(self, location: str) -> list[tuple[str, bool]]:
-        try:
-            with os.scandir(location) as entries:
-                return sorted((e.name, e.is_dir()) for e in entries)
-        except OSError as err:
-            raise InputError(err.strerror or str(err), path=location) from None
-
-    def join(self, location: str, name: str) -> str:
-        return os.path.join(os.path.abspath(location), name)
-
-
-LOCAL = LocalStore()
-
-
 @dataclass(frozen=True, slots=True)
 class RemotePartition:
     location: str
@@ -87,9 +60,9 @@ class RemotePartition:
 class RemoteLayout(Protocol):
     name: str
 
-    def is_root(self, location: str, store: Store = LOCAL) -> bool: ...
+    def is_root(self, location: str) -> bool: ...
 
-    def partitions(self, location: str, store: Store = LOCAL) -> Iterator[RemotePartition]: ...
+    def partitions(self, location: str) -> Iterator[RemotePartition]: ...
 
 
 _FIELDS = {"log": "log", "index": "index", "timeindex": "time_index", "txnindex": "txn_index",
@@ -118,17 +91,17 @@ def parse_remote_partition_name(name: str) -> tuple[str, int, str] | None:
     return match.group("topic"), int(match.group("partition")), match.group("id")
 
 
-def group_segments(names: Iterable[str], location: str, store: Store = LOCAL) -> tuple[list[SegmentFiles], list[str]]:
+def group_segments(names: Iterable[str], location: str) -> tuple[list[SegmentFiles], list[str]]:
     """The remote segments among ``names`` (files of ``location``), and the other names' locations."""
     by_id: dict[tuple[int, str], dict[str, str]] = {}
     others: list[str] = []
     for name in names:
         parsed = parse_remote_segment_name(name)
         if parsed is None:
-            others.append(store.join(location, name))
+            others.append(join(location, name))
             continue
         start, segment_id, suffix = parsed
-        by_id.setdefault((start, segment_id), {})[_FIELDS[suffix]] = store.join(location, name)
+        by_id.setdefault((start, segment_id), {})[_FIELDS[suffix]] = join(location, name)
     segments = [SegmentFiles(start, files.get("log"), files.get("index"), files.get("time_index"),
                              files.get("txn_index"),
                              remote_id=segment_id, snapshot=files.get("snapshot"),
@@ -137,66 +110,59 @@ def group_segments(names: Iterable[str], location: str, store: Store = LOCAL) ->
     return segments, others
 
 
-def _base_name(location: str) -> str:
-    """The last path element of a local path or a URI (its ``?query`` left out)."""
-    if "://" in location:
-        return posixpath.basename(urlsplit(location).path.rstrip("/"))
-    return os.path.basename(os.path.normpath(location))
-
-
 class LocalTieredStorageLayout:
     name = "LocalTieredStorage"
 
-    def _storage_dir(self, location: str, store: Store) -> str | None:
-        base = _base_name(location)
+    def _storage_dir(self, location: str) -> str | None:
+        base = base_name(location)
         if base == STORAGE_DIR:
             return location
         try:
-            names = dict(store.list_dir(location))
+            names = dict(list_dir(location))
         except InputError:
             return None
-        return store.join(location, STORAGE_DIR) if names.get(STORAGE_DIR) else None
+        return join(location, STORAGE_DIR) if names.get(STORAGE_DIR) else None
 
-    def is_root(self, location: str, store: Store = LOCAL) -> bool:
+    def is_root(self, location: str) -> bool:
         """A store's root or its kafka-tiered-storage dir, or a partition dir holding remote segment files
         (a name alone could be a local partition's: a topic may be called ``t-1-<22 characters>``)."""
-        if self._storage_dir(location, store) is not None:
+        if self._storage_dir(location) is not None:
             return True
         if not self.is_partition(location):
             return False
         try:
-            return any(parse_remote_segment_name(name) for name, _ in store.list_dir(location))
+            return any(parse_remote_segment_name(name) for name, _ in list_dir(location))
         except InputError:
             return False
 
     @staticmethod
     def is_partition(location: str) -> bool:
-        base = _base_name(location)
+        base = base_name(location)
         return parse_remote_partition_name(base) is not None
 
-    def read_partition(self, location: str, store: Store = LOCAL) -> RemotePartition:
-        base = _base_name(location)
+    def read_partition(self, location: str) -> RemotePartition:
+        base = base_name(location)
         parsed = parse_remote_partition_name(base)
         if parsed is None:
             raise InputError("not a remote partition directory (expected <topic>-<partition>-<topicId>)",
                              path=location)
-        names = [name for name, is_dir in store.list_dir(location) if not is_dir]
-        segments, others = group_segments(names, location, store)
+        names = [name for name, is_dir in list_dir(location) if not is_dir]
+        segments, others = group_segments(names, location)
         return RemotePartition(location, *parsed, segments=tuple(segments), other_files=tuple(others))
 
-    def partitions(self, location: str, store: Store = LOCAL) -> Iterator[RemotePartition]:
+    def partitions(self, location: str) -> Iterator[RemotePartition]:
         """Every remote partition under ``location`` (the store's root, its kafka-tiered-storage dir, or one
         partition's dir), sorted by topic, partition and topic id."""
         if self.is_partition(location):
-            yield self.read_partition(location, store)
+            yield self.read_partition(location)
             return
-        storage = self._storage_dir(location, store)
+        storage = self._storage_dir(location)
         if storage is None:
             raise InputError(f"not a {self.name} root (no {STORAGE_DIR}/ inside)", path=location)
-        dirs = [(parsed, name) for name, is_dir in store.list_dir(storage) if is_dir
+        dirs = [(parsed, name) for name, is_dir in list_dir(storage) if is_dir
                 and (parsed := parse_remote_partition_name(name)) is not None]
         for _, name in sorted(dirs):
-            yield self.read_partition(store.join(storage, name), store)
+            yield self.read_partition(join(storage, name))
 
 
 LOCAL_TIERED_STORAGE = LocalTieredStorageLayout()
@@ -204,26 +170,26 @@ LAYOUTS: tuple[RemoteLayout, ...] = (LOCAL_TIERED_STORAGE,)
 """The layouts kdump knows, tried in order; a new store's layout is appended here."""
 
 
-def layout_of(location: str, store: Store = LOCAL) -> RemoteLayout | None:
+def layout_of(location: str) -> RemoteLayout | None:
     """The layout whose root (or partition dir) ``location`` is, None when none claims it."""
-    return next((layout for layout in LAYOUTS if layout.is_root(location, store)), None)
+    return next((layout for layout in LAYOUTS if layout.is_root(location)), None)
 
 
-def remote_partitions(location: str, store: Store = LOCAL) -> Iterator[RemotePartition]:
-    layout = layout_of(location, store)
+def remote_partitions(location: str) -> Iterator[RemotePartition]:
+    layout = layout_of(location)
     if layout is None:
         raise InputError("not a remote store root kdump knows (" + ", ".join(x.name for x in LAYOUTS) + ")",
                          path=location)
-    yield from layout.partitions(location, store)
+    yield from layout.partitions(location)
 
 
-def remote_files(location: str, store: Store = LOCAL) -> list[str] | None:
+def remote_files(location: str) -> list[str] | None:
     """Every file of the remote store at ``location`` per partition in offset order (a segment's .log, .index,
     .timeindex, .txnindex, .snapshot, .leader_epoch_checkpoint), then other files; None if it is no store."""
-    if layout_of(location, store) is None:
+    if layout_of(location) is None:
         return None
     files: list[str] = []
-    for part in remote_partitions(location, store):
+    for part in remote_partitions(location):
         for seg in part.segments:
             files.extend(seg.paths() + seg.state_paths())
         files.extend(part.other_files)
@@ -238,11 +204,11 @@ def as_partition_dir(part: RemotePartition) -> PartitionDir:
                         part.other_files)
 
 
-def remote_partition_dirs(location: str, store: Store = LOCAL) -> list[PartitionDir] | None:
+def remote_partition_dirs(location: str) -> list[PartitionDir] | None:
     """``as_partition_dir`` of every partition of the remote store at ``location``; None if it is no store."""
-    if layout_of(location, store) is None:
+    if layout_of(location) is None:
         return None
-    return [as_partition_dir(p) for p in remote_partitions(location, store)]
+    return [as_partition_dir(p) for p in remote_partitions(location)]
 
 
 def walk_any(path: str) -> Iterator[PartitionDir]:

@@ -28,7 +28,7 @@ The rules (the ``kind`` of each ``Problem``) and the Kafka code they follow (4.3
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
@@ -56,11 +56,10 @@ from kdump.format.checkpoint import (
 )
 from kdump.format.snapshot import parse_producer_snapshot
 from kdump.log.batches import LogBatches
+from kdump.log.locations import open_any
 from kdump.log.logdir import PartitionDir, SegmentFiles, walk_partitions
-from kdump.log.remote_layout import LOCAL, RemotePartition, Store, remote_partitions
-from kdump.log.segment import ReadOnlyFile
+from kdump.log.remote_layout import RemotePartition, remote_partitions
 
-Opener = Callable[[str], ReadOnlyFile]
 ERROR, NOTE = "error", "note"
 
 
@@ -113,11 +112,11 @@ class TieredPartition:
         return any(p.severity == ERROR for p in self.problems)
 
 
-def read_extent(location: str, opener: Opener = ReadOnlyFile) -> LogExtent:
+def read_extent(location: str) -> LogExtent:
     first = last = bad = None
     epochs: list[tuple[int, int]] = []
     try:
-        with opener(location) as file:
+        with open_any(location) as file:
             size = file.size
             for batch in LogBatches(file):
                 if first is None:
@@ -132,8 +131,8 @@ def read_extent(location: str, opener: Opener = ReadOnlyFile) -> LogExtent:
     return LogExtent(first, last, size, tuple(epochs), bad)
 
 
-def _small(location: str, opener: Opener) -> bytes:
-    with opener(location) as file:
+def _small(location: str) -> bytes:
+    with open_any(location) as file:
         return file.read(0, file.size)
 
 
@@ -172,7 +171,7 @@ def _epoch_disagreement(meta: SegmentMetadata, checkpoint: Sequence[EpochEntry])
 
 
 def check_partition(topic: str, partition: int, meta: PartitionMetadata | None, remote: RemotePartition | None,
-                    local: PartitionDir | None, opener: Opener = ReadOnlyFile,
+                    local: PartitionDir | None,
                     states: dict[str, LogDirState] | None = None) -> TieredPartition:
     topic_id = meta.topic_id if meta else remote.topic_id if remote else _local_facts(local)[0]
     _, checkpoint = _local_facts(local)
@@ -200,7 +199,7 @@ def check_partition(topic: str, partition: int, meta: PartitionMetadata | None, 
             records[i].start_offset if i in records else files[i].base_offset, i)):
         rec, seg = records.get(seg_id), files.get(seg_id)
         present = seg is not None and seg.log is not None
-        extent = read_extent(seg.log, opener) if present and seg and seg.log else None
+        extent = read_extent(seg.log) if present and seg and seg.log else None
         start = rec.start_offset if rec else seg.base_offset if seg else 0
         out.remote.append(RemoteRow(start, rec.end_offset if rec else extent.last if extent else None, seg_id,
                                     rec.state if rec else None, present, extent.size if extent else None, seg))
@@ -230,7 +229,7 @@ def check_partition(topic: str, partition: int, meta: PartitionMetadata | None, 
             continue
         problems.extend(_mismatch(rec, extent, where))
         if seg is not None:
-            problems.extend(_segment_state_files(rec, seg, checkpoint, opener))
+            problems.extend(_segment_state_files(rec, seg, checkpoint))
         if checkpoint is not None:
             why = _epoch_disagreement(rec, checkpoint)
             if why:
@@ -265,15 +264,15 @@ def _mismatch(rec: SegmentMetadata, extent: LogExtent, where: str | None) -> Ite
                       where)
 
 
-def _segment_state_files(rec: SegmentMetadata, seg: SegmentFiles, checkpoint: Sequence[EpochEntry] | None,
-                         opener: Opener) -> Iterator[Problem]:
+def _segment_state_files(rec: SegmentMetadata, seg: SegmentFiles,
+                         checkpoint: Sequence[EpochEntry] | None) -> Iterator[Problem]:
     """A remote segment's own state files, as RemoteLogManager.copyLogSegment writes them (4.3.0): the producer
     snapshot taken at the segment's end (``.snapshot``: no producer's last offset after it) and the leader
     epoch cache cut at the segment's end (``.leader_epoch_checkpoint``: the partition's epochs up to it, which
     the local checkpoint holds alike unless its start was truncated since)."""
     if seg.snapshot is not None:
         try:
-            snapshot = parse_producer_snapshot(_small(seg.snapshot, opener))
+            snapshot = parse_producer_snapshot(_small(seg.snapshot))
         except KdumpError as err:
             yield Problem("remote-snapshot-unreadable", ERROR, rec.start_offset, f"remote segment {rec.segment_id}: "
                           f"its producer snapshot cannot be read: {err.reason}", seg.snapshot)
@@ -286,7 +285,7 @@ def _segment_state_files(rec: SegmentMetadata, seg: SegmentFiles, checkpoint: Se
     if seg.leader_epoch_checkpoint is None:
         return
     try:
-        entries = parse_leader_epoch_checkpoint(_small(seg.leader_epoch_checkpoint, opener),
+        entries = parse_leader_epoch_checkpoint(_small(seg.leader_epoch_checkpoint),
                                                 seg.leader_epoch_checkpoint).entries
     except KdumpError as err:
         yield Problem("remote-leader-epoch-mismatch", ERROR, rec.start_offset, f"remote segment {rec.segment_id}: "
@@ -355,8 +354,7 @@ def _local_side(out: TieredPartition, local: PartitionDir | None, readable: list
                                     f"nothing after the remote end {remote_end} is readable", local.path))
 
 
-def check_tiered(log_dirs: Iterable[str], remote_root: str, store: Store = LOCAL,
-                 opener: Opener = ReadOnlyFile) -> Iterator[TieredPartition]:
+def check_tiered(log_dirs: Iterable[str], remote_root: str) -> Iterator[TieredPartition]:
     """Every partition that has remote metadata or remote segments, sorted by topic and partition."""
     locals_: dict[tuple[str, int], PartitionDir] = {}
     meta_dirs: list[PartitionDir] = []
@@ -369,13 +367,12 @@ def check_tiered(log_dirs: Iterable[str], remote_root: str, store: Store = LOCAL
             else:
                 locals_[(pdir.topic, pdir.partition)] = pdir
     metadata = replay(sorted(meta_dirs, key=lambda p: p.partition)).partitions
-    remotes = {(r.topic, r.partition, r.topic_id): r for r in remote_partitions(remote_root, store)}
+    remotes = {(r.topic, r.partition, r.topic_id): r for r in remote_partitions(remote_root)}
     keys = sorted(set(metadata) | set(remotes))
     states: dict[str, LogDirState] = {}
     for topic, partition, topic_id in keys:
         yield check_partition(topic, partition, metadata.get((topic, partition, topic_id)),
-                              remotes.get((topic, partition, topic_id)), locals_.get((topic, partition)), opener,
-                              states)
+                              remotes.get((topic, partition, topic_id)), locals_.get((topic, partition)), states)
 
 
 def tiered_log_start(partition_path: str, start: int, first_base: int, remote_start: int | None) -> Finding | None:
@@ -389,9 +386,8 @@ def tiered_log_start(partition_path: str, start: int, first_base: int, remote_st
                    f"the local log starts at {first_base}", offset=start)
 
 
-def tiered_findings(log_dirs: Iterable[str], remote_root: str, store: Store = LOCAL,
-                    opener: Opener = ReadOnlyFile) -> list[Finding]:
+def tiered_findings(log_dirs: Iterable[str], remote_root: str) -> list[Finding]:
     """``check_tiered``'s problems as ``kdump verify`` findings (``verify --remote ROOT``)."""
     return [Finding(FINDING_ERROR if p.severity == ERROR else FINDING_NOTE, p.kind,
                     p.file or f"{part.topic}-{part.partition}", p.message, offset=p.offset)
-            for part in check_tiered(log_dirs, remote_root, store, opener) for p in part.problems]
+            for part in check_tiered(log_dirs, remote_root) for p in part.problems]

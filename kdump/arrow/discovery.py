@@ -1,30 +1,27 @@
 """Finding segments: log.dirs, partition dirs, ``.log`` files, globs and lists of them, local or remote.
 
-Files are listed through ``pyarrow.fs``, so s3://, gs:// and hdfs:// locations are found like local
-paths. A partition directory is known by its name (``<topic>-<partition>``); ``-delete``, ``-future``
-and ``-stray`` copies are skipped. The log dir above it may hold ``meta.properties``, whose
-``node.id`` (KRaft) or ``broker.id`` (ZooKeeper) names the broker the replica belongs to.
+Files are listed through ``kdump.log.locations`` (the os for local paths, ``pyarrow.fs`` for s3://, gs:// and
+hdfs:// locations), as every other reader of kdump lists them. A partition directory is known by its name
+(``<topic>-<partition>``); ``-delete``, ``-future`` and ``-stray`` copies are skipped. The log dir above it
+may hold ``meta.properties``, whose ``node.id`` (KRaft) or ``broker.id`` (ZooKeeper) names the broker the
+replica belongs to.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-import pyarrow.fs as pafs
-
 from kdump.arrow.tiers import merge_tiers, remote_segment_dir
 from kdump.errors import InputError
-from kdump.log.arrow_files import filesystem
 from kdump.log.files import parse_java_long
+from kdump.log.locations import absolute, glob, is_glob, is_uri, stat, walk_files
 from kdump.log.logdir import parse_partition_dir_name
 from kdump.log.state_files import read_log_dir_identity
 
 _SEGMENT_SUFFIXES = {"log", "index", "timeindex", "txnindex"}
-_GLOB_CHARS = set("*?[")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,21 +40,6 @@ class Segment:
     log_dir: str = ""                       # the directory above the partition directory
     broker: int | None = None               # meta.properties' node.id / broker.id there, when present
     history: str = ""                       # the partition dir whose history a remote segment continues (tiers.py)
-
-
-def _location(original: str, fs_path: str) -> str:
-    """A path inside the filesystem ``original`` was opened with, as a location a worker can re-open."""
-    if "://" not in original:
-        return fs_path
-    parts = urlsplit(original)
-    # Tasks re-open each file from its location, so every location keeps what the filesystem
-    # was opened with: the query (s3://b/k?endpoint_override=...&scheme=http) and credentials.
-    query = f"?{parts.query}" if parts.query else ""
-    if fs_path.startswith("/"):                   # hdfs://host:port/path, file:///path
-        return f"{parts.scheme}://{parts.netloc}{fs_path}{query}"
-    userinfo = parts.netloc.rpartition("@")[0]
-    at = f"{userinfo}@" if userinfo else ""
-    return f"{parts.scheme}://{at}{fs_path}{query}"   # s3://bucket/key, gs://bucket/key
 
 
 def _without_query(uri: str) -> str:
@@ -125,31 +107,32 @@ def broker_id(log_dir: str) -> int | None:
 
 
 def _expand(location: str) -> Iterator[tuple[str, int]]:
-    """(location, size) of every file at, below or matching ``location``."""
-    fs, path = filesystem(location)
-    if any(c in _GLOB_CHARS for c in path):
-        prefix = path
-        while any(c in _GLOB_CHARS for c in prefix):
-            prefix = posixpath.dirname(prefix)
-        depth = path.count("/")
-        matches = [info for info in fs.get_file_info(pafs.FileSelector(prefix or "/", recursive=True))
-                   if info.path.count("/") == depth and fnmatch.fnmatchcase(info.path, path)]
+    """(location, size) of every file at, below or matching ``location`` (kdump.log.locations)."""
+    if is_glob(location):
+        matches = glob(location)
         if not matches:
             raise InputError("no file or directory matches this pattern", path=location)
-        infos = matches
     else:
-        infos = fs.get_file_info([path])
-    for info in infos:
-        if info.type == pafs.FileType.NotFound:
+        matches = [location]
+    for match in matches:
+        found = stat(match)
+        if found is None:
             raise InputError("No such file or directory (NoSuchFileException)", path=location)
-        if info.type == pafs.FileType.Directory:
-            for child in fs.get_file_info(pafs.FileSelector(info.path, recursive=True)):
-                if child.type == pafs.FileType.File:
-                    yield _location(location, child.path), child.size
-        else:
-            yield _location(location, info.path), info.size
-            # A single .log named on its own still gets its indexes, for splitting and pruning.
-            stem = info.path.rsplit(".", 1)[0]
-            for sibling in fs.get_file_info([stem + ".index", stem + ".timeindex", stem + ".txnindex"]):
-                if sibling.type == pafs.FileType.File and sibling.path != info.path:
-                    yield _location(location, sibling.path), sibling.size
+        kind, size = found
+        if kind == "dir":
+            yield from walk_files(match)
+            continue
+        match = absolute(match)
+        yield match, size
+        # A single .log named on its own still gets its indexes, for splitting and pruning.
+        stem = match.rsplit(".", 1)[0] if not is_uri(match) else None
+        for suffix in (".index", ".timeindex", ".txnindex"):
+            sibling = stem + suffix if stem is not None else _sibling(match, suffix)
+            if sibling != match and (info := stat(sibling)) is not None and info[0] == "file":
+                yield sibling, info[1]
+
+
+def _sibling(uri: str, suffix: str) -> str:
+    """``uri``'s file with its last extension replaced by ``suffix`` (its ``?query`` kept)."""
+    parts = urlsplit(uri)
+    return parts._replace(path=parts.path.rsplit(".", 1)[0] + suffix).geturl()

@@ -15,6 +15,7 @@ import posixpath
 import pyarrow.fs as pafs
 
 from kdump.errors import InputError
+from kdump.log.locations import from_fs_path, glob_matches, glob_root
 from kdump.log.segment import FileChangedError, ReadOnlyFile
 
 
@@ -65,6 +66,38 @@ class ArrowStore:
         except (OSError, FileNotFoundError) as err:
             raise InputError(str(err), path=location) from None
         return sorted((posixpath.basename(i.path), i.type == pafs.FileType.Directory) for i in infos)
+
+    def stat(self, location: str) -> tuple[str, int] | None:
+        try:
+            fs, path = filesystem(location)
+            info = fs.get_file_info(path)
+        except (OSError, ValueError):
+            return None
+        if info.type == pafs.FileType.Directory:
+            return ("dir", 0)
+        return ("file", info.size) if info.type == pafs.FileType.File else None
+
+    def _below(self, location: str) -> list[pafs.FileInfo]:
+        fs, path = filesystem(location)
+        try:
+            return list(fs.get_file_info(pafs.FileSelector(path, recursive=True)))
+        except (OSError, FileNotFoundError) as err:
+            raise InputError(str(err), path=location) from None
+
+    def walk_files(self, location: str) -> list[tuple[str, int]]:
+        """(location, size) of every file below ``location`` (``locations.from_fs_path``: each keeps what
+        ``location`` was opened with)."""
+        return sorted((from_fs_path(location, i.path), i.size) for i in self._below(location)
+                      if i.type == pafs.FileType.File)
+
+    def glob(self, pattern: str) -> list[str]:
+        fs, path = filesystem(pattern)
+        root = glob_root(path)
+        try:
+            below = fs.get_file_info(pafs.FileSelector(root, recursive=True))
+        except (OSError, FileNotFoundError) as err:
+            raise InputError(str(err), path=pattern) from None
+        return sorted(from_fs_path(pattern, i.path) for i in below if glob_matches(i.path, path))
 
     def kind(self, location: str) -> str | None:
         """"dir", "file", or None where nothing is (or it cannot be asked)."""

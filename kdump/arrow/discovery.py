@@ -14,11 +14,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from kdump.arrow.tiers import merge_tiers, remote_segment_dir
+from kdump.arrow.tiers import merge_tiers
 from kdump.errors import InputError
-from kdump.log.files import parse_java_long
+from kdump.log.files import parse_segment_file_name
 from kdump.log.locations import absolute, glob, is_glob, is_uri, stat, walk_files
-from kdump.log.logdir import parse_partition_dir_name
+from kdump.log.logdir import SegmentFiles, parse_partition_dir_name
+from kdump.log.remote_layout import parse_remote_partition_name, parse_remote_segment_name
 from kdump.log.state_files import read_log_dir_identity
 
 _SEGMENT_SUFFIXES = {"log", "index", "timeindex", "txnindex"}
@@ -26,20 +27,43 @@ _SEGMENT_SUFFIXES = {"log", "index", "timeindex", "txnindex"}
 
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """One ``.log`` file and what planning learned about it. Paths are URIs or absolute local paths."""
+    """One segment of a partition where discovery found it: its files (kdump's one segment type,
+    ``kdump.log.logdir.SegmentFiles``, local or remote), the partition and log dir it belongs to, and what
+    planning learned about it. Paths are URIs or absolute local paths."""
 
     topic: str
     partition: int
-    base_offset: int
-    log: str
-    size: int
-    index: str | None = None
-    time_index: str | None = None
+    files: SegmentFiles                     # its .log is always there
+    size: int                               # of the .log
     next_base_offset: int | None = None     # the next segment's base: an exclusive offset bound
-    txn_index: str | None = None
     log_dir: str = ""                       # the directory above the partition directory
     broker: int | None = None               # meta.properties' node.id / broker.id there, when present
     history: str = ""                       # the partition dir whose history a remote segment continues (tiers.py)
+
+    @property
+    def base_offset(self) -> int:
+        return self.files.base_offset
+
+    @property
+    def log(self) -> str:
+        assert self.files.log is not None
+        return self.files.log
+
+    @property
+    def index(self) -> str | None:
+        return self.files.index
+
+    @property
+    def time_index(self) -> str | None:
+        return self.files.time_index
+
+    @property
+    def txn_index(self) -> str | None:
+        return self.files.txn_index
+
+    @property
+    def remote(self) -> bool:
+        return self.files.remote
 
 
 def _without_query(uri: str) -> str:
@@ -58,21 +82,26 @@ def shown_location(uri: str) -> str:
 
 def find_segments(locations: Iterable[str]) -> list[Segment]:
     """Every segment under the given log.dirs, partition dirs, .log files or globs of them."""
+    # (partition dir, topic, partition) -> base offset -> {suffix: (location, size)}, and the remote ids
     groups: dict[tuple[str, str, int], dict[int, dict[str, tuple[str, int]]]] = {}
+    remote_ids: dict[tuple[str, int], str] = {}
     for location in locations:
         for uri, size in _expand(location):
             parent, name = posixpath.split(_without_query(uri).rstrip("/"))
-            base_text, _, suffix = name.partition(".")
-            base = parse_java_long(base_text) if len(base_text) == 20 else None
-            remote = remote_segment_dir(name, parent)   # tiered storage: a remote store's segment
-            base = remote[2] if remote is not None else base
-            if base is None or suffix not in _SEGMENT_SUFFIXES:
+            local = parse_segment_file_name(name)
+            remote = parse_remote_segment_name(name) if local is None else None   # tiered storage's store
+            remote_dir = parse_remote_partition_name(posixpath.basename(parent)) if remote is not None else None
+            if local is not None and not local[2] and local[1] in _SEGMENT_SUFFIXES:
+                base, suffix = local[0], local[1]
+                parsed = parse_partition_dir_name(posixpath.basename(parent))
+                if parsed is not None and parsed[2] is not None:
+                    continue                      # -delete/-future/-stray copies: not the live log
+                topic, partition = (parsed[0], parsed[1]) if parsed else ("", -1)
+            elif remote is not None and remote_dir is not None and remote[2] in _SEGMENT_SUFFIXES:
+                (base, segment_id, suffix), (topic, partition) = remote, remote_dir[:2]
+                remote_ids[(parent, base)] = segment_id
+            else:
                 continue
-            parsed = (remote[0], remote[1], None) if remote is not None \
-                else parse_partition_dir_name(posixpath.basename(parent))
-            if parsed is not None and parsed[2] is not None:
-                continue                          # -delete/-future/-stray copies: not the live log
-            topic, partition = (parsed[0], parsed[1]) if parsed else ("", -1)
             groups.setdefault((parent, topic, partition), {}).setdefault(base, {})[suffix] = (uri, size)
     segments = []
     brokers: dict[str, int | None] = {}
@@ -84,10 +113,10 @@ def find_segments(locations: Iterable[str]) -> list[Segment]:
             log, size = files["log"]
             if log_dir not in brokers:
                 brokers[log_dir] = broker_id(log_dir + log[len(_without_query(log)):])
-            segments.append(Segment(topic, partition, base, log, size,
-                                    files.get("index", (None, 0))[0], files.get("timeindex", (None, 0))[0],
-                                    bases[i + 1] if i + 1 < len(bases) else None,
-                                    files.get("txnindex", (None, 0))[0], log_dir, brokers[log_dir]))
+            found = SegmentFiles(base, log, files.get("index", (None, 0))[0], files.get("timeindex", (None, 0))[0],
+                                 files.get("txnindex", (None, 0))[0], remote_id=remote_ids.get((parent, base)))
+            segments.append(Segment(topic, partition, found, size, bases[i + 1] if i + 1 < len(bases) else None,
+                                    log_dir, brokers[log_dir]))
     return merge_tiers(segments)
 
 

@@ -15,23 +15,8 @@ from dataclasses import replace
 from itertools import groupby
 from typing import TYPE_CHECKING
 
-from kdump.log.remote_layout import parse_remote_partition_name, parse_remote_segment_name
-
 if TYPE_CHECKING:
     from kdump.arrow.discovery import Segment
-
-
-def remote_segment_dir(name: str, parent: str) -> tuple[str, int, int] | None:
-    """(topic, partition, start offset) when ``name`` in ``parent`` is a remote segment's file."""
-    segment = parse_remote_segment_name(name)
-    partition = parse_remote_partition_name(posixpath.basename(parent)) if segment is not None else None
-    if segment is None or partition is None:
-        return None
-    return partition[0], partition[1], segment[0]
-
-
-def _is_remote(segment: Segment) -> bool:
-    return parse_remote_segment_name(posixpath.basename(segment.log.split("?", 1)[0])) is not None
 
 
 def merge_tiers(segments: list[Segment]) -> list[Segment]:
@@ -39,14 +24,14 @@ def merge_tiers(segments: list[Segment]) -> list[Segment]:
     out: list[Segment] = []
     for _, group in groupby(segments, key=lambda s: (s.topic, s.partition)):
         items = list(group)
-        remote = [s for s in items if _is_remote(s)]
-        local_dirs = {posixpath.dirname(s.log) for s in items if not _is_remote(s)}
+        remote = [s for s in items if s.remote]
+        local_dirs = {posixpath.dirname(s.log) for s in items if not s.remote}
         if not remote or len(local_dirs) != 1:
-            out.extend(remote + [s for s in items if not _is_remote(s)])   # replicas of several brokers: as listed
+            out.extend(remote + [s for s in items if not s.remote])   # replicas of several brokers: as listed
             continue
         history = local_dirs.pop()
         starts = {s.base_offset for s in remote}
-        local = [s for s in items if not _is_remote(s) and s.base_offset not in starts]
+        local = [s for s in items if not s.remote and s.base_offset not in starts]
         remote.sort(key=lambda s: s.base_offset)
         following = [s.base_offset for s in remote[1:]] + [local[0].base_offset if local else None]
         out.extend(replace(s, next_base_offset=nxt, history=history) for s, nxt in zip(remote, following, strict=True))

@@ -25,6 +25,7 @@ from kdump.arrow import reading as reading_module  # noqa: E402
 from kdump.arrow.planning import Segment, Split  # noqa: E402
 from kdump.arrow.reading import ReadOptions, read_split  # noqa: E402
 from kdump.format.codecs import Codec  # noqa: E402
+from kdump.log.logdir import SegmentFiles  # noqa: E402
 
 blobs = st.one_of(st.none(), st.binary(max_size=40))
 header_lists = st.lists(st.tuples(st.text(max_size=8), st.one_of(st.none(), st.binary(max_size=12))), max_size=3)
@@ -54,7 +55,7 @@ def kafka_python_batch(records: list, codec: Codec, base_offset: int) -> bytes:
 
 def read_file(path: Path, **options) -> list[dict]:  # type: ignore[no-untyped-def]
     size = path.stat().st_size
-    split = Split(Segment("t", 0, 0, str(path), size), 0, size, 0, None)
+    split = Split(Segment("t", 0, SegmentFiles(0, str(path)), size), 0, size, 0, None)
     return [row for b in read_split(split, options=ReadOptions(**options)) for row in b.to_pylist()]
 
 
@@ -127,7 +128,7 @@ def test_arrow_batches_are_cut_by_bytes_as_well_as_rows(tmp_path: Path, column_b
     path = tmp_path / "00000000000000000000.log"
     path.write_bytes(b"".join(kafka_python_batch([(None, bytes(300), [])] * 2, Codec.NONE, 2 * i) for i in range(5)))
     size = path.stat().st_size
-    split = Split(Segment("t", 0, 0, str(path), size), 0, size, 0, None)
+    split = Split(Segment("t", 0, SegmentFiles(0, str(path)), size), 0, size, 0, None)
     assert [b.num_rows for b in read_split(split)] == [4, 4, 2]
 
 

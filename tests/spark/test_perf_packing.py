@@ -12,11 +12,12 @@ pytest.importorskip("pyspark", reason="pyspark not installed: pip install 'kdump
 from logbuild import as_tuples, reference_rows
 
 from kdump.arrow.planning import Segment, Split, pack, plan
+from kdump.log.logdir import SegmentFiles
 from kdump.spark.datasource import KafkaLogDataSource
 
 
 def splits_of(*sizes: int) -> list[Split]:
-    segment = Segment("t", 0, 0, "/x/00000000000000000000.log", sum(sizes))
+    segment = Segment("t", 0, SegmentFiles(0, "/x/00000000000000000000.log"), sum(sizes))
     out, start = [], 0
     for size in sizes:
         out.append(Split(segment, start, start + size, 0, None))

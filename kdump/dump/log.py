@@ -18,7 +18,7 @@ from kdump.log.batches import PROBE_WINDOW_BYTES, WINDOW_BYTES, LogBatches
 from kdump.log.files import (
     base_offset_of,
     java_absolute_path,
-    parse_java_long,
+    parse_kraft_snapshot_name,
     split_temp_suffix,
 )
 from kdump.log.segment import MAX_SEGMENT_BYTES, ReadOnlyFile
@@ -42,10 +42,10 @@ def log_header(path: str, run: DumpRun) -> tuple[str, dict[str, object]]:
     if name.endswith(".checkpoint"):
         if name == "bootstrap.checkpoint":
             return "KRaft bootstrap snapshot", {"bootstrapSnapshot": True}
-        end_offset = parse_java_long(name[0:20]) if len(name) >= 31 else None
-        epoch = parse_java_long(name[21:31]) if len(name) >= 31 else None
-        if end_offset is None or epoch is None:
+        parsed = parse_kraft_snapshot_name(name)
+        if parsed is None:
             raise InputError("a KRaft snapshot must be named <20-digit end offset>-<10-digit epoch>.checkpoint")
+        end_offset, epoch = parsed
         return (f"Snapshot end offset: {end_offset}, epoch: {epoch}",
                 {"snapshotEndOffset": end_offset, "epoch": epoch})
     base = base_offset_of(path)

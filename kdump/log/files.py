@@ -123,6 +123,15 @@ def parse_segment_file_name(name: str) -> tuple[int, str, str] | None:
     return int(match.group("base")), match.group("suffix"), match.group("extra") or ""
 
 
+def parse_kraft_snapshot_name(name: str) -> tuple[int, int] | None:
+    """(end offset, epoch) of a KRaft snapshot file, ``<20-digit end offset>-<10-digit epoch>.checkpoint``
+    (raft Snapshots.java), or None."""
+    if len(name) < 31 or not name.endswith(".checkpoint"):
+        return None
+    end_offset, epoch = parse_java_long(name[0:20]), parse_java_long(name[21:31])
+    return None if end_offset is None or epoch is None else (end_offset, epoch)
+
+
 def segment_file_name(base_offset: int, suffix: str) -> str:
     """``00000000000000000042.log`` and friends: 20-digit zero-padded base offset."""
     return f"{base_offset:020d}{suffix}"

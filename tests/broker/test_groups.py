@@ -153,3 +153,13 @@ def test_cli_without_coordinator_partitions_is_a_usage_error(tmp_path: Path) -> 
     result = run_kdump("groups", str(tmp_path))
     assert result.exit_code == 2
     assert result.stderr.startswith("Error: ")
+
+
+def test_readme_and_docs_show_what_kdump_groups_prints() -> None:
+    root = FIXTURES.parents[1]
+    command = "kdump groups fixtures/real-groups/4.4.0/logs --group kdump-eos"
+    result = run_kdump("groups", str(FIXTURES / "4.4.0" / "logs"), "--group", "kdump-eos")
+    assert result.exit_code == 0
+    shown = f"$ {command}\n{result.stdout}"
+    for doc in ("README.md", "docs/groups.md"):
+        assert shown in (root / doc).read_text(), doc

@@ -163,3 +163,19 @@ def test_readme_and_docs_show_what_kdump_groups_prints() -> None:
     shown = f"$ {command}\n{result.stdout}"
     for doc in ("README.md", "docs/groups.md"):
         assert shown in (root / doc).read_text(), doc
+
+
+def test_gen_writes_offset_commits_that_replay_to_the_last_commit_of_each_key(tmp_path: Path) -> None:
+    """``kdump gen`` with a topic named __consumer_offsets: commit ``n`` is of key ``n % keys`` at offset
+    ``n // keys + 1`` (kdump.gen.generator._OffsetCommits), so each key's last commit is known in advance."""
+    records, keys = 50, 6
+    result = run_kdump("gen", str(tmp_path / "logs"), "--topics", "data,__consumer_offsets", "--partitions",
+                       "data=2,__consumer_offsets=1", "--records", str(records), "--group-keys", str(keys))
+    assert result.exit_code == 0, result.stderr
+    report = analyze_groups([str(tmp_path / "logs")], GroupsOptions())
+    expected = {}
+    for n in range(records):
+        k = n % keys
+        expected[(f"group-{k // 2}", "data", k % 2)] = n // keys + 1
+    assert {(o.group, o.topic, o.partition): o.committed_offset for o in report.offsets} == expected
+    assert all(o.commit is not None and o.commit.leader_epoch == 0 for o in report.offsets)

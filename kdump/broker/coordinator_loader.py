@@ -13,7 +13,7 @@ One record at a time: nothing here holds more than one batch.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from kdump.broker.batch_applier import control_record
@@ -111,4 +111,33 @@ def decode(registry: dict[int, tables.KeyValue], record: CoordinatorRecord
     return record_type, key, read_message(value_schema, Reader(record.value, 2), version)
 
 
-__all__ = ["NO_PRODUCER_ID", "CoordinatorRecord", "EndTransactionMarker", "LoadedRecord", "decode", "load_records"]
+class CoordinatorShard:
+    """The replay loop both coordinators' shards share: each data record decoded by the shard's ``registry``
+    and handed to ``apply``, each end-transaction marker to ``end_transaction``. A record the serde cannot
+    read fails the broker's load there; kdump names it in ``problems`` and goes on with the next record."""
+
+    registry: dict[int, tables.KeyValue]
+    problems: list[str]
+
+    def replay_all(self, records: Iterable[LoadedRecord], where: str) -> None:
+        for record in records:
+            if isinstance(record, EndTransactionMarker):
+                self.end_transaction(record.producer_id, record.committed)
+                continue
+            try:
+                decoded = decode(self.registry, record)
+            except (FormatError, ValueError, IndexError, UnicodeError) as err:
+                self.problems.append(f"{where}: offset {record.offset}: a record the coordinator cannot read ({err})")
+                continue
+            if decoded is not None:
+                self.apply(record, *decoded)
+
+    def apply(self, record: CoordinatorRecord, record_type: int, key: MessageData, value: MessageData | None) -> None:
+        raise NotImplementedError
+
+    def end_transaction(self, producer_id: int, committed: bool) -> None:
+        """A coordinator without transactional records ignores the markers."""
+
+
+__all__ = ["NO_PRODUCER_ID", "CoordinatorRecord", "CoordinatorShard", "EndTransactionMarker", "LoadedRecord",
+           "decode", "load_records"]

@@ -13,10 +13,9 @@ topics) and when a classic group became empty (ClassicGroup.currentStateTimestam
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kdump.broker.coordinator_loader import CoordinatorRecord, EndTransactionMarker, LoadedRecord, decode
+from kdump.broker.coordinator_loader import CoordinatorRecord, CoordinatorShard
 from kdump.broker.offset_metadata_manager import OffsetMetadataManager, field_or
 from kdump.errors import FormatError
 from kdump.format.messages import tables
@@ -51,7 +50,7 @@ class GroupState:
 
 
 @dataclass
-class GroupCoordinatorShard:
+class GroupCoordinatorShard(CoordinatorShard):
     release: tuple[int, int]
     offsets: OffsetMetadataManager = field(default_factory=OffsetMetadataManager)
     groups: dict[str, GroupState] = field(default_factory=dict)
@@ -60,23 +59,10 @@ class GroupCoordinatorShard:
     def __post_init__(self) -> None:
         self.registry = tables.group_coordinator(self.release)
 
-    def replay_all(self, records: Iterable[LoadedRecord], where: str) -> None:
-        for record in records:
-            if isinstance(record, EndTransactionMarker):
-                self.offsets.replay_end_transaction_marker(record.producer_id, record.committed)
-            else:
-                self.replay(record, where)
+    def end_transaction(self, producer_id: int, committed: bool) -> None:
+        self.offsets.replay_end_transaction_marker(producer_id, committed)
 
-    def replay(self, record: CoordinatorRecord, where: str) -> None:
-        try:
-            decoded = decode(self.registry, record)
-        except (FormatError, ValueError, IndexError, UnicodeError) as err:
-            # The coordinator fails the load there; kdump says so and goes on with the next record.
-            self.problems.append(f"{where}: offset {record.offset}: a record the coordinator cannot read ({err})")
-            return
-        if decoded is None:
-            return
-        record_type, key, value = decoded
+    def apply(self, record: CoordinatorRecord, record_type: int, key: MessageData, value: MessageData | None) -> None:
         if record_type in (0, 1):
             self.offsets.replay(record.offset, record.producer_id, key, value)
         elif record_type in GROUP_METADATA_TYPES:

@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kdump.broker.coordinator_loader import CoordinatorRecord, LoadedRecord, decode
-from kdump.errors import FormatError
+from kdump.broker.coordinator_loader import CoordinatorRecord, CoordinatorShard
 from kdump.format.messages import tables
-from kdump.format.messages.protocol import Uuid
+from kdump.format.messages.protocol import MessageData, Uuid
 
 ShareKey = tuple[str, str, int]     # group, topic id, partition
 # RecordState ids persisted in a state batch (Kafka 4.4.0 server-common/.../share/persister/... and
@@ -77,7 +76,7 @@ def _minus(batch: StateBatch, others: tuple[StateBatch, ...]) -> list[StateBatch
 
 
 @dataclass
-class ShareCoordinatorShard:
+class ShareCoordinatorShard(CoordinatorShard):
     release: tuple[int, int]
     states: dict[ShareKey, SharePartitionState] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
@@ -85,20 +84,7 @@ class ShareCoordinatorShard:
     def __post_init__(self) -> None:
         self.registry = tables.share_state(self.release)
 
-    def replay_all(self, records: Iterable[LoadedRecord], where: str) -> None:
-        for record in records:
-            if isinstance(record, CoordinatorRecord):
-                self.replay(record, where)
-
-    def replay(self, record: CoordinatorRecord, where: str) -> None:
-        try:
-            decoded = decode(self.registry, record)
-        except (FormatError, ValueError, IndexError, UnicodeError) as err:
-            self.problems.append(f"{where}: offset {record.offset}: a record the coordinator cannot read ({err})")
-            return
-        if decoded is None:
-            return
-        record_type, key, value = decoded
+    def apply(self, record: CoordinatorRecord, record_type: int, key: MessageData, value: MessageData | None) -> None:
         topic_id = key["TopicId"]
         where_key: ShareKey = (key["GroupId"], str(topic_id) if isinstance(topic_id, Uuid) else topic_id,
                                key["Partition"])

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 from broker import _JVM_FLAGS, HERE, _die_with_parent, driver_classes, jvm_temp_flags
-from cluster import CLUSTER_RELEASES, Cluster, high_watermark
+from cluster import CLUSTER_DRIVER, CLUSTER_RELEASES, Cluster, high_watermark
 from real_jars import kafka_lib
 
 from kdump_testing import run_kdump
@@ -58,7 +58,7 @@ class Groups:
 
 
 def client(cluster: Cluster, *commands: tuple[object, ...], timeout: float = 120) -> list[str]:
-    classes = driver_classes(cluster.lib, source=CLIENT)
+    classes = driver_classes(cluster.lib, source=(CLIENT, CLUSTER_DRIVER))
     args: list[str] = []
     for command in commands:
         args += [";", *(str(a) for a in command)] if args else [str(a) for a in command]

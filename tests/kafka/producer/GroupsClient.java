@@ -2,6 +2,7 @@
 // consumers report where they really start (or the exception they raise).
 //
 //   java -cp "CLASSES:LIB/*" GroupsClient BOOTSTRAP COMMAND ARGS [; COMMAND ARGS ...]
+// Compiled together with ClusterDriver.java, whose client settings (common) it shares.
 //
 //   consume GROUP PROTOCOL TOPIC COUNT   read COUNT records (earliest), commitSync the next offset with the
 //                                        leader epoch of the last record read: "committed G T P OFFSET EPOCH"
@@ -26,18 +27,9 @@ import org.apache.kafka.common.serialization.*;
 public class GroupsClient {
     static final long WAIT_MS = 30_000;
 
-    static Properties common(String bootstrap) {
-        Properties p = new Properties();
-        p.put("bootstrap.servers", bootstrap);
-        p.put("request.timeout.ms", "10000");
-        p.put("default.api.timeout.ms", "20000");
-        p.put("metadata.max.age.ms", "1000");
-        return p;
-    }
-
     static KafkaConsumer<String, String> consumer(String bootstrap, String group, String protocol, String reset,
                                                   String isolation) {
-        Properties p = common(bootstrap);
+        Properties p = ClusterDriver.common(bootstrap);
         p.put("group.id", group);
         p.put("group.protocol", protocol);
         p.put("key.deserializer", StringDeserializer.class.getName());
@@ -73,14 +65,14 @@ public class GroupsClient {
             case "eos" -> eos(bootstrap, a[1], a[2], a[3]);
             case "delete" -> {
                 TopicPartition tp = new TopicPartition(a[1], Integer.parseInt(a[2]));
-                try (Admin admin = Admin.create(common(bootstrap))) {
+                try (Admin admin = Admin.create(ClusterDriver.common(bootstrap))) {
                     long low = admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(Long.parseLong(a[3]))))
                         .lowWatermarks().get(tp).get().lowWatermark();
                     System.out.println("deleted " + a[1] + " " + a[2] + " " + low);
                 }
             }
             case "list" -> {
-                try (Admin admin = Admin.create(common(bootstrap))) {
+                try (Admin admin = Admin.create(ClusterDriver.common(bootstrap))) {
                     Map<TopicPartition, OffsetAndMetadata> offsets =
                         admin.listConsumerGroupOffsets(a[1]).partitionsToOffsetAndMetadata().get();
                     for (Map.Entry<TopicPartition, OffsetAndMetadata> e : new TreeMap<>(offsets.entrySet().stream()
@@ -117,7 +109,7 @@ public class GroupsClient {
     }
 
     static void eos(String bootstrap, String group, String in, String out) throws Exception {
-        Properties p = common(bootstrap);
+        Properties p = ClusterDriver.common(bootstrap);
         p.put("key.serializer", StringSerializer.class.getName());
         p.put("value.serializer", StringSerializer.class.getName());
         p.put("transactional.id", group + "-txn");

@@ -23,6 +23,7 @@ Kafka 4.4.0 clients/src/main/java/org/apache/kafka/clients/consumer/internals/ (
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kdump.broker.restart import PartitionAfterRestart
@@ -111,12 +112,20 @@ def fate(after: PartitionAfterRestart, committed: int | None, leader_epoch: int 
     return Fate(policy, kind, position, None, *_counts(committed, consumed_end, position))
 
 
-def share_fate(after: PartitionAfterRestart, start_offset: int, isolation: str = "read_uncommitted") -> Fate:
-    """A share-partition's start (SharePartition.maybeInitialize in Kafka 4.4.0 core/src/main/java/kafka/server/
-    share/SharePartition.java): it resumes at its persisted start offset; one below the log start moves to the
-    log start (the records between were deleted: skipped)."""
+def share_fate(after: PartitionAfterRestart, start_offset: int, done: Sequence[tuple[int, int]] = ()) -> Fate:
+    """Where a share-partition delivers from (Kafka 4.4.0 core/src/main/java/kafka/server/share/SharePartition.java
+    ``maybeInitialize``: its start offset and the persisted state batches; records in a terminal state,
+    ACKNOWLEDGED or ARCHIVED, are not delivered again): the first offset at or above the start offset (the log
+    start if that lies above) that no terminal batch covers. ``done`` are those batches' [first, last] offsets.
+    Checked against a real 4.4.0 share consumer (tests/kafka/test_real_groups_cluster.py): with offsets 0..9
+    acknowledged and the persisted start offset still 0, a new share consumer is first given offset 10. The
+    records between the start offset and the log start are counted as skipped."""
     next_offset = max(start_offset, after.log_start_offset)
-    return Fate("share", "share-start", next_offset, None, skipped=next_offset - start_offset)
+    for first, last in sorted(done):
+        if first <= next_offset <= last:
+            next_offset = last + 1
+    skipped = max(0, after.log_start_offset - start_offset)
+    return Fate("share", "share-start", next_offset, None, skipped=skipped)
 
 
 __all__ = ["ISOLATIONS", "POLICIES", "Fate", "end_offset", "fate", "share_fate"]

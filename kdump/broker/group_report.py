@@ -88,6 +88,8 @@ class GroupOffset:
 
     @property
     def at_risk(self) -> bool:
+        """The consumers would skip, re-read, fail or have lost consumed records (a share group's terminal
+        records are not re-read: its start is where delivery resumes)."""
         return self.fate is not None and self.transaction in (None, "committed") and not self.fate.resumes
 
 
@@ -229,7 +231,7 @@ def _decide(offset: GroupOffset, options: GroupsOptions) -> None:
     if after is None or offset.transaction in ("aborted", "open"):
         return
     if offset.share is not None:
-        offset.fate = share_fate(after, offset.share.start_offset, options.isolation)
+        offset.fate = share_fate(after, offset.share.start_offset, offset.share.delivered())
         return
     assert offset.commit is not None
     expired = options.now is not None and offset.expires_at is not None and options.now >= offset.expires_at

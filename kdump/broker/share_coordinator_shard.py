@@ -20,7 +20,7 @@ from kdump.format.messages.protocol import MessageData, Uuid
 ShareKey = tuple[str, str, int]     # group, topic id, partition
 # RecordState ids persisted in a state batch (Kafka 4.4.0 server-common/.../share/persister/... and
 # core/src/main/java/kafka/server/share/SharePartition.java RecordState): AVAILABLE 0, ACKNOWLEDGED 2, ARCHIVED 4.
-AVAILABLE = 0
+AVAILABLE, ACKNOWLEDGED, ARCHIVED = 0, 2, 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +37,11 @@ class SharePartitionState:
     leader_epoch: int
     batches: tuple[StateBatch, ...] = ()
     record_offset: int = 0
+
+    def delivered(self) -> list[tuple[int, int]]:
+        """The [first, last] offsets of the batches in a terminal state (ACKNOWLEDGED, ARCHIVED): never delivered
+        again."""
+        return [(b.first_offset, b.last_offset) for b in self.batches if b.delivery_state in (ACKNOWLEDGED, ARCHIVED)]
 
     def available_in_flight(self) -> int:
         """Records at or above the start offset that the share-partition will deliver again (AVAILABLE)."""

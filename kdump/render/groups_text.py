@@ -29,8 +29,8 @@ RULES = {
                           "auto.offset.reset; none raises OffsetOutOfRangeException (FetchCollector)",
     "expired": "offsets.retention.minutes removed the commit (OffsetMetadataManager.cleanupExpiredOffsets): "
                "auto.offset.reset applies; none raises NoOffsetForPartitionException (SubscriptionState)",
-    "share-start": "a share group resumes at its share-partition start offset, the log start if that lies below "
-                   "(SharePartition.maybeInitialize)",
+    "share-start": "a share group resumes at the first record at or above its share-partition start offset (the "
+                   "log start if above) not acknowledged or archived (SharePartition.maybeInitialize)",
 }
 
 

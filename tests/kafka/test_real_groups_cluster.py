@@ -11,8 +11,9 @@ earliest, latest and none, reporting the first record it receives, its position(
 read, or the exception it raises. kdump, reading the copy, must list the same commits and forecast the same
 starts. Expected values come from the brokers and the consumers, never from kdump.
 
-Share groups are not played here (their records are checked on the real 4.3.0/4.4.0 fixtures,
-tests/broker/test_groups.py); nor is offset expiry (it needs the broker's clock to pass a retention).
+On 4.4.0 a share group (KIP-932) accepts the first 10 records and releases the others: kdump's share-partition
+start offset must equal Admin.listShareGroupOffsets', and its forecast the first record a new share consumer
+is given. Offset expiry is not played (it needs the broker's clock to pass a retention).
 Needs java and mvn (skipped with the reason otherwise; failed under CI=true).
 """
 
@@ -36,6 +37,7 @@ from kdump_testing import run_kdump
 pytestmark = pytest.mark.kafka
 
 CLIENT = HERE / "producer" / "GroupsClient.java"
+SHARE_CLIENT = HERE / "producer" / "GroupsShareClient.java"     # KIP-932's client API: 4.x jars only
 POLICIES = ("earliest", "latest", "none")
 RECORDS = 20
 TRUNC_KEPT, TRUNC_ACKS1, TRUNC_LATER = 10, 7, 3
@@ -44,6 +46,11 @@ DELETE_BEFORE = 15
 # no group's commit.
 REPLICATED = {"offsets.topic.replication.factor": "3", "transaction.state.log.replication.factor": "3",
               "transaction.state.log.min.isr": "1"}
+# The share coordinator's state topic likewise, on one partition (ShareCoordinatorConfig's defaults: 50
+# partitions, min ISR 2).
+SHARE_STATE = {"share.coordinator.state.topic.num.partitions": "1",
+               "share.coordinator.state.topic.replication.factor": "3", "share.coordinator.state.topic.min.isr": "1"}
+SHARE_ACCEPTED = 10
 
 
 @dataclass
@@ -54,11 +61,19 @@ class Groups:
     eos: dict[str, int] = field(default_factory=dict)
     starts: dict[tuple[str, str], tuple[str, int | str]] = field(default_factory=dict)   # (group, policy)
     protocols: dict[str, str] = field(default_factory=dict)
+    share_listed: dict[tuple[str, str, int], int] = field(default_factory=dict)   # listShareGroupOffsets
+    share_start: tuple[int, int] | None = None     # (partition, first offset) of the restarted share consumer
     topics: dict[str, str] = field(default_factory=dict)
 
 
+def kip932(release: str) -> bool:
+    """Share groups on by default (share.version 1 from 4.1, Feature.latestProduction)."""
+    return tuple(int(x) for x in release.split(".")[:2]) >= (4, 1)
+
+
 def client(cluster: Cluster, *commands: tuple[object, ...], timeout: float = 120) -> list[str]:
-    classes = driver_classes(cluster.lib, source=(CLIENT, CLUSTER_DRIVER))
+    sources = (CLIENT, CLUSTER_DRIVER, *([SHARE_CLIENT] if kip932(cluster.release) else []))
+    classes = driver_classes(cluster.lib, source=sources)
     args: list[str] = []
     for command in commands:
         args += [";", *(str(a) for a in command)] if args else [str(a) for a in command]
@@ -76,10 +91,11 @@ def play(c: Cluster, work: Path) -> Groups:
     out.protocols = {"g-classic": "classic", "g-eos": "classic", "g-deleted": "classic", "g-trunc": "classic",
                      **({"g-consumer": "consumer"} if kip848 else {})}
     out.topics = {"g-classic": "gc", "g-consumer": "gk", "g-eos": "ge-in", "g-deleted": "gd", "g-trunc": "gt"}
-    for topic in ("gc", "ge-in", "ge-out", "gd", *(["gk"] if kip848 else [])):
+    share = kip932(c.release)
+    for topic in ("gc", "ge-in", "ge-out", "gd", *(["gk"] if kip848 else []), *(["gs"] if share else [])):
         c.create_topic(topic, [(1, 2, 3)])
     c.create_topic("gt", [(1, 2)])
-    for topic in ("gc", "ge-in", "gd", *(["gk"] if kip848 else [])):
+    for topic in ("gc", "ge-in", "gd", *(["gk"] if kip848 else []), *(["gs"] if share else [])):
         c.produce(topic, 0, RECORDS, "all", "r")
     c.produce("gt", 0, TRUNC_KEPT, "all", "in-sync")
     commands: list[tuple[object, ...]] = [
@@ -87,6 +103,8 @@ def play(c: Cluster, work: Path) -> Groups:
         ("consume", "g-deleted", "classic", "gd", 10), ("delete", "gd", 0, DELETE_BEFORE)]
     if kip848:
         commands.append(("consume", "g-consumer", "consumer", "gk", 10))
+    if share:
+        commands.append(("share", "g-share", "gs", SHARE_ACCEPTED))
     lines = client(c, *commands)
     out.eos = {w[1]: int(w[2]) for w in (line.split() for line in lines) if w[0] == "eos"}
     # The unclean election: broker 2 leaves, broker 1 takes acks=1 records alone, the group reads and commits
@@ -103,9 +121,13 @@ def play(c: Cluster, work: Path) -> Groups:
     c.elect("unclean", "gt", 0)
     c.wait_partition("gt", 0, "broker 2 leads", lambda p: p.leader == 2)
     c.produce("gt", 0, TRUNC_LATER, "1", "after-unclean")
-    for line in client(c, *(("list", group) for group in out.protocols)):
-        _, group, topic, partition, offset, epoch = line.split()
-        out.listed[(group, topic, int(partition))] = (int(offset), None if epoch == "-" else int(epoch))
+    lists: list[tuple[object, ...]] = [("list", group) for group in out.protocols]
+    for line in client(c, *lists, *([("sharelist", "g-share")] if share else [])):
+        w = line.split()
+        if w[0] == "share":
+            out.share_listed[(w[1], w[2], int(w[3]))] = int(w[4])
+        else:
+            out.listed[(w[1], w[2], int(w[3]))] = (int(w[4]), None if w[5] == "-" else int(w[5]))
     c.stop_all()
     c.copy_log_dirs(out.copy)
     for n in (2, 3, 1):
@@ -116,6 +138,10 @@ def play(c: Cluster, work: Path) -> Groups:
     for command, line in zip(starts, client(c, *starts, timeout=300), strict=True):
         w = line.split()   # start G T P first|position N, or start G T - error CLASS
         out.starts[(str(command[1]), str(command[4]))] = (w[4], w[5] if w[4] == "error" else int(w[5]))
+    if share:
+        [line] = client(c, ("sharestart", "g-share", "gs"))
+        w = line.split()
+        out.share_start = (int(w[3]), int(w[5]))
     return out
 
 
@@ -127,6 +153,8 @@ def groups(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     cluster = Cluster(lib, release, work / "cluster")
     for node in cluster.brokers.values():
         node.extra_config.update(REPLICATED)
+        if kip932(release):
+            node.extra_config.update(SHARE_STATE)
     try:
         try:
             cluster.start()
@@ -193,3 +221,18 @@ def test_the_cases_are_the_ones_meant(groups: Groups) -> None:
     assert trunc["fate"]["lostConsumed"] == TRUNC_ACKS1
     for group in ("g-classic", "g-eos", *(["g-consumer"] if "g-consumer" in groups.protocols else [])):
         assert found[(group, groups.topics[group], 0)]["fate"]["kind"] == "resume", group
+
+
+def test_share_group_start_offset_and_forecast(groups: Groups) -> None:
+    if groups.share_start is None:
+        pytest.skip(f"share groups are on by default from 4.1 only, not on {groups.release}")
+    _, rows = kdump_groups(groups.copy, "--group", "g-share")
+    found = {(r["group"], r["topic"], r["partition"]): r for r in rows}
+    row = found[("g-share", "gs", 0)]
+    assert (row["protocol"], row["committedOffset"]) == ("share", groups.share_listed[("g-share", "gs", 0)])
+    # The broker's facts: the records below SHARE_ACCEPTED were acknowledged, and a new share consumer is first
+    # given the first one after them (the persisted start offset stays 0 on 4.4.0: the issue's "share-start
+    # against log start" alone would say 0; the consumer wins, kdump skips the acknowledged state batches).
+    partition, first = groups.share_start
+    assert first == SHARE_ACCEPTED
+    assert (partition, row["fate"]["kind"], row["fate"]["nextOffset"]) == (0, "share-start", first)

@@ -14,6 +14,12 @@
 //                                        "start G T P first OFFSET" (the first record it receives),
 //                                        "start G T P position OFFSET" (nothing to read: position() after
 //                                        polls), or "start G T - error EXCEPTION_CLASS"
+//   share GROUP TOPIC ACCEPT             a share consumer (share.auto.offset.reset=earliest, explicit
+//                                        acknowledgement) accepts the records below ACCEPT, releases the others
+//   sharelist GROUP                      Admin.listShareGroupOffsets: "share G T P START"
+//   sharestart GROUP TOPIC               a new share consumer: "start G T P first OFFSET" (the lowest offset of
+//                                        the first records it is given)
+//   (the share commands are GroupsShareClient.java's, compiled with this file against 4.x jars only)
 // A line "ok" ends each command's output.
 import java.time.Duration;
 import java.util.*;
@@ -84,6 +90,10 @@ public class GroupsClient {
                 }
             }
             case "start" -> start(bootstrap, a[1], a[2], a[3], a[4]);
+            case "share", "sharelist", "sharestart" ->
+                // KIP-932's client API is 4.x's: compiled only against 4.x jars (GroupsShareClient.java).
+                Class.forName("GroupsShareClient").getMethod("run", String.class, String[].class)
+                    .invoke(null, bootstrap, a);
             default -> throw new IllegalArgumentException("unknown command " + a[0]);
         }
     }

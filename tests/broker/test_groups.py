@@ -179,3 +179,23 @@ def test_gen_writes_offset_commits_that_replay_to_the_last_commit_of_each_key(tm
         expected[(f"group-{k // 2}", "data", k % 2)] = n // keys + 1
     assert {(o.group, o.topic, o.partition): o.committed_offset for o in report.offsets} == expected
     assert all(o.commit is not None and o.commit.leader_epoch == 0 for o in report.offsets)
+
+
+def test_expiry_follows_the_coordinators_rules() -> None:
+    """OffsetMetadataManager.cleanupExpiredOffsets (4.4.0): a group's offsets of topics its members subscribe
+    to never expire (kdump-consumer's member subscribes grp-a and grp-b); a classic group with members keeps its
+    offsets (ClassicGroup.offsetExpirationCondition is empty unless Empty); a consumer-protocol group without
+    members (kdump-regex) expires each offset ``retention`` after its commit time."""
+    logs = str(FIXTURES / "4.4.0" / "logs")
+    retention = 7 * 24 * 60
+    later = 4_000_000_000_000
+    report = analyze_groups([logs], GroupsOptions(now=later, retention_minutes=retention))
+    by = {(o.group, o.topic, o.partition): o for o in report.offsets if o.transaction in (None, "committed")}
+    for key in (("kdump-classic", "grp-a", 0), ("kdump-consumer", "grp-a", 0), ("kdump-consumer", "grp-b", 0)):
+        assert by[key].expires_at is None and by[key].fate is not None and by[key].fate.kind == "resume", key
+    regex = by[("kdump-regex", "grp-regex-1", 0)]
+    assert regex.commit is not None
+    assert regex.expires_at == regex.commit.commit_timestamp + retention * 60_000
+    assert regex.fate is not None and (regex.fate.kind, regex.fate.next_offset) == ("expired", 20)
+    result = run_kdump("groups", logs, "--now", str(later))
+    assert result.exit_code == 2 and result.stderr.startswith("Error: ")

@@ -96,6 +96,7 @@ def _cells(o: GroupOffset) -> list[str]:
             nxt, _fate_text(o)]
 
 
+CAPTION = "committed: on disk; log start, end, lag, next and fate: predicted, after restart"
 COLUMNS = ("partition", "committed", "log start", "end", "lag", "next", "fate (predicted)")
 
 
@@ -105,7 +106,8 @@ def group_renderables(report: GroupsReport, explain: bool) -> Iterator[Any]:
 
     for group, rows in groupby(report.offsets, key=lambda o: o.group):
         items = list(rows)
-        table = Table(title=f"{group} ({items[0].protocol})  coordinator {items[0].coordinator}", title_justify="left")
+        table = Table(title=f"{group} ({items[0].protocol})  coordinator {items[0].coordinator}", title_justify="left",
+                      caption=CAPTION, caption_justify="left")
         for column in COLUMNS:
             table.add_column(column, justify="right" if column in ("log start", "end", "lag", "next") else "left")
         for o in items:

@@ -23,6 +23,7 @@ class ExitCode(IntEnum):
     UNREADABLE = 2      # verify-index, find, summary, txn, spark: a PATH could not be read at all
     HANGING = 3         # txn: a transaction is still open at the log end
     REPLICAS_DIVERGE = 3  # replicas: replicas diverge, or a follower would drop records the leader lacks
+    GROUPS_AT_RISK = 3  # groups: a group would skip, re-read, fail or has lost consumed records
     INTERNAL = 70       # a bug in kdump (sysexits EX_SOFTWARE)
     OUTPUT = 74         # standard output could not be written: full disk, I/O error, closed (EX_IOERR)
     INTERRUPTED = 130   # SIGINT / Ctrl-C (128 + SIGINT, as shells report it)

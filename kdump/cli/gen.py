@@ -130,6 +130,9 @@ def size_range(text: str, option: str) -> tuple[int, int]:
               help="Share of aborts after which the producer gets a new epoch (sequences restart at 0).")
 @click.option("--compacted-ratio", default=0.0, type=click.FloatRange(0, 1), show_default=True,
               help="Share of magic 2 data records removed as the log cleaner does (offset gaps in batches).")
+@click.option("--group-keys", default=1000, type=click.IntRange(1), show_default=True,
+              help="A topic named __consumer_offsets gets OffsetCommit records cycling over this many "
+                   "(group, topic, partition) keys of the other topics (see `kdump groups`).")
 @click.option("--segment-bytes", default=16384, type=click.IntRange(14), show_default=True,
               help="segment.bytes: roll before a batch would take a segment past this.")
 @click.option("--segment-ms", default=7 * 24 * 3600 * 1000, type=click.IntRange(1), show_default=True,

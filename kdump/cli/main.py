@@ -37,6 +37,7 @@ SUBCOMMANDS: dict[str, tuple[str, str] | str] = {
                       "The __consumer_offsets / __transaction_state partition of a group or id."),
     "recover": ("kdump.cli.recover:recover", "What a broker will do to a log dir at its next start."),
     "replicas": ("kdump.cli.replicas:replicas", "Compare each partition's replicas across brokers' log dirs, offline."),
+    "groups": ("kdump.cli.groups:groups", "What each consumer group will do at its next start, from the disks."),
     "spark": ("kdump.cli.spark:spark", "Run verify, export, recover or replicas as Spark jobs."),
     "completion": ("kdump.cli.completion:completion", "Print the shell completion script (bash, zsh, fish)."),
     "tiered": ("kdump.cli.tiered:tiered", "Tiered storage (KIP-405): remote segments against their metadata."),

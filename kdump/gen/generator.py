@@ -36,6 +36,9 @@ _WORDS = ("kafka", "log", "segment", "offset", "café", "naïve", "Zürich", "�
           "данные", "🙂", "🚀", "streams", "batch", "record")
 
 
+CONSUMER_OFFSETS = "__consumer_offsets"
+
+
 def topic_name_problem(name: str) -> str | None:
     """Why Kafka's ``Topic.validate`` rejects ``name`` (its exact words), or None for a legal name.
 
@@ -100,6 +103,7 @@ class GenSpec:
     epoch_bump_ratio: float = 0.0          # share of aborts after which the producer's epoch is bumped
     compacted_ratio: float = 0.0           # share of magic 2 data records the log cleaner removed (offset gaps)
     seed: int = 0
+    group_keys: int = 1000                 # __consumer_offsets: the (group, topic, partition) keys commits cycle over
     log: LogConfig = field(default_factory=LogConfig)
     node_id: int = 1
 
@@ -113,6 +117,8 @@ class GenSpec:
         for lo, hi in (self.key_size, self.value_size):
             if not 0 <= lo <= hi:
                 raise UsageError(f"bad size range {lo}-{hi}")
+        if self.group_keys < 1:
+            raise UsageError("group keys must be >= 1")
         if self.records < 0 or self.records_per_batch < 1 or self.txn_batches < 1 or self.max_headers < 0:
             raise UsageError("records must be >= 0, records per batch and batches per transaction >= 1")
         for ratio in (self.null_key_ratio, self.tombstone_ratio, self.abort_ratio, self.empty_txn_ratio,
@@ -182,6 +188,50 @@ class _Content:
                      for i in range(n))
 
 
+class _OffsetCommits(_Content):
+    """``__consumer_offsets``' records: OffsetCommit records (type 1, value version 3, with a leader epoch)
+    written through the message definitions of kdump.format.messages, as the group coordinator writes them
+    (Kafka 4.4.0 group-coordinator/.../GroupCoordinatorRecordHelpers.newOffsetCommitRecord). Commit ``n`` is
+    of key ``n % group_keys``: group ``group-<k // slots>`` on the ``k % slots``-th partition of the other
+    topics, at an offset that grows by one per round (at most ``records``); ``tombstone_ratio`` deletes
+    commits (a tombstone, as an expired or deleted offset's)."""
+
+    OFFSET_COMMIT = 1
+    VALUE_VERSION = 3
+
+    def __init__(self, spec: GenSpec, rng: random.Random, slots: list[tuple[str, int]]) -> None:
+        super().__init__(spec, rng)
+        from kdump.format.messages import definitions, tables
+
+        self.key_schema, self.value_schema = tables.group_coordinator(definitions.releases()[-1])[self.OFFSET_COMMIT]
+        self.slots = slots or [("demo", 0)]
+
+    def _key(self, offset: int) -> tuple[str, str, int, int]:
+        k = offset % self.spec.group_keys
+        topic, partition = self.slots[k % len(self.slots)]
+        return f"group-{k // len(self.slots)}", topic, partition, offset // self.spec.group_keys
+
+    def key(self, offset: int) -> bytes | None:
+        from kdump.format.messages.encode import coordinator_key
+
+        group, topic, partition, _ = self._key(offset)
+        return coordinator_key(self.key_schema, self.OFFSET_COMMIT,
+                               {"group": group, "topic": topic, "partition": partition})
+
+    def value(self, offset: int, timestamp: int) -> bytes | None:
+        from kdump.format.messages.encode import coordinator_value
+
+        if self.spec.tombstone_ratio and self.rng.random() < self.spec.tombstone_ratio:
+            return None
+        committed = min(self.spec.records, self._key(offset)[3] + 1)
+        return coordinator_value(self.value_schema, self.VALUE_VERSION,
+                                 {"offset": committed, "leaderEpoch": 0, "metadata": "",
+                                  "commitTimestamp": max(timestamp, 0)})
+
+    def headers(self) -> tuple[Header, ...]:
+        return ()
+
+
 @dataclass
 class _ProducerState:
     producer_id: int
@@ -194,6 +244,9 @@ def partition_appends(spec: GenSpec, topic: TopicSpec, topic_index: int, partiti
     """Each produce request for one partition as (entries bytes, data records in it), in log order."""
     rng = _rng(spec.seed, topic.name, partition)
     content = _Content(spec, rng)
+    if topic.name == CONSUMER_OFFSETS:
+        content = _OffsetCommits(spec, rng, [(t.name, p) for t in spec.topics if t.name != CONSUMER_OFFSETS
+                                             for p in range(t.partitions)])
     offset = 0
     written = 0
     clock = spec.start_time

@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from kdump.dump.filters import start_position
 from kdump.dump.run import DumpRun
+from kdump.dump.text_bytes import utf8_writer
 from kdump.errors import CorruptRecordError, InputError, KdumpError
 from kdump.format.batch import INT32_MAX, Batch
 from kdump.format.control import parse_control_record
@@ -223,7 +224,7 @@ def dump_batches(run: DumpRun, path: str, segment: ReadOnlyFile, start: int, win
         records_options, run.dialect)
     source: Iterable[Batch] = batches
     if data_lines is not None and tracker is not None:
-        source = _unwritten_batches(batches, data_lines, tracker, flush, out.write)
+        source = _unwritten_batches(batches, data_lines, tracker, flush, utf8_writer(out))
     try:
         for batch in source:
             if match is not None and wanted.past_end(batch, previous_last):
@@ -294,7 +295,7 @@ def _dump_batch_runs(run: DumpRun, batches: LogBatches, line_of: Callable[[Batch
 
 
 def _unwritten_batches(batches: LogBatches, data_lines: DataLines, tracker: _OffsetTracker, flush: Callable[[], None],
-                       write: Callable[[str], object]) -> Iterator[Batch]:
+                       write: Callable[[memoryview], object]) -> Iterator[Batch]:
     """A deep text dump's batches a run at a time: the lines of as many batches in a row as the C renderer
     writes (uncompressed v2 data batches) go out in one write, the rest of the run's batches are yielded for
     the caller to print (then the C renderer goes on after each). Why: a Python loop per batch and a Record

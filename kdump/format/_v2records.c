@@ -607,6 +607,10 @@ scan(PyObject *module, PyObject *args)
             Py_DECREF(batch);
             goto fail;
         }
+        /* Numbers and a bool only: no cycle can run through it, so the collector need not walk it (CPython
+           untracks such plain tuples itself, but not a subclass's); a shallow scan makes one per batch. */
+        if (PyObject_GC_IsTracked(batch))
+            PyObject_GC_UnTrack(batch);
         Py_DECREF(batch);
         pos += total;
     }

@@ -24,7 +24,7 @@ _c_string_lines: Callable[[list[Record], str, str, str, bool], str | None] | Non
 _c_batch_line: Callable[[Batch, str, str | None, str, str], str | None] | None = load(*BATCH_LINE_FUNCTION)
 _c_batch_lines: Callable[[list[Batch], dict[int, Any], Callable[[Batch], str]], str] | None = load(
     "kdump.render._v2lines", "batch_lines")
-_c_data_lines: Callable[..., tuple[str, int, int | None, int | None, list[tuple[int, int]]]] | None = load(
+_c_data_lines: Callable[..., tuple[memoryview, int, int | None, int | None, list[tuple[int, int]]]] | None = load(
     "kdump.render._v2lines", "data_lines")
 LINE_FORMATTER = implementation(_c_batch_line)
 """Which formatter writes batch lines and StringDecoder record lines (``kdump --version`` prints it)."""
@@ -84,9 +84,9 @@ def batch_lines_renderer(dialect: Dialect, times: Callable[[int], str] | None = 
 
 
 DataLines = Callable[[memoryview, int, list[Batch], int, "int | None"],
-                     tuple[str, int, "int | None", "int | None", list[tuple[int, int]]]]
-"""(window, base, batches, index, previous offset) -> (text, index it stopped at, first offset, last offset,
-gaps): ``_v2lines.data_lines`` with a dialect's and options' texts bound."""
+                     tuple[memoryview, int, "int | None", "int | None", list[tuple[int, int]]]]
+"""(window, base, batches, index, previous offset) -> (UTF-8 text, valid until the next call, index it stopped at,
+first offset, last offset, gaps): ``_v2lines.data_lines`` with a dialect's and options' texts bound."""
 
 
 def data_lines_renderer(options: RecordTextOptions, dialect: Dialect) -> DataLines | None:

@@ -188,9 +188,9 @@ record_specs = st.lists(st.tuples(st.integers(0, 3), payloads, payloads, header_
 
 def _segment(specs: list[tuple[str, list[tuple[int, bytes | None, bytes | None, tuple]]]]) -> bytes:
     """Batches of each kind: uncompressed data batches (which data_lines writes) between ones it declines."""
+    from kdump.format.batch import TimestampType
     from kdump.format.codecs import Codec
     from kdump.format.encode import encode_batch_v2
-    from kdump.format.batch import TimestampType
 
     out, offset = [], 5
     for kind, spec in specs:

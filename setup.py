@@ -8,8 +8,8 @@ kdump runs its pure-Python references (same results, slower), saying so once on 
 from setuptools import Extension, setup
 
 setup(ext_modules=[
-    Extension("kdump.format._v2records", ["kdump/format/_v2records.c"], depends=["kdump/format/_sequence.h"],
+    Extension("kdump.format._v2records", ["kdump/format/_v2records.c"], depends=["kdump/format/_sequence.h", "kdump/format/_varint.h"],
               optional=True, extra_compile_args=["-O2"]),
-    Extension("kdump.render._v2lines", ["kdump/render/_v2lines.c"], depends=["kdump/format/_sequence.h"],
+    Extension("kdump.render._v2lines", ["kdump/render/_v2lines.c"], depends=["kdump/format/_sequence.h", "kdump/format/_varint.h"],
               optional=True, extra_compile_args=["-O2"]),
 ])

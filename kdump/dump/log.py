@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from kdump.dump.filters import start_position
 from kdump.dump.run import DumpRun
+from kdump.dump.text_bytes import utf8_writer
 from kdump.errors import CorruptRecordError, InputError, KdumpError
 from kdump.format.batch import INT32_MAX, Batch
 from kdump.format.control import parse_control_record
@@ -24,9 +25,11 @@ from kdump.log.files import (
 from kdump.log.segment import MAX_SEGMENT_BYTES, ReadOnlyFile
 from kdump.log.spill import PairList
 from kdump.render.log_text import (
+    DataLines,
     RecordLinesError,
     batch_line_renderer,
     batch_lines_renderer,
+    data_lines_renderer,
     decoded_texts,
     lazy_record_line,
     record_lines,
@@ -186,7 +189,9 @@ def dump_batches(run: DumpRun, path: str, segment: ReadOnlyFile, start: int, win
         from kdump.render import log_json
     match = wanted.matcher(lambda r: decoded_texts(r, records_options)) if wanted.active else None
     # Offset gaps of a whole file (or of a worker's range of it) only.
-    feed = None if match is not None else (tracker or _OffsetTracker(run, path)).feed
+    if match is None:
+        tracker = tracker or _OffsetTracker(run, path)
+    feed = None if tracker is None or match is not None else tracker.feed
     # A bounded filter reads a few batches: a small first window (it grows for a larger batch).
     bounded = match is not None and (wanted.last_offset is not None or wanted.limit is not None)
     batches = LogBatches(segment, start, window, window_bytes=PROBE_WINDOW_BYTES if bounded else WINDOW_BYTES)
@@ -215,8 +220,13 @@ def dump_batches(run: DumpRun, path: str, segment: ReadOnlyFile, start: int, win
     values = wanted.key is not None or wanted.value is not None or (records_options.print_contents and options.json)
     written = None   # the batch whose own line is already out
     previous_last: int | None = None
+    data_lines = None if match is not None or options.json or not options.deep else data_lines_renderer(
+        records_options, run.dialect)
+    source: Iterable[Batch] = batches
+    if data_lines is not None and tracker is not None:
+        source = _unwritten_batches(batches, data_lines, tracker, flush, utf8_writer(out))
     try:
-        for batch in batches:
+        for batch in source:
             if match is not None and wanted.past_end(batch, previous_last):
                 flush()
                 return None
@@ -284,6 +294,33 @@ def _dump_batch_runs(run: DumpRun, batches: LogBatches, line_of: Callable[[Batch
         out.write(text)
 
 
+def _unwritten_batches(batches: LogBatches, data_lines: DataLines, tracker: _OffsetTracker, flush: Callable[[], None],
+                       write: Callable[[memoryview], object]) -> Iterator[Batch]:
+    """A deep text dump's batches a run at a time: the lines of as many batches in a row as the C renderer
+    writes (uncompressed v2 data batches) go out in one write, the rest of the run's batches are yielded for
+    the caller to print (then the C renderer goes on after each). Why: a Python loop per batch and a Record
+    per record cost more than the text itself (benchmarks/bench_real_tool.py)."""
+    for batch_run in batches.runs():
+        window = batches.window()
+        if window is None:   # an entry too large to hold: read as a stream by the caller
+            yield from batch_run
+            continue
+        view, base = window
+        index = 0
+        try:
+            while index < len(batch_run):
+                text, index, first, last, gaps = data_lines(view, base, batch_run, index, tracker.previous)
+                if text:
+                    flush()
+                    write(text)
+                    tracker.absorb(first, last, gaps)
+                if index < len(batch_run):
+                    yield batch_run[index]
+                    index += 1
+        finally:
+            view.release()
+
+
 def _holds_lazy_value(records: list[Record]) -> bool:
     # A record too large for the window comes alone in its group (format.record_stream).
     return len(records) == 1 and isinstance(records[0].value, LazyValue)
@@ -341,6 +378,15 @@ class _OffsetTracker:
                 self._gap(previous, offset)
             previous = offset
         self.previous = previous
+
+    def absorb(self, first: int | None, last: int | None, gaps: list[tuple[int, int]]) -> None:
+        """What ``feed`` finds in records it did not see (the C renderer followed them from ``previous``):
+        their first and last offsets, and the gaps among them, with the one before the first."""
+        if self.first is None:
+            self.first = first
+        for previous, offset in gaps:
+            self._gap(previous, offset)
+        self.previous = last
 
     def join(self, first: int | None, last: int | None) -> None:
         """Records ``first``..``last`` were followed elsewhere (a worker's range, whose own gaps come next in

@@ -13,9 +13,10 @@ import codecs
 import io
 import os
 import struct
-import sys
 import tempfile
-from typing import BinaryIO, TextIO, cast
+from typing import TextIO, cast
+
+from kdump.dump.text_bytes import TextBytes
 
 OUT, ERR = 0, 1
 _TEXT_ONLY = 2                        # a piece that holds surrogates: only text writes give its bytes
@@ -99,11 +100,11 @@ def play(name: str, out: TextIO, err: TextIO) -> None:
     """Write the recording ``name`` to ``out`` and ``err`` in its order, then delete it (never write over it:
     ``sendfile`` to a pipe may hand the pipe the file's pages rather than a copy of them).
 
-    A piece without surrogates goes to a stream's bytes (``_Bytes``) as it was recorded: a ``--print-data-log``
+    A piece without surrogates goes to a stream's bytes (``TextBytes``) as it was recorded: a ``--print-data-log``
     of a large segment records gigabytes, which would otherwise be read and decoded here only to be encoded
     and written again."""
     streams = (out, err)
-    raw = (_Bytes.of(out), _Bytes.of(err))
+    raw = (TextBytes.of(out), TextBytes.of(err))
     try:
         with open(name, "rb", buffering=0) as recorded:
             previous = None
@@ -124,49 +125,3 @@ def play(name: str, out: TextIO, err: TextIO) -> None:
                 previous = stream
     finally:
         os.unlink(name)
-
-
-class _Bytes:
-    """The bytes under a text stream, where writing UTF-8 text without surrogates there is what writing the
-    text does (such text encodes to the same bytes under every error handler): a UTF-8 ``TextIOWrapper``
-    that writes newlines as they are (its default on POSIX)."""
-
-    def __init__(self, stream: TextIO, buffer: BinaryIO) -> None:
-        self.stream = stream
-        self.buffer = buffer
-        self.fd: int | None = None
-        if sys.platform.startswith("linux"):   # sendfile to any descriptor
-            try:
-                self.fd = stream.fileno()
-            except (OSError, ValueError):       # io.UnsupportedOperation: a stream in memory
-                pass
-
-    @classmethod
-    def of(cls, stream: TextIO) -> _Bytes | None:
-        buffer = getattr(stream, "buffer", None)
-        if buffer is None or not isinstance(stream, io.TextIOWrapper) or os.linesep != "\n":
-            return None
-        try:
-            return cls(stream, cast(BinaryIO, buffer)) if codecs.lookup(stream.encoding).name == "utf-8" else None
-        except LookupError:
-            return None
-
-    def copy(self, recorded: io.FileIO, length: int) -> None:
-        """The next ``length`` bytes of ``recorded``, after what was written to the stream before: by sendfile
-        where there is a descriptor (no copy through this process), else written to the buffer; a write that
-        fails is made again through the buffer, so the stream reports the failure as it reports any."""
-        self.stream.flush()
-        start = recorded.tell()
-        done = 0
-        if self.fd is not None:
-            try:
-                while done < length:
-                    sent = os.sendfile(self.fd, recorded.fileno(), start + done, length - done)
-                    if not sent:
-                        break
-                    done += sent
-            except OSError:
-                self.fd = None
-            recorded.seek(start + done)
-        if done < length:
-            self.buffer.write(recorded.read(length - done))

@@ -20,61 +20,11 @@
 #include <stdint.h>
 
 #include "_sequence.h"
+#include "_varint.h"
 
 #define RECORD_FIELDS 8
-#define MAX_VARINT_BYTES 5
-#define MAX_VARLONG_BYTES 10
 /* length, attributes, timestampDelta, offsetDelta, keyLength, valueLength, headersCount: 1 byte each at least */
 #define MIN_RECORD_BYTES 7
-
-/* Unsigned base-128 varint at *pos; 0 on success, -1 when it is longer than max_bytes or runs off the end. */
-static inline int
-read_uvarint(const unsigned char *data, Py_ssize_t len, Py_ssize_t *pos, int max_bytes, uint64_t *out)
-{
-    uint64_t value = 0;
-    int shift = 0;
-    Py_ssize_t p = *pos;
-    for (int n = 1;; n++) {
-        if (p >= len)
-            return -1;
-        unsigned char b = data[p++];
-        value |= (uint64_t)(b & 0x7F) << shift;
-        if (b < 0x80) {
-            *pos = p;
-            *out = value;
-            return 0;
-        }
-        if (n >= max_bytes)
-            return -1;
-        shift += 7;
-    }
-}
-
-/*
- * A zig-zag varint or varlong, wrapped as Kafka's ByteUtils does: a varint keeps the low 32 bits of
- * its (up to 35) bits, a varlong the low 64 of its (up to 70); shifting into a uint64 does the latter.
- */
-static inline int
-read_zigzag(const unsigned char *data, Py_ssize_t len, Py_ssize_t *pos, int max_bytes, int64_t *out)
-{
-    uint64_t u;
-    Py_ssize_t p = *pos;
-    if (p < len && data[p] < 0x80) {  /* the one-byte case, by far the most common */
-        u = data[p];
-        *pos = p + 1;
-    }
-    else if (read_uvarint(data, len, pos, max_bytes, &u) < 0) {
-        return -1;
-    }
-    if (max_bytes == MAX_VARINT_BYTES) {
-        uint32_t u32 = (uint32_t)u;
-        *out = (int32_t)((u32 >> 1) ^ (0u - (u32 & 1)));
-    }
-    else {
-        *out = (int64_t)((u >> 1) ^ (0 - (u & 1)));
-    }
-    return 0;
-}
 
 /* key, value or header value: a length-prefixed byte string; -1 means null. Sets *out (new ref) or fails. */
 static inline int
@@ -657,6 +607,10 @@ scan(PyObject *module, PyObject *args)
             Py_DECREF(batch);
             goto fail;
         }
+        /* Numbers and a bool only: no cycle can run through it, so the collector need not walk it (CPython
+           untracks such plain tuples itself, but not a subclass's); a shallow scan makes one per batch. */
+        if (PyObject_GC_IsTracked(batch))
+            PyObject_GC_UnTrack(batch);
         Py_DECREF(batch);
         pos += total;
     }

@@ -99,6 +99,13 @@ class LogBatches:
             self.zero_padding_from = err.position
             self.padding_error = err
 
+    def window(self) -> tuple[memoryview, int] | None:
+        """The window holding the run ``runs`` just yielded, and the file position of its first byte (valid
+        until the next run is requested); None when the run is an entry too large to hold."""
+        if self._held is not None:
+            return None
+        return memoryview(self._buf), self._base
+
     def _scan(self) -> Iterator[list[Batch]]:
         file, end = self.file, self.end
         base = self.start

@@ -24,6 +24,8 @@ _c_string_lines: Callable[[list[Record], str, str, str, bool], str | None] | Non
 _c_batch_line: Callable[[Batch, str, str | None, str, str], str | None] | None = load(*BATCH_LINE_FUNCTION)
 _c_batch_lines: Callable[[list[Batch], dict[int, Any], Callable[[Batch], str]], str] | None = load(
     "kdump.render._v2lines", "batch_lines")
+_c_data_lines: Callable[..., tuple[memoryview, int, int | None, int | None, list[tuple[int, int]]]] | None = load(
+    "kdump.render._v2lines", "data_lines")
 LINE_FORMATTER = implementation(_c_batch_line)
 """Which formatter writes batch lines and StringDecoder record lines (``kdump --version`` prints it)."""
 
@@ -79,6 +81,35 @@ def batch_lines_renderer(dialect: Dialect, times: Callable[[int], str] | None = 
     render, texts = _kafka_renderer(dialect)
     c_lines = _c_batch_lines
     return lambda batches: c_lines(batches, texts, render)
+
+
+DataLines = Callable[[memoryview, int, list[Batch], int, "int | None"],
+                     tuple[memoryview, int, "int | None", "int | None", list[tuple[int, int]]]]
+"""(window, base, batches, index, previous offset) -> (UTF-8 text, valid until the next call, index it stopped at,
+first offset, last offset, gaps): ``_v2lines.data_lines`` with a dialect's and options' texts bound."""
+
+
+def data_lines_renderer(options: RecordTextOptions, dialect: Dialect) -> DataLines | None:
+    """The batch and record lines of a run of batches in one C call (``_v2lines.data_lines``), for the options
+    whose record lines ``_v2_data_lines`` writes with StringDecoder contents (or none); None for any other
+    options, or without the C extension: then ``record_lines`` writes every batch's lines. The C code stops
+    at a batch it does not write (compressed, control, malformed, not cached yet) and the caller prints
+    that one the usual way, so what it writes is exactly what ``batch_line_renderer`` and ``record_lines``
+    write, a run at a time instead of a batch at a time."""
+    if (_c_data_lines is None or options.skip_metadata or dialect.superset_record_line
+            or options.record_decoder is not None or options.times is not None
+            or options.header_key_decoder is not string_decoder):
+        return None
+    if options.print_contents and (options.key_decoder is not string_decoder
+                                   or options.value_decoder is not string_decoder):
+        return None
+    texts = _kafka_renderer(dialect)[1]
+    key_name, value_name = dialect.size_field_names
+    key_label, value_label = f" {key_name}: ", f" {value_name}: "
+    contents, key_for_null = options.print_contents, dialect.key_printed_for_null_value
+    c_lines = _c_data_lines
+    return lambda window, base, batches, index, previous: c_lines(
+        window, base, batches, index, texts, key_label, value_label, contents, key_for_null, previous)
 
 
 _RENDERERS: dict[tuple[int, ...], tuple[Callable[[Batch], str], dict[int, _AttributeText | None]]] = {}

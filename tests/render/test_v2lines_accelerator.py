@@ -172,3 +172,82 @@ def test_a_shallow_dump_stops_at_a_batch_kafka_cannot_print_after_the_lines_befo
     assert [line.split(" lastOffset")[0] for line in fast.stdout.splitlines()[2:]] == [
         "baseOffset: 0", "baseOffset: 1", "baseOffset: 2"]
     assert "Unknown compression type id: 7" in fast.stderr and fast.returncode != 0
+
+
+# ---- _v2lines.data_lines: a deep dump's runs of batches in one call ---------------------------------------------
+
+def _control_record(offset: int, commit: bool) -> Record:
+    # EndTransactionMarker (Kafka 4.4.0 clients/.../record/EndTransactionMarker.java): key version 0 + type
+    # (0 abort, 1 commit), value version 0 + coordinatorEpoch.
+    return Record(offset, 1_700_000_000_000, bytes([0, 0, 0, int(commit)]), bytes([0, 0, 0, 0, 0, 7]))
+
+
+batch_kinds = st.sampled_from(["plain", "plain", "plain", "log_append", "gzip", "control", "empty", "truncated"])
+record_specs = st.lists(st.tuples(st.integers(0, 3), payloads, payloads, header_lists), min_size=1, max_size=6)
+
+
+def _segment(specs: list[tuple[str, list[tuple[int, bytes | None, bytes | None, tuple]]]]) -> bytes:
+    """Batches of each kind: uncompressed data batches (which data_lines writes) between ones it declines."""
+    from kdump.format.batch import TimestampType
+    from kdump.format.codecs import Codec
+    from kdump.format.encode import encode_batch_v2
+
+    out, offset = [], 5
+    for kind, spec in specs:
+        records = []
+        for gap, key, value, headers in spec:
+            offset += gap   # a gap: DumpLogSegments' "Non-consecutive offsets" (and its first-offset rule)
+            records.append(Record(offset, 1_700_000_000_000 + offset, key, value, headers))
+            offset += 1
+        base = records[0].offset
+        if kind == "control":
+            records = [_control_record(base, commit=True)]
+        if kind == "empty":
+            records = []
+        extra: dict = {}
+        if kind == "log_append":
+            extra = {"timestamp_type": TimestampType.LOG_APPEND_TIME, "log_append_time": 1_800_000_000_000}
+        data = encode_batch_v2(records, base_offset=base, codec=Codec.GZIP if kind == "gzip" else Codec.NONE,
+                               is_control=kind == "control", is_transactional=kind == "control",
+                               producer_id=7 if kind == "control" else -1, base_sequence=3 if kind == "plain" else -1,
+                               **extra)
+        if kind == "truncated":   # a record cut short but the batch framed whole: Kafka's error, after the lines before
+            data = data[:-1]
+            data = (len(data) - 12).to_bytes(4, "big").join([data[:8], data[12:]])
+        out.append(data)
+    return b"".join(out)
+
+
+@needs_extension
+@settings(max_examples=80, deadline=None)
+@given(specs=st.lists(st.tuples(batch_kinds, record_specs), min_size=1, max_size=8),
+       version=st.sampled_from(["2.2", "2.4", "2.8", "3.1", "4.3", "4.4"]), contents=st.booleans())
+def test_a_deep_dump_writes_the_same_with_and_without_data_lines(tmp_path_factory, specs, version, contents):
+    # The runs data_lines writes, and the batches it leaves to the per-batch path (compressed, control, empty,
+    # malformed), must give the bytes, offset gaps and errors the per-batch path gives for the whole segment.
+    import io
+
+    from kdump.dump import log as dump_log
+    from kdump.dump.files import dump_files
+    from kdump.dump.run import DumpOptions
+
+    segment = tmp_path_factory.mktemp("seg") / "00000000000000000000.log"
+    segment.write_bytes(_segment(specs))
+    dialect = parse_kafka_version(version)
+    options = DumpOptions(deep=True, records=log_text.RecordTextOptions(print_contents=contents), dialect=dialect)
+
+    def dump() -> tuple[str, str, bool]:
+        out, err = io.StringIO(), io.StringIO()
+        result = dump_files([str(segment)], options, out=out, err=err)
+        return out.getvalue(), err.getvalue(), bool(result.failed)
+
+    with pytest.MonkeyPatch.context() as patch:
+        calls = []
+        real = dump_log.data_lines_renderer
+        patch.setattr(dump_log, "data_lines_renderer", lambda *a: calls.append(a) or real(*a))
+        fast = dump()
+    assert calls and (real(*calls[0]) is not None) is (not dialect.superset_record_line)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dump_log, "data_lines_renderer", lambda *a: None)
+        slow = dump()
+    assert fast == slow

@@ -78,10 +78,21 @@ _VALIDITY = [
 ]
 
 RECORD_SCHEMA = pa.schema(_LOCATION + RECORD_ONLY + _BATCH_HEADER + _VALIDITY)
+
+# Only under ``kdump export --cluster`` (kdump.arrow.cluster_plan): what the restarted cluster does with the row.
+CLUSTER_ONLY = [
+    pa.field("fate", pa.string()),            # kept, aborted, lost-committed, lost-uncommitted, deleted
+    pa.field("fateReason", pa.string()),                       # why, when the fate is not plain kept
+]
+CLUSTER_SCHEMA = pa.schema(RECORD_SCHEMA.append(CLUSTER_ONLY[0]).append(CLUSTER_ONLY[1]))
 BATCH_SCHEMA = pa.schema(_LOCATION + _BATCH_HEADER[:2] + BATCH_ONLY + _BATCH_HEADER[2:] + _VALIDITY)
 
 
-def arrow_schema(level: str) -> pa.Schema:
+def arrow_schema(level: str, cluster: bool = False) -> pa.Schema:
+    if cluster:
+        if level != "record":
+            raise ValueError("a cluster's history is exported at level=record only")
+        return CLUSTER_SCHEMA
     if level == "record":
         return RECORD_SCHEMA
     if level == "batch":

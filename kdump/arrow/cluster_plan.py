@@ -53,6 +53,14 @@ class FatedRange:
     reason: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ClusterOptions:
+    """What a cluster export asks beyond an export's options (CLI flags, data source options)."""
+
+    include_lost: bool = False
+    if_leader: int | None = None
+
+
 @dataclass
 class PartitionPlan:
     """One partition's part of the export: the splits, and what the manifest says about them."""
@@ -204,6 +212,13 @@ def plan_cluster(paths: Sequence[str], *, isolation: str, include_lost: bool = F
     return plans
 
 
+def cluster_splits(paths: Sequence[str], options: ClusterOptions, isolation: str, split_bytes: int) -> list[Split]:
+    """Every partition's splits, in topic/partition order (the data source's planning under cluster=true)."""
+    plans = plan_cluster(paths, isolation=isolation, include_lost=options.include_lost, if_leader=options.if_leader,
+                         split_bytes=split_bytes)
+    return [s for p in plans for s in p.splits]
+
+
 # ---- in the task: a split's rows restricted to its ranges, with their fates ---------------------------
 
 def fated_rows(batches: Iterable[pa.RecordBatch], ranges: Sequence[FatedRange],
@@ -233,14 +248,43 @@ def fated_rows(batches: Iterable[pa.RecordBatch], ranges: Sequence[FatedRange],
             yield out
 
 
-def fate_counts(rows: Iterable[dict[str, object]]) -> dict[tuple[str, int], dict[str, int]]:
-    """Rows per fate of each partition, from (topic, partition, fate) rows read back from the dataset."""
+# ---- on the driver, once every task is done: the manifest ---------------------------------------------
+
+def fate_counts(dataset: str) -> dict[tuple[str, int], dict[str, int]]:
+    """Rows per fate of each partition, counted from the dataset just written (what the files hold)."""
+    import pyarrow.dataset as ds
+
+    data = ds.dataset(dataset, format="parquet", partitioning="hive", exclude_invalid_files=True)
+    table = data.to_table(columns=["topic", "partition", "fate"])
     counts: dict[tuple[str, int], dict[str, int]] = {}
-    for row in rows:
-        key = (str(row["topic"]), int(row["partition"]))  # type: ignore[call-overload]
-        per = counts.setdefault(key, {})
-        per[str(row["fate"])] = per.get(str(row["fate"]), 0) + int(row["rows"])  # type: ignore[call-overload]
+    for row in table.group_by(["topic", "partition", "fate"], use_threads=False).aggregate([([], "count_all")]) \
+            .to_pylist():
+        counts.setdefault((str(row["topic"]), int(row["partition"])), {})[str(row["fate"])] = int(row["count_all"])
     return counts
 
 
-__all__ = ["FATES", "MANIFEST_NAME", "FatedRange", "PartitionPlan", "fate_counts", "fated_rows", "plan_cluster"]
+def write_manifest(dataset: str, plans: Sequence[PartitionPlan], isolation: str, include_lost: bool,
+                   directory: str, name: str) -> None:
+    """The cluster export's manifest beside its data (``directory``/``name``, a new file in the staged output):
+    each partition's plan (kdump's prediction of the restarted cluster) and the rows written per fate."""
+    from kdump.log.atomic import write_new_file
+    from kdump.render import log_json
+
+    counts = fate_counts(dataset)
+    partitions = [{**p.manifest, "rows": counts.get((p.topic, p.partition), {})} for p in plans]
+    document = {"isolation": isolation, "includeLost": include_lost, "partitions": partitions}
+    write_new_file(posixpath.join(directory, name), (log_json.dumps(document) + "\n").encode())
+
+
+__all__ = [
+    "FATES",
+    "MANIFEST_NAME",
+    "ClusterOptions",
+    "FatedRange",
+    "PartitionPlan",
+    "cluster_splits",
+    "fate_counts",
+    "fated_rows",
+    "plan_cluster",
+    "write_manifest",
+]

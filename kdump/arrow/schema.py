@@ -100,14 +100,14 @@ def arrow_schema(level: str, cluster: bool = False) -> pa.Schema:
     raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
 
 
-def narrow(level: str, wanted: pa.Schema) -> pa.Schema:
+def narrow(level: str, wanted: pa.Schema, cluster: bool = False) -> pa.Schema:
     """Check an explicit (narrower) schema against the level's columns; returns it unchanged.
 
     Columns are built by name, so any subset in any order works. Types must match the full schema
     (Spark would reject a batch otherwise); nullability is the caller's choice, because a DDL string
     such as "topic string, offset long" declares every column nullable.
     """
-    full = arrow_schema(level)
+    full = arrow_schema(level, cluster)
     for field in wanted:
         index = full.get_field_index(field.name)
         if index < 0:

@@ -28,27 +28,6 @@ if TYPE_CHECKING:
 MISSING = "pyarrow is not installed: pip install 'kdump[spark]'"
 
 
-def write_manifest(dataset: str, partitions: list[dict[str, Any]], isolation: str, include_lost: bool,
-                   directory: str, name: str) -> None:
-    """The cluster export's manifest beside its data: each partition's plan, with the rows written per fate
-    (counted from the dataset just written, so the figures are what the files hold)."""
-    import pyarrow.dataset as ds
-
-    from kdump.arrow.cluster_plan import fate_counts
-    from kdump.log.atomic import write_new_file
-    from kdump.render import log_json
-
-    data = ds.dataset(dataset, format="parquet", partitioning="hive", exclude_invalid_files=True)
-    table = data.to_table(columns=["topic", "partition", "fate"])
-    grouped = table.group_by(["topic", "partition", "fate"], use_threads=False).aggregate([([], "count_all")])
-    counts = fate_counts({"topic": r["topic"], "partition": r["partition"], "fate": r["fate"], "rows": r["count_all"]}
-                         for r in grouped.to_pylist())
-    for entry in partitions:
-        entry["rows"] = counts.get((entry["topic"], entry["partition"]), {})
-    document = {"isolation": isolation, "includeLost": include_lost, "partitions": partitions}
-    write_new_file(os.path.join(directory, name), (log_json.dumps(document) + "\n").encode())
-
-
 def _write_one(item: tuple[Any, ...]) -> Written:
     """A worker's task (module level, so it pickles): one pack of splits to its Parquet file(s)."""
     from kdump.arrow.parquet import write_task
@@ -116,7 +95,7 @@ def export(paths: tuple[str, ...], out: str, partition_by: tuple[str, ...], leve
     a partition's leader after restart has no log dir among PATHS.
     """
     try:
-        from kdump.arrow.cluster_plan import MANIFEST_NAME
+        from kdump.arrow.cluster_plan import MANIFEST_NAME, plan_cluster, write_manifest
         from kdump.arrow.parquet import (
             export_options,
             part_name,
@@ -141,15 +120,12 @@ def export(paths: tuple[str, ...], out: str, partition_by: tuple[str, ...], leve
         raise UsageError("--cluster exports records: --level record")
     isolation = isolation or ("read_committed" if cluster else "read_uncommitted")
     single = out.endswith(".parquet") and not partition_by and not os.path.isdir(out)
-    manifest = None
+    plans = None
     try:
         if cluster:
-            from kdump.arrow.cluster_plan import plan_cluster
-
             plans = plan_cluster(list(paths), isolation=isolation, include_lost=include_lost, if_leader=if_leader,
                                  split_bytes=split)
             splits = [s for p in plans for s in p.splits]
-            manifest = [p.manifest for p in plans]
         else:
             splits = plan(list(paths), split_bytes=split, with_aborts=True)
         tasks = pack(splits, min(split, DEFAULT_PACK_BYTES))
@@ -163,8 +139,8 @@ def export(paths: tuple[str, ...], out: str, partition_by: tuple[str, ...], leve
                                  os.path.basename(path), options)
             if not written.files:
                 write_empty(os.path.dirname(path), os.path.basename(path), level, cluster=cluster)
-            if manifest is not None:
-                write_manifest(path, manifest, isolation, include_lost, os.path.dirname(path),
+            if plans is not None:
+                write_manifest(path, plans, isolation, include_lost, os.path.dirname(path),
                                os.path.basename(path) + ".manifest.json")
         click.echo(f"Wrote {written.rows} {level} rows to {out}")
         return
@@ -177,7 +153,7 @@ def export(paths: tuple[str, ...], out: str, partition_by: tuple[str, ...], leve
             done = [w for _, w in pool.ordered_map(_write_one, items) if w is not None]
         if not any(w.files for w in done):
             write_empty(stage, part_name(0, job), level, partition_by, cluster)
-        if manifest is not None:
-            write_manifest(stage, manifest, isolation, include_lost, stage, MANIFEST_NAME)
+        if plans is not None:
+            write_manifest(stage, plans, isolation, include_lost, stage, MANIFEST_NAME)
     files = sum(len(w.files) for w in done) or 1
     click.echo(f"Wrote {sum(w.rows for w in done)} {level} rows to {out} ({files} files)")

@@ -172,13 +172,15 @@ def partition_plan(report: PartitionReport, after: PartitionAfterRestart, isolat
                 splits.extend(_restrict(_disk_splits(t.follower, low, high, split_bytes), lost))
                 supplied.extend({"from": r.first, "to": r.end, "fate": r.fate, **_where(t.follower)} for r in lost)
                 taken.append((low, high))
+    # "afterRestart" is kdump's prediction (kdump.broker.restart); "supplied" and "excluded" the plan made
+    # from it; "rows" (added by write_manifest) what the files hold.
     manifest: dict[str, object] = {
         "topic": after.topic, "partition": after.partition,
-        "leader": {**_where(leader), "epoch": after.election.leader_epoch},
-        "logStartOffset": start, "localLogStartOffset": after.local_log_start_offset,
-        "highWatermark": after.high_watermark, "lastStableOffset": after.last_stable_offset,
+        "afterRestart": {"leader": _where(leader), "leaderEpoch": after.election.leader_epoch,
+                         "logStartOffset": start, "localLogStartOffset": after.local_log_start_offset,
+                         "highWatermark": after.high_watermark, "lastStableOffset": after.last_stable_offset,
+                         "lostOffsets": [{"from": lo, "to": hi} for lo, hi in after.loss.offsets]},
         "supplied": supplied, "excluded": excluded,
-        "lost": [{"from": lo, "to": hi} for lo, hi in after.loss.offsets],
     }
     return PartitionPlan(after.topic, after.partition, splits, manifest)
 

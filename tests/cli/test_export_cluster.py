@@ -80,7 +80,7 @@ def test_in_sync_replicas_give_each_record_once_from_the_leader(clusters: Path, 
     assert sorted(leader) == list(range(RECORDS))
     assert {r["broker"] for r in rows} == {2} and {r["fate"] for r in rows} == {"kept"}
     (part,) = manifest["partitions"]
-    assert part["leader"]["broker"] == 2 and part["rows"] == {"kept": RECORDS}
+    assert part["afterRestart"]["leader"]["broker"] == 2 and part["rows"] == {"kept": RECORDS}
     assert [(s["from"], s["to"], s["broker"]) for s in part["supplied"]] == [(0, RECORDS, 2)]
     assert manifest["isolation"] == "read_committed"
 
@@ -109,7 +109,7 @@ def test_an_unclean_election_keeps_the_new_leaders_copy_and_lists_what_it_destro
         assert [r["offset"] for r in lost] == list(range(RECORDS, RECORDS + RECORDS // 4))
     (part,) = manifest["partitions"]
     assert sum(part["rows"].values()) == len(rows)
-    assert part["leader"]["broker"] == leader_broker
+    assert part["afterRestart"]["leader"]["broker"] == leader_broker
 
 
 def test_a_missing_leader_is_named(clusters: Path, tmp_path: Path) -> None:

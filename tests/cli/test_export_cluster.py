@@ -9,7 +9,6 @@ kdump printed: the history is the leader's copy; the lost records are those of a
 from __future__ import annotations
 
 import json
-import struct
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from click.testing import CliRunner
 from kafka.record import MemoryRecords
 
 from kdump.cli.main import cli
+from kdump_testing import consumer_view
 
 RECORDS = 200
 
@@ -123,33 +123,14 @@ def test_a_missing_leader_is_named(clusters: Path, tmp_path: Path) -> None:
     assert code == 0, out
 
 
-def consumer_view(pdir: Path, committed: bool) -> list[tuple]:
-    """(offset, key, value) a consumer returns, replayed from the markers (control records never returned)."""
-    out: list[tuple] = []
-    open_txns: dict[int, list[tuple]] = {}
-    for log in sorted(pdir.glob("*.log")):
-        records = MemoryRecords(log.read_bytes())
-        while (batch := records.next_batch()) is not None:
-            rows = [(r.offset, r.key, r.value) for r in batch]
-            if batch.is_control_batch:
-                _, kind = struct.unpack(">hh", rows[0][1])
-                held = open_txns.pop(batch.producer_id, [])
-                if kind == 1 or not committed:                     # COMMIT (0 is ABORT)
-                    out.extend(held)
-            elif batch.is_transactional:
-                open_txns.setdefault(batch.producer_id, []).extend(rows)
-            else:
-                out.extend(rows)
-    assert not open_txns, "the oracle needs every transaction closed"
-    return sorted(out)
-
-
 def test_isolation_under_cluster(clusters: Path, tmp_path: Path) -> None:
     pdir = clusters / "txn" / "broker-1" / "demo-0"
     rows, manifest = export(tmp_path, "committed", str(clusters / "txn" / "broker-1"))
-    assert sorted((r["offset"], r["key"], r["value"]) for r in rows) == consumer_view(pdir, committed=True)
+    assert sorted((r["offset"], r["key"], r["value"]) for r in rows) == consumer_view(pdir)
     rows, manifest = export(tmp_path, "uncommitted", "--isolation", "read_uncommitted", str(clusters / "txn" / "broker-1"))
-    assert sorted((r["offset"], r["key"], r["value"]) for r in rows) == consumer_view(pdir, committed=False)
-    committed = {o for o, _, _ in consumer_view(pdir, committed=True)}
+    # read_uncommitted: every data record (a consumer never returns control records)
+    assert sorted((r["offset"], r["key"], r["value"]) for r in rows) == \
+        [(o["offset"], o["key"], o["value"]) for o in sorted(kafka_python(pdir).values(), key=lambda o: o["offset"])]
+    committed = {o for o, _, _ in consumer_view(pdir)}
     assert {r["offset"] for r in rows if r["fate"] == "aborted"} == {r["offset"] for r in rows} - committed
     assert manifest["partitions"][0]["rows"]["aborted"] == len(rows) - len(committed) > 0

@@ -130,6 +130,13 @@ def aborted_transaction(c: Cluster, lib: Path, life: Life) -> None:
     c.start_broker(leader)
 
 
+def unclean_election(c: Cluster, topic: str, broker: int) -> None:
+    """The partition leaderless (its only ISR member down), then ``broker``, just started, elected uncleanly."""
+    c.wait_partition(topic, 0, "no leader", lambda p: p.leader == -1)
+    c.elect("unclean", topic, 0)
+    c.wait_partition(topic, 0, f"broker {broker} leads", lambda p: p.leader == broker)
+
+
 def play(c: Cluster, lib: Path, work: Path) -> Life:
     seg = c.segment_config(4096)
     c.create_topic(H1, [(1, 2, 3)], **seg)
@@ -154,22 +161,16 @@ def play(c: Cluster, lib: Path, work: Path) -> Life:
     c.kill_broker(1)
     c.start_broker(2)
     for topic in (H2, H3):
-        c.wait_partition(topic, 0, "no leader", lambda p: p.leader == -1)
-        c.elect("unclean", topic, 0)
-        c.wait_partition(topic, 0, "broker 2 leads", lambda p: p.leader == 2)
+        unclean_election(c, topic, 2)
     c.produce(H2, 0, 12, "1", "after-unclean")
     c.produce(H3, 0, 10, "1", "l1-on-2")
     c.kill_broker(2)
     c.start_broker(1)
-    c.wait_partition(H3, 0, "no leader", lambda p: p.leader == -1)
-    c.elect("unclean", H3, 0)
-    c.wait_partition(H3, 0, "broker 1 leads", lambda p: p.leader == 1)
+    unclean_election(c, H3, 1)
     c.produce(H3, 0, 5, "1", "f1-on-1")
     c.kill_broker(1)
     c.start_broker(2)
-    c.wait_partition(H3, 0, "no leader", lambda p: p.leader == -1)
-    c.elect("unclean", H3, 0)
-    c.wait_partition(H3, 0, "broker 2 leads", lambda p: p.leader == 2)
+    unclean_election(c, H3, 2)
     c.produce(H3, 0, 3, "1", "l2-on-2")
     c.wait_partition(H2, 0, "broker 2 leads", lambda p: p.leader == 2)
     c.stop_broker(2)

@@ -11,21 +11,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from test_export_parity import _plain
 
 from kdump.cli.main import cli
 from kdump.spark.jobs import export_frame, export_in_tasks
 
 pytestmark = pytest.mark.spark
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, bytearray | bytes):
-        return bytes(value)
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
 
 
 def read_back(spark: Any, out: Path) -> list[dict]:

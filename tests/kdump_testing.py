@@ -96,3 +96,27 @@ def run_on_a_terminal(args: list[str], env: dict[str, str], *, stdout: bool, std
         out.seek(0)
         err.seek(0)
         return code, out.read(), err.read(), seen
+
+
+def consumer_view(pdir: Path) -> list[tuple]:
+    """(offset, key, value) a read_committed consumer returns from a partition dir's segments, replayed from
+    the markers with kafka-python (a test-only oracle)."""
+    from kafka.record import MemoryRecords
+
+    out: list[tuple] = []
+    open_txns: dict[int, list[tuple]] = {}
+    for log in sorted(pdir.glob("*.log")):
+        records = MemoryRecords(log.read_bytes())
+        while (batch := records.next_batch()) is not None:
+            rows = [(r.offset, r.key, r.value) for r in batch]
+            if batch.is_control_batch:
+                _, kind = struct.unpack(">hh", rows[0][1])
+                held = open_txns.pop(batch.producer_id, [])
+                if kind == 1:                                  # COMMIT (0 is ABORT)
+                    out.extend(held)
+            elif batch.is_transactional:
+                open_txns.setdefault(batch.producer_id, []).extend(rows)
+            else:
+                out.extend(rows)
+    assert not open_txns, "the oracle needs every transaction closed"
+    return sorted(out)

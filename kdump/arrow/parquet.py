@@ -44,13 +44,13 @@ class Written:
     files: tuple[str, ...]          # paths relative to the directory written into
 
 
-def export_options(level: str = "record", isolation: str = "read_uncommitted") -> ReadOptions:
-    return ReadOptions(level=level, isolation=isolation, max_rows=EXPORT_MAX_ROWS)
+def export_options(level: str = "record", isolation: str = "read_uncommitted", cluster: bool = False) -> ReadOptions:
+    return ReadOptions(level=level, isolation=isolation, max_rows=EXPORT_MAX_ROWS, cluster=cluster)
 
 
-def data_schema(level: str, partition_by: Sequence[str] = ()) -> pa.Schema:
+def data_schema(level: str, partition_by: Sequence[str] = (), cluster: bool = False) -> pa.Schema:
     """The columns inside the files: the level's schema without the partition columns."""
-    schema = arrow_schema(level)
+    schema = arrow_schema(level, cluster)
     for name in partition_by:
         schema = schema.remove(schema.get_field_index(name))
     return schema.with_metadata({FOOTER_KEY: FOOTER_VALUE})
@@ -129,20 +129,25 @@ def write_batches(batches: Iterable[pa.RecordBatch], directory: str, name: str, 
 def task_batches(splits: Iterable[Split], options: ReadOptions) -> Iterator[pa.RecordBatch]:
     schema = arrow_schema(options.level)
     for split in splits:
-        yield from read_split(split, schema, options)
+        if options.cluster:             # a cluster's history: the split's fated offsets only (arrow.cluster_plan)
+            from kdump.arrow.cluster_plan import fated_rows
+
+            yield from fated_rows(read_split(split, schema, options), split.fates, arrow_schema(options.level, True))
+        else:
+            yield from read_split(split, schema, options)
 
 
 def write_task(splits: Sequence[Split], directory: str, name: str, options: ReadOptions,
                partition_by: Sequence[str] = ()) -> Written:
     """The one function both exports run per task: decode ``splits`` and write their Parquet file(s)."""
-    return write_batches(task_batches(splits, options), directory, name, data_schema(options.level, partition_by),
-                         partition_by)
+    return write_batches(task_batches(splits, options), directory, name,
+                         data_schema(options.level, partition_by, options.cluster), partition_by)
 
 
-def write_empty(directory: str, name: str, level: str, partition_by: Sequence[str] = ()) -> None:
+def write_empty(directory: str, name: str, level: str, partition_by: Sequence[str] = (), cluster: bool = False) -> None:
     """A file with the schema and no rows: what Spark writes for an empty result, so it reads back."""
     fs, root = filesystem(directory)
-    with pq.ParquetWriter(posixpath.join(root, name), data_schema(level, partition_by), filesystem=fs,
+    with pq.ParquetWriter(posixpath.join(root, name), data_schema(level, partition_by, cluster), filesystem=fs,
                           compression=COMPRESSION):
         pass
 

@@ -19,8 +19,12 @@ import posixpath
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from kdump.arrow.discovery import Segment, require_segments
+
+if TYPE_CHECKING:
+    from kdump.arrow.cluster_plan import FatedRange
 from kdump.broker.isolation import AbortedRange
 from kdump.errors import InputError, KdumpError
 from kdump.format.batch import Batch
@@ -55,6 +59,9 @@ class Split:
     # (``aborts_known``); otherwise the ``aborted`` column is null: unknown, not false.
     aborted: tuple[AbortedRange, ...] = ()
     aborts_known: bool = False
+    # Under ``export --cluster``: the offsets of the range that are written, each with its fate (only rows
+    # inside one are kept; kdump.arrow.cluster_plan). Empty: every row, no fate columns.
+    fates: tuple[FatedRange, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,6 +55,7 @@ class ReadOptions:
     max_rows: int = DEFAULT_MAX_ROWS           # rows per Arrow batch handed to Spark
     pruning: Pruning = field(default_factory=Pruning)
     isolation: str = READ_UNCOMMITTED          # read_committed drops aborted transactions and control batches
+    cluster: bool = False                      # export --cluster: each split's fated ranges, and the fate columns
 
 
 @dataclass(slots=True)

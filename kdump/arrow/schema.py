@@ -78,10 +78,21 @@ _VALIDITY = [
 ]
 
 RECORD_SCHEMA = pa.schema(_LOCATION + RECORD_ONLY + _BATCH_HEADER + _VALIDITY)
+
+# Only under ``kdump export --cluster`` (kdump.arrow.cluster_plan): what the restarted cluster does with the row.
+CLUSTER_ONLY = [
+    pa.field("fate", pa.string()),            # kept, aborted, lost-committed, lost-uncommitted, deleted
+    pa.field("fateReason", pa.string()),                       # why, when the fate is not plain kept
+]
+CLUSTER_SCHEMA = pa.schema(RECORD_SCHEMA.append(CLUSTER_ONLY[0]).append(CLUSTER_ONLY[1]))
 BATCH_SCHEMA = pa.schema(_LOCATION + _BATCH_HEADER[:2] + BATCH_ONLY + _BATCH_HEADER[2:] + _VALIDITY)
 
 
-def arrow_schema(level: str) -> pa.Schema:
+def arrow_schema(level: str, cluster: bool = False) -> pa.Schema:
+    if cluster:
+        if level != "record":
+            raise ValueError("a cluster's history is exported at level=record only")
+        return CLUSTER_SCHEMA
     if level == "record":
         return RECORD_SCHEMA
     if level == "batch":
@@ -89,14 +100,14 @@ def arrow_schema(level: str) -> pa.Schema:
     raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
 
 
-def narrow(level: str, wanted: pa.Schema) -> pa.Schema:
+def narrow(level: str, wanted: pa.Schema, cluster: bool = False) -> pa.Schema:
     """Check an explicit (narrower) schema against the level's columns; returns it unchanged.
 
     Columns are built by name, so any subset in any order works. Types must match the full schema
     (Spark would reject a batch otherwise); nullability is the caller's choice, because a DDL string
     such as "topic string, offset long" declares every column nullable.
     """
-    full = arrow_schema(level)
+    full = arrow_schema(level, cluster)
     for field in wanted:
         index = full.get_field_index(field.name)
         if index < 0:

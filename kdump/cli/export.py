@@ -65,25 +65,37 @@ def _single_file(out: str, force: bool) -> Iterator[str]:
               help="Partition the dataset by this column, e.g. topic (repeatable; string, int or boolean columns).")
 @click.option("--level", type=click.Choice(["record", "batch"]), default="record", show_default=True,
               help="record: a row per record. batch: a row per batch, from batch headers (no record decoding).")
-@click.option("--isolation", type=click.Choice(["read_uncommitted", "read_committed"]), default="read_uncommitted",
-              show_default=True, help="read_committed: only what a read_committed consumer returns.")
+@click.option("--isolation", type=click.Choice(["read_uncommitted", "read_committed"]), default=None,
+              help="read_committed: only what a read_committed consumer returns. [default: read_uncommitted; "
+                   "read_committed with --cluster]")
 @click.option("--split-bytes", default=f"{SPLIT_BYTES >> 20}m", show_default=True,
               help="Split segments larger than this.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=available_cpus, show_default="CPUs available",
               help="Write this many files at once in worker processes (a directory; one .parquet file is "
                    "written by one process).")
 @click.option("--force", is_flag=True, help="Replace OUT if an earlier kdump export wrote it (or it is empty).")
-def export(paths: tuple[str, ...], out: str, partition_by: tuple[str, ...], level: str, isolation: str,
-           split_bytes: str, jobs: int, force: bool) -> None:
+@click.option("--cluster", is_flag=True,
+              help="PATHS are every broker's log dirs: write each partition's history once, as consumers read it "
+                   "after restart, with columns fate and fateReason and a manifest (_kdump_cluster.json).")
+@click.option("--include-lost", is_flag=True,
+              help="With --cluster: also the records a truncation or unclean election removes (fate lost-committed "
+                   "or lost-uncommitted) and those below the log start offset (deleted).")
+@click.option("--if-leader", "if_leader", type=int, default=None, metavar="BROKER",
+              help="With --cluster: as if BROKER leads every partition after restart (as kdump replicas).")
+def export(paths: tuple[str, ...], out: str, partition_by: tuple[str, ...], level: str, isolation: str | None,
+           split_bytes: str, jobs: int, force: bool, cluster: bool, include_lost: bool,
+           if_leader: int | None) -> None:
     """Write the records (or batches) under PATHS to OUT as Parquet, with the kafka-log data source's schema.
 
     \b
     PATHS are log.dirs, partition dirs or segment files, local or s3://, gs://, hdfs://. The output
     is what `kdump spark export` writes (Hive-style directories for --partition-by) and appears all
     at once. Exit status: 0 written; 1 the output could not be written (nothing is left behind);
-    2 usage error, pyarrow not installed, no segments under PATHS, or OUT exists without --force.
+    2 usage error, pyarrow not installed, no segments under PATHS, OUT exists without --force, or (--cluster)
+    a partition's leader after restart has no log dir among PATHS.
     """
     try:
+        from kdump.arrow.cluster_plan import MANIFEST_NAME, plan_cluster, write_manifest
         from kdump.arrow.parquet import (
             export_options,
             part_name,
@@ -102,19 +114,34 @@ def export(paths: tuple[str, ...], out: str, partition_by: tuple[str, ...], leve
     bad = unsupported_partition(level, partition_by)
     if bad is not None:
         raise UsageError(f"--partition-by {bad}: not a string, int or boolean column at level={level}")
+    if (include_lost or if_leader is not None) and not cluster:
+        raise UsageError("--include-lost and --if-leader go with --cluster")
+    if cluster and level != "record":
+        raise UsageError("--cluster exports records: --level record")
+    isolation = isolation or ("read_committed" if cluster else "read_uncommitted")
     single = out.endswith(".parquet") and not partition_by and not os.path.isdir(out)
+    plans = None
     try:
-        tasks = pack(plan(list(paths), split_bytes=split, with_aborts=True), min(split, DEFAULT_PACK_BYTES))
+        if cluster:
+            plans = plan_cluster(list(paths), isolation=isolation, include_lost=include_lost, if_leader=if_leader,
+                                 split_bytes=split)
+            splits = [s for p in plans for s in p.splits]
+        else:
+            splits = plan(list(paths), split_bytes=split, with_aborts=True)
+        tasks = pack(splits, min(split, DEFAULT_PACK_BYTES))
     except InputError as err:
         raise UsageError(str(err)) from None
-    options = export_options(level, isolation)
+    options = export_options(level, isolation, cluster)
     job = uuid.uuid4().hex
     if single:
         with _single_file(out, force) as path:
             written = write_task([s for task in tasks for s in task], os.path.dirname(path),
                                  os.path.basename(path), options)
             if not written.files:
-                write_empty(os.path.dirname(path), os.path.basename(path), level)
+                write_empty(os.path.dirname(path), os.path.basename(path), level, cluster=cluster)
+            if plans is not None:
+                write_manifest(path, plans, isolation, include_lost, os.path.dirname(path),
+                               os.path.basename(path) + ".manifest.json")
         click.echo(f"Wrote {written.rows} {level} rows to {out}")
         return
     if not force and exists(out):
@@ -125,6 +152,8 @@ def export(paths: tuple[str, ...], out: str, partition_by: tuple[str, ...], leve
         with WorkerPool(min(jobs, max(1, len(items)))) as pool:
             done = [w for _, w in pool.ordered_map(_write_one, items) if w is not None]
         if not any(w.files for w in done):
-            write_empty(stage, part_name(0, job), level, partition_by)
+            write_empty(stage, part_name(0, job), level, partition_by, cluster)
+        if plans is not None:
+            write_manifest(stage, plans, isolation, include_lost, stage, MANIFEST_NAME)
     files = sum(len(w.files) for w in done) or 1
     click.echo(f"Wrote {sum(w.rows for w in done)} {level} rows to {out} ({files} files)")

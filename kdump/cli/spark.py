@@ -331,12 +331,18 @@ def render_summary(result: VerifyResult, *, errors_only: bool = False) -> str:
               default="errorifexists", show_default=True, help="What to do when OUT exists.")
 @click.option("--split-bytes", default=f"{SPLIT_BYTES >> 20}m", show_default=True,
               help="Split segments larger than this.")
-@click.option("--isolation", type=click.Choice(["read_uncommitted", "read_committed"]), default="read_uncommitted",
-              show_default=True, help="read_committed: only what a read_committed consumer returns (no aborted "
-                                      "transactions, no control records).")
+@click.option("--isolation", type=click.Choice(["read_uncommitted", "read_committed"]), default=None,
+              help="read_committed: only what a read_committed consumer returns (no aborted transactions, no "
+                   "control records). [default: read_uncommitted; read_committed with --cluster]")
+@click.option("--cluster", is_flag=True, help="PATHS are every broker's log dirs: each partition's history once "
+                                               "(as kdump export --cluster), with its manifest.")
+@click.option("--include-lost", is_flag=True, help="With --cluster: also the records a truncation destroys.")
+@click.option("--if-leader", "if_leader", type=int, default=None, metavar="BROKER",
+              help="With --cluster: as if BROKER leads every partition after restart.")
 @session_options
 def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tuple[str, ...], level: str,
-                   mode: str, split_bytes: str, isolation: str, settings: SessionSettings) -> None:
+                   mode: str, split_bytes: str, isolation: str | None, cluster: bool, include_lost: bool,
+                   if_leader: int | None, settings: SessionSettings) -> None:
     """Write the records (or batches) under PATHS to OUT as Parquet (or another Spark format).
 
     \b
@@ -358,8 +364,17 @@ def export_command(paths: tuple[str, ...], out: str, fmt: str, partition_by: tup
     unknown = [c for c in partition_by if c not in arrow_schema(level).names]
     if unknown:
         raise UsageError(f"--partition-by {unknown[0]}: no such column at level={level}")
+    if (include_lost or if_leader is not None) and not cluster:
+        raise UsageError("--include-lost and --if-leader go with --cluster")
+    if cluster and (level != "record" or fmt.lower() != "parquet"):
+        raise UsageError("--cluster exports records as Parquet: --level record --format parquet")
     require_segments(list(paths))
-    options: dict[str, Any] = {"splitBytes": split_bytes, "isolation": isolation}
+    options: dict[str, Any] = {"splitBytes": split_bytes,
+                               "isolation": isolation or ("read_committed" if cluster else "read_uncommitted")}
+    if cluster:
+        options.update({"cluster": "true", "includeLost": str(include_lost).lower()})
+        if if_leader is not None:
+            options["ifLeader"] = str(if_leader)
     with spark_session(settings, "kdump spark export",
                        rows_in_jvm=not writes_in_tasks(fmt, level, partition_by)) as session:
         from pyspark.errors import AnalysisException

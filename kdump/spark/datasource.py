@@ -11,6 +11,10 @@ Options (Spark lower-cases option names and passes values as strings):
     isolation   read_uncommitted (default: every record, control records too) | read_committed (what a
                 read_committed consumer returns: no aborted transactions, no control records)
     packBytes   consecutive splits smaller than this (and than splitBytes) share a task (default 16m)
+    cluster     true: PATHS are every broker's log dirs; each partition's history once, as consumers read it
+                after restart (kdump.arrow.cluster_plan), with columns fate and fateReason; isolation then
+                defaults to read_committed. includeLost: true adds the records a truncation destroys;
+                ifLeader: a broker id, as if it led every partition after restart.
     pushdown    true to use pushed filters on topic/partition/offset/timestamp to skip work. Needs
                 ``spark.sql.python.filterPushdown.enabled=true``: Spark refuses every read of a
                 reader that defines ``pushFilters`` while that setting is off, so the plain reader
@@ -44,11 +48,13 @@ from pyspark.sql.datasource import (
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType
 
+from kdump.arrow.cluster_plan import ClusterOptions, cluster_splits
+from kdump.arrow.parquet import task_batches
 from kdump.arrow.planning import DEFAULT_PACK_BYTES, DEFAULT_SPLIT_BYTES, Pruning, Split, pack, parse_size, plan
 from kdump.arrow.reading import DEFAULT_CHUNK_BYTES, DEFAULT_MAX_ROWS, ReadOptions, read_split
-from kdump.arrow.schema import LEVELS, narrow
+from kdump.arrow.schema import LEVELS, arrow_schema, narrow
 from kdump.broker.isolation import ISOLATION_LEVELS, READ_COMMITTED, READ_UNCOMMITTED
-from kdump.spark.schema import spark_schema
+from kdump.spark.schema import spark_struct
 
 NAME = "kafka-log"
 
@@ -88,21 +94,25 @@ class KafkaLogDataSource(DataSource):
 
     def schema(self) -> StructType:
         check_option_names(self.options)
-        return spark_schema(self._choice("level", "record", LEVELS))
+        level = self._choice("level", "record", LEVELS)
+        return spark_struct(arrow_schema(level, cluster_options(self.options) is not None))
 
     def reader(self, schema: StructType) -> DataSourceReader:
         check_option_names(self.options)
         level = self._choice("level", "record", LEVELS)
-        arrow = narrow(level, to_arrow_schema(schema, timezone="UTC"))
+        cluster = cluster_options(self.options)
+        arrow = narrow(level, to_arrow_schema(schema, timezone="UTC"), cluster is not None)
+        default_isolation = READ_COMMITTED if cluster is not None else READ_UNCOMMITTED
         options = ReadOptions(level=level,
                               chunk_bytes=parse_size(self.options.get("chunkbytes", DEFAULT_CHUNK_BYTES)),
                               max_rows=int(self.options.get("maxrowsperbatch", DEFAULT_MAX_ROWS)),
-                              isolation=self._choice("isolation", READ_UNCOMMITTED, ISOLATION_LEVELS))
+                              isolation=self._choice("isolation", default_isolation, ISOLATION_LEVELS),
+                              cluster=cluster is not None)
         split_bytes = parse_size(self.options.get("splitbytes", DEFAULT_SPLIT_BYTES))
         pack_bytes = min(split_bytes, parse_size(self.options.get("packbytes", DEFAULT_PACK_BYTES)))
         pushdown = str(self.options.get("pushdown")).strip().lower() in ("true", "1", "yes")
         cls = KafkaLogPushdownReader if pushdown else KafkaLogReader
-        return cls(paths_from_options(self.options), arrow, options, split_bytes, pack_bytes)
+        return cls(paths_from_options(self.options), arrow, options, split_bytes, pack_bytes, cluster)
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         from kdump.spark.streaming import KafkaLogStreamReader
@@ -113,7 +123,23 @@ class KafkaLogDataSource(DataSource):
 
 
 # Spark lower-cases option names; "path"/"paths" are how load() passes its argument.
-OPTION_NAMES = ("level", "splitBytes", "chunkBytes", "maxRowsPerBatch", "packBytes", "pushdown", "isolation")
+OPTION_NAMES = ("level", "splitBytes", "chunkBytes", "maxRowsPerBatch", "packBytes", "pushdown", "isolation",
+                "cluster", "includeLost", "ifLeader")
+
+
+def _true(value: object) -> bool:
+    return str(value).strip().lower() in ("true", "1", "yes")
+
+
+def cluster_options(options: Mapping[str, str]) -> ClusterOptions | None:
+    """The ``cluster``, ``includeLost`` and ``ifLeader`` options (None: not a cluster read)."""
+    given = {k.lower(): v for k, v in options.items()}
+    if not _true(given.get("cluster", "false")):
+        if "includelost" in given or "ifleader" in given:
+            raise ValueError("options includeLost and ifLeader go with cluster=true")
+        return None
+    leader = given.get("ifleader")
+    return ClusterOptions(_true(given.get("includelost", "false")), None if leader in (None, "") else int(leader))
 
 
 def check_option_names(options: Mapping[str, str]) -> None:
@@ -126,25 +152,34 @@ def check_option_names(options: Mapping[str, str]) -> None:
 
 class KafkaLogReader(DataSourceReader):
     def __init__(self, paths: list[str], schema: pa.Schema, options: ReadOptions, split_bytes: int,
-                 pack_bytes: int = DEFAULT_PACK_BYTES) -> None:
+                 pack_bytes: int = DEFAULT_PACK_BYTES, cluster: ClusterOptions | None = None) -> None:
         self.paths = paths
         self.arrow_schema = schema
         self.options = options
         self.split_bytes = split_bytes
         self.pack_bytes = pack_bytes
+        self.cluster = cluster
 
     @property
     def needs_aborts(self) -> bool:
         return self.options.isolation == READ_COMMITTED or "aborted" in self.arrow_schema.names
 
     def partitions(self) -> Sequence[InputPartition]:
-        splits = plan(self.paths, split_bytes=self.split_bytes, pruning=self.options.pruning,
-                      with_aborts=self.needs_aborts)
+        if self.cluster is not None:
+            splits = cluster_splits(self.paths, self.cluster, self.options.isolation, self.split_bytes)
+        else:
+            splits = plan(self.paths, split_bytes=self.split_bytes, pruning=self.options.pruning,
+                          with_aborts=self.needs_aborts)
         return [SplitPartition(task) for task in pack(splits, self.pack_bytes)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, SplitPartition):
             return                     # Spark's stand-in InputPartition(None) when everything was pruned
+        if self.options.cluster:       # the export's own task path, then the columns asked for
+            names = self.arrow_schema.names
+            for batch in task_batches(partition.splits, self.options):
+                yield pa.RecordBatch.from_arrays([batch.column(n) for n in names], schema=self.arrow_schema)
+            return
         for split in partition.splits:
             yield from read_split(split, self.arrow_schema, self.options)
 

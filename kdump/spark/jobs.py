@@ -193,17 +193,24 @@ def export_in_tasks(spark: SparkSession, paths: list[str], out: str, *, partitio
     published when all are done (``kdump.arrow.publish``); the rows are those the tasks wrote."""
     import uuid
 
+    from kdump.arrow.cluster_plan import MANIFEST_NAME, plan_cluster, write_manifest
     from kdump.arrow.parquet import export_options, part_name, write_empty, write_task
     from kdump.arrow.planning import DEFAULT_PACK_BYTES, DEFAULT_SPLIT_BYTES, pack, parse_size, plan
     from kdump.arrow.publish import publication
-    from kdump.spark.datasource import check_option_names
+    from kdump.spark.datasource import check_option_names, cluster_options
 
     given = {k.lower(): str(v) for k, v in (options or {}).items()}
     check_option_names(given)
-    read = export_options(level, given.get("isolation", "read_uncommitted"))
+    cluster = cluster_options(given)
+    isolation = given.get("isolation", "read_uncommitted" if cluster is None else "read_committed")
+    read = export_options(level, isolation, cluster is not None)
     split_bytes = parse_size(given.get("splitbytes", DEFAULT_SPLIT_BYTES))
     pack_bytes = min(split_bytes, parse_size(given.get("packbytes", DEFAULT_PACK_BYTES)))
-    tasks = pack(plan(paths, split_bytes=split_bytes, with_aborts=True), pack_bytes)
+    plans = None if cluster is None else plan_cluster(paths, isolation=isolation, include_lost=cluster.include_lost,
+                                                      if_leader=cluster.if_leader, split_bytes=split_bytes)
+    splits = plan(paths, split_bytes=split_bytes, with_aborts=True) if plans is None else \
+        [s for p in plans for s in p.splits]
+    tasks = pack(splits, pack_bytes)
     job = uuid.uuid4().hex
     with publication(out, mode, job) as stage:
         if stage is None:
@@ -211,7 +218,9 @@ def export_in_tasks(spark: SparkSession, paths: list[str], out: str, *, partitio
         done = run_tasks(spark, write_task, {i: (task, stage, part_name(i, job), read, partition_by)
                                              for i, task in enumerate(tasks)})
         if not any(w.files for w in done.values()):
-            write_empty(stage, part_name(0, job), level, partition_by)
+            write_empty(stage, part_name(0, job), level, partition_by, cluster is not None)
+        if plans is not None and cluster is not None:      # the manifest, as kdump export --cluster writes it
+            write_manifest(stage, plans, isolation, cluster.include_lost, stage, MANIFEST_NAME)
         return sum(w.rows for w in done.values())
 
 

@@ -9,7 +9,6 @@ markers lie in later splits and segments.
 
 from __future__ import annotations
 
-import struct
 from pathlib import Path
 
 import pytest
@@ -17,34 +16,13 @@ import pytest
 pytest.importorskip("pyarrow", reason="pyarrow not installed: pip install 'kdump[spark]'")
 pytest.importorskip("pyspark", reason="pyspark not installed: pip install 'kdump[spark]'")
 from click.testing import CliRunner
-from kafka.record import MemoryRecords
 
 from kdump.cli.main import cli
 from kdump.spark.datasource import KafkaLogDataSource
 from kdump.spark.schema import spark_schema
+from kdump_testing import consumer_view
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "logdirs"
-
-
-def consumer_view(pdir: Path) -> list[tuple]:
-    """(offset, key, value) a read_committed consumer returns, replayed from the markers."""
-    out: list[tuple] = []
-    open_txns: dict[int, list[tuple]] = {}
-    for log in sorted(pdir.glob("*.log")):
-        records = MemoryRecords(log.read_bytes())
-        while (batch := records.next_batch()) is not None:
-            rows = [(r.offset, r.key, r.value) for r in batch]
-            if batch.is_control_batch:
-                _, kind = struct.unpack(">hh", rows[0][1])
-                held = open_txns.pop(batch.producer_id, [])
-                if kind == 1:                                  # COMMIT (0 is ABORT)
-                    out.extend(held)
-            elif batch.is_transactional:
-                open_txns.setdefault(batch.producer_id, []).extend(rows)
-            else:
-                out.extend(rows)
-    assert not open_txns, "the oracle needs every transaction closed"
-    return sorted(out)
 
 
 def read(path: Path, **options: str) -> list[dict]:

@@ -99,6 +99,23 @@ def _code(*args: str) -> int:
     return run_kdump(*args).exit_code
 
 
+def _groups_dir(root: Path, damage: str = "") -> Path:
+    """A log dir with a __consumer_offsets topic (kdump gen --group-keys: commits at offset 60 of demo-0/1).
+    ``log-start``: demo-0's log start moved past the commits (a group resets); ``records``: a clean shutdown
+    and a coordinator batch whose records cannot be decoded (the replay stops there)."""
+    logs = root / "logs"
+    assert _code("gen", str(logs), "--topics", "demo,__consumer_offsets", "--group-keys", "5") == 0
+    if damage == "log-start":
+        (logs / "log-start-offset-checkpoint").write_text("0\n2\ndemo 0 100\ndemo 1 0\n")
+    elif damage == "records":
+        (logs / ".kafka_cleanshutdown").touch()
+        log = sorted((logs / "__consumer_offsets-0").glob("*.log"))[0]
+        data = bytearray(log.read_bytes())
+        data[57:61] = (1000).to_bytes(4, "big")   # the first batch's record count, past its records
+        log.write_bytes(bytes(data))
+    return logs
+
+
 # (command, code) -> a run that must exit with that code.
 CASES: dict[tuple[str, int], Callable[[Path], int]] = {
     ("kdump --files", 0): lambda tmp: _code("--files", str(SEGMENT)),
@@ -113,6 +130,10 @@ CASES: dict[tuple[str, int], Callable[[Path], int]] = {
     ("kdump recover", 0): lambda tmp: _code("recover", str(PLAIN)),
     ("kdump recover", 1): lambda tmp: _code("recover", str(_corrupt_partition(tmp))),
     ("kdump recover", 2): lambda tmp: _code("recover", str(tmp / "missing")),
+    ("kdump groups", 0): lambda tmp: _code("groups", str(_groups_dir(tmp))),
+    ("kdump groups", 1): lambda tmp: _code("groups", str(_groups_dir(tmp, "records"))),
+    ("kdump groups", 2): lambda tmp: _code("groups", str(tmp)),          # no __consumer_offsets partition
+    ("kdump groups", 3): lambda tmp: _code("groups", str(_groups_dir(tmp, "log-start"))),
     ("kdump replicas", 0): lambda tmp: _code("replicas", str(_cluster(tmp, "agree"))),
     ("kdump replicas", 1): lambda tmp: _code("replicas", str(_cluster(tmp, "agree", broken=True))),
     ("kdump replicas", 2): lambda tmp: _code("replicas", str(tmp)),     # an empty directory: no replica
@@ -252,6 +273,7 @@ ARGS = {
     "kdump export": ["export", "unused", "--to", "unused"],
     "kdump spark recover": ["spark", "recover", str(PLAIN)],
     "kdump replicas": ["replicas", str(PLAIN)],
+    "kdump groups": ["groups", str(PLAIN)],
     "kdump spark replicas": ["spark", "replicas", str(PLAIN)],
 }
 
